@@ -1,0 +1,126 @@
+"""Loading the embedding model once per process, in the background.
+
+A desktop window must be usable before the model is (loading takes seconds), and a long-lived
+process must not load it twice.  :class:`EmbedderProvider` starts the load on a thread, answers
+"not yet" without blocking, and remembers a failure with its reason so the user can be told.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from enum import Enum
+
+from explorer.embed.base import Embedder, EmbedderUnavailable
+
+
+class ModelState(Enum):
+    """Where the model is in its life."""
+
+    IDLE = "idle"
+    LOADING = "loading"
+    READY = "ready"
+    FAILED = "failed"
+    DISABLED = "disabled"
+
+
+class EmbedderProvider:
+    """Gives the one embedder of this process, loading it on first need or on :meth:`start`."""
+
+    def __init__(self, name: str, loader: Callable[[], Embedder] | None) -> None:
+        self.name = name
+        self._loader = loader
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._embedder: Embedder | None = None
+        self._error: str | None = None
+        if loader is None:
+            self._error = "semantic search is switched off"
+            self._done.set()
+
+    @classmethod
+    def of(cls, embedder: Embedder) -> EmbedderProvider:
+        """A provider that already holds ``embedder`` (tests, benchmarks)."""
+        provider = cls(embedder.name, lambda: embedder)
+        provider._embedder = embedder
+        provider._done.set()
+        return provider
+
+    @classmethod
+    def disabled(cls, reason: str = "semantic search is switched off") -> EmbedderProvider:
+        """A provider with no model, for ``--no-embed`` and lexical-only runs."""
+        provider = cls("none", None)
+        provider._error = reason
+        return provider
+
+    @property
+    def state(self) -> ModelState:
+        if self._loader is None:
+            return ModelState.DISABLED
+        if self._embedder is not None:
+            return ModelState.READY
+        if self._error is not None:
+            return ModelState.FAILED
+        return ModelState.LOADING if self._thread is not None else ModelState.IDLE
+
+    @property
+    def error(self) -> str | None:
+        """Why there is no embedder, once that is known."""
+        return self._error
+
+    def start(self) -> None:
+        """Begin loading on a background thread (idempotent)."""
+        with self._lock:
+            if self._thread is not None or self._done.is_set():
+                return
+            self._thread = threading.Thread(target=self._load, name="model-loader", daemon=True)
+            self._thread.start()
+
+    def _load(self) -> None:
+        assert self._loader is not None
+        try:
+            self._embedder = self._loader()
+        except EmbedderUnavailable as exc:
+            self._error = str(exc)
+        except Exception as exc:  # a broken model must never take the process down
+            self._error = f"model failed to load: {type(exc).__name__}: {exc}"
+        finally:
+            self._done.set()
+
+    def get(self, timeout: float | None = None) -> Embedder:
+        """The embedder, waiting up to ``timeout`` seconds for it (``None``: as long as it takes).
+
+        Raises :class:`EmbedderUnavailable` with the reason if there is none (yet).
+        """
+        self.start()
+        if not self._done.wait(timeout):
+            raise EmbedderUnavailable(f"model {self.name} is still loading")
+        if self._embedder is None:
+            raise EmbedderUnavailable(self._error or "no embedding model")
+        return self._embedder
+
+    def peek(self) -> Embedder | None:
+        """The embedder if it is loaded, without waiting or starting a load."""
+        return self._embedder
+
+
+_SHARED: dict[str, EmbedderProvider] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_provider(choice: str | None) -> EmbedderProvider:
+    """The process-wide provider of the model ``choice`` (``None``: the default model)."""
+    from explorer.embed.sbert import SentenceTransformerEmbedder, model_name, resolve_model
+
+    name = model_name(choice)
+    with _SHARED_LOCK:
+        provider = _SHARED.get(name)
+        if provider is None:
+
+            def load() -> Embedder:
+                return SentenceTransformerEmbedder(resolve_model(choice))
+
+            provider = EmbedderProvider(name, load)
+            _SHARED[name] = provider
+        return provider

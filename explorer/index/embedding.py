@@ -1,0 +1,109 @@
+"""The embedding queue: chunks whose text has no vector for the current model.
+
+The queue is a query, not a list kept in memory: whatever crashes, the next run finds the same
+pending chunks and carries on.  Vectors are stored as little-endian float32 BLOBs tagged with the
+model's name and dimension; rows of another model are never read for a search.
+"""
+
+from __future__ import annotations
+
+import struct
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.embed.base import Embedder, Matrix
+from explorer.index.db import IndexDB
+
+#: (done, total, current note path) after each batch.
+EmbedProgress = Callable[[int, int, str], None]
+
+_PENDING = (
+    "SELECT c.hash, c.text, n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
+    "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
+    "ORDER BY c.note_id, c.seq"
+)
+
+
+@dataclass(slots=True)
+class EmbedReport:
+    chunks: int = 0
+    seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.chunks / self.seconds if self.seconds > 0 else 0.0
+
+
+def encode_vector(vector: Matrix) -> bytes:
+    """One vector as a little-endian float32 BLOB."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def decode_vector(blob: bytes, dim: int | None = None) -> Matrix:
+    """The inverse of :func:`encode_vector`."""
+    out = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+    if dim is not None and out.shape[0] != dim:
+        raise ValueError(f"vector has {out.shape[0]} values, expected {dim}")
+    return out
+
+
+def pack_floats(values: list[float]) -> bytes:
+    """Reference packing (as simonw/llm does it), used to test :func:`encode_vector`."""
+    return struct.pack("<" + "f" * len(values), *values)
+
+
+def pending_count(db: IndexDB, model: str) -> int:
+    """Distinct chunk texts still waiting for a vector of ``model``."""
+    row = db.conn.execute(
+        "SELECT count(DISTINCT c.hash) FROM chunks c WHERE NOT EXISTS "
+        "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?)",
+        (model,),
+    ).fetchone()
+    return int(row[0])
+
+
+def embed_pending(
+    db: IndexDB,
+    embedder: Embedder,
+    progress: EmbedProgress | None = None,
+    *,
+    batch_size: int = 128,
+    should_stop: Callable[[], bool] | None = None,
+) -> EmbedReport:
+    """Embed every pending chunk, committing after each batch; returns what was done."""
+    started = time.perf_counter()
+    report = EmbedReport()
+    rows = db.conn.execute(_PENDING, (embedder.name,)).fetchall()
+    todo: dict[str, tuple[str, str]] = {}
+    for digest, text, path in rows:
+        todo.setdefault(digest, (text, path))
+    items = list(todo.items())
+    total = len(items)
+    if progress:
+        progress(0, total, "")
+    for start in range(0, total, batch_size):
+        if should_stop is not None and should_stop():
+            break
+        batch = items[start : start + batch_size]
+        matrix = embedder.embed([text for _, (text, _) in batch])
+        if matrix.shape != (len(batch), embedder.dimension):
+            raise ValueError(
+                f"embedder returned shape {matrix.shape}, expected {(len(batch), embedder.dimension)}"
+            )
+        with db.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors(hash, model, dim, vec) VALUES (?, ?, ?, ?)",
+                [
+                    (digest, embedder.name, embedder.dimension, encode_vector(matrix[i]))
+                    for i, (digest, _) in enumerate(batch)
+                ],
+            )
+            db.bump_generation()
+        report.chunks += len(batch)
+        if progress:
+            progress(report.chunks, total, batch[-1][1][1])
+    report.seconds = time.perf_counter() - started
+    return report

@@ -1,0 +1,99 @@
+"""The index schema, as numbered migrations applied in order (``PRAGMA user_version``).
+
+The FTS5 table is an external-content table over ``notes`` kept current by triggers (the
+sqlite-utils pattern), so a note's words can never drift from its row.  Vectors are keyed by the
+hash of the text that was embedded, not by note: a renamed note, or an unchanged paragraph of an
+edited one, finds its vectors again and costs no embedding.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+
+#: Tokenizer of the FTS5 table; see README "How the ranking works" for the measurement behind it.
+FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
+
+
+def m001_create_tables() -> str:
+    return f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE notes (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            tags TEXT NOT NULL DEFAULT '',
+            body TEXT NOT NULL,
+            status TEXT,
+            size INTEGER NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            hash TEXT NOT NULL,
+            body_start INTEGER NOT NULL DEFAULT 0,
+            warnings TEXT,
+            indexed_ns INTEGER NOT NULL
+        );
+        CREATE INDEX notes_hash ON notes(hash);
+        CREATE INDEX notes_mtime ON notes(mtime_ns);
+        CREATE TABLE note_tags (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL,
+            PRIMARY KEY (note_id, tag)
+        ) WITHOUT ROWID;
+        CREATE INDEX note_tags_tag ON note_tags(tag);
+        CREATE TABLE chunks (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            start INTEGER NOT NULL,
+            end INTEGER NOT NULL,
+            hash TEXT NOT NULL,
+            text TEXT NOT NULL,
+            PRIMARY KEY (note_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX chunks_hash ON chunks(hash);
+        CREATE TABLE vectors (
+            hash TEXT NOT NULL,
+            model TEXT NOT NULL,
+            dim INTEGER NOT NULL,
+            vec BLOB NOT NULL,
+            PRIMARY KEY (hash, model)
+        ) WITHOUT ROWID;
+        CREATE TABLE skipped (path TEXT PRIMARY KEY, reason TEXT NOT NULL);
+        CREATE VIRTUAL TABLE notes_fts USING fts5(
+            title, tags, body, content='notes', content_rowid='id',
+            tokenize='{FTS_TOKENIZER}'
+        );
+        CREATE TRIGGER notes_ai AFTER INSERT ON notes BEGIN
+            INSERT INTO notes_fts(rowid, title, tags, body)
+            VALUES (new.id, new.title, new.tags, new.body);
+        END;
+        CREATE TRIGGER notes_ad AFTER DELETE ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, tags, body)
+            VALUES ('delete', old.id, old.title, old.tags, old.body);
+        END;
+        CREATE TRIGGER notes_au AFTER UPDATE OF title, tags, body ON notes BEGIN
+            INSERT INTO notes_fts(notes_fts, rowid, title, tags, body)
+            VALUES ('delete', old.id, old.title, old.tags, old.body);
+            INSERT INTO notes_fts(rowid, title, tags, body)
+            VALUES (new.id, new.title, new.tags, new.body);
+        END;
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [m001_create_tables]
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Apply the migrations the database has not seen; returns the version reached."""
+    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+        # One script, one transaction: a migration is applied whole or not at all.
+        try:
+            conn.executescript(
+                f"BEGIN IMMEDIATE;\n{migration()}\nPRAGMA user_version = {number};\nCOMMIT;"
+            )
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.rollback()
+            raise
+    return max(version, LATEST_VERSION)

@@ -1,0 +1,133 @@
+"""Writing notes, tags and chunks; reading what the index knows about the files.
+
+Every function here expects the caller to hold a transaction (see :meth:`IndexDB.transaction`),
+so that a note, its tags, its chunks and its FTS row always change together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import time
+from dataclasses import dataclass
+
+from explorer.index.text import space_cjk
+from explorer.vault.parse import ParsedNote, content_hash
+from explorer.vault.scan import FileStat
+
+
+@dataclass(frozen=True, slots=True)
+class KnownNote:
+    """What the index recorded about a note file, to decide whether it changed."""
+
+    id: int
+    path: str
+    size: int
+    mtime_ns: int
+    hash: str
+    indexed_ns: int
+
+
+def chunk_hash(text: str) -> str:
+    """Key of a chunk's vector: the hash of exactly the text that is embedded."""
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def content_digest(data: bytes) -> str:
+    """The content hash of a note file (same as :func:`explorer.vault.parse.content_hash`)."""
+    return content_hash(data)
+
+
+def known_notes(conn: sqlite3.Connection, prefix: str | None = None) -> dict[str, KnownNote]:
+    """Every note, or those whose path starts with ``prefix``."""
+    sql = "SELECT id, path, size, mtime_ns, hash, indexed_ns FROM notes"
+    params: tuple[object, ...] = ()
+    if prefix:
+        sql += " WHERE substr(path, 1, ?) = ?"
+        params = (len(prefix), prefix)
+    return {row[1]: KnownNote(*row) for row in conn.execute(sql, params)}
+
+
+def known_note(conn: sqlite3.Connection, path: str) -> KnownNote | None:
+    row = conn.execute(
+        "SELECT id, path, size, mtime_ns, hash, indexed_ns FROM notes WHERE path = ?", (path,)
+    ).fetchone()
+    return None if row is None else KnownNote(*row)
+
+
+def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int:
+    """Insert or replace the note at ``st.rel`` with its tags and chunks; returns its id."""
+    body = space_cjk(note.text[note.body_start :])
+    values = (
+        note.title,
+        " ".join(note.tags),
+        body,
+        note.status,
+        st.size,
+        st.mtime_ns,
+        note.content_hash,
+        note.body_start,
+        "\n".join(note.warnings) or None,
+        time.time_ns(),
+    )
+    row = conn.execute("SELECT id FROM notes WHERE path = ?", (st.rel,)).fetchone()
+    if row is None:
+        cur = conn.execute(
+            "INSERT INTO notes(title, tags, body, status, size, mtime_ns, hash, body_start, "
+            "warnings, indexed_ns, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*values, st.rel),
+        )
+        note_id = int(cur.lastrowid or 0)
+    else:
+        note_id = int(row[0])
+        conn.execute(
+            "UPDATE notes SET title = ?, tags = ?, body = ?, status = ?, size = ?, mtime_ns = ?, "
+            "hash = ?, body_start = ?, warnings = ?, indexed_ns = ? WHERE id = ?",
+            (*values, note_id),
+        )
+        conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+        conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
+    conn.executemany(
+        "INSERT INTO note_tags(note_id, tag) VALUES (?, ?)", [(note_id, t) for t in note.tags]
+    )
+    rows = []
+    for seq, chunk in enumerate(note.chunks):
+        text = note.embed_text(chunk)
+        rows.append((note_id, seq, chunk.start, chunk.end, chunk_hash(text), text))
+    conn.executemany(
+        "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)", rows
+    )
+    return note_id
+
+
+def touch_note(conn: sqlite3.Connection, st: FileStat) -> None:
+    """Record new stats for a note whose content did not change."""
+    conn.execute(
+        "UPDATE notes SET size = ?, mtime_ns = ?, indexed_ns = ? WHERE path = ?",
+        (st.size, st.mtime_ns, time.time_ns(), st.rel),
+    )
+
+
+def delete_note(conn: sqlite3.Connection, path: str) -> bool:
+    """Remove a note and (by cascade and trigger) its tags, chunks and FTS row."""
+    cur = conn.execute("DELETE FROM notes WHERE path = ?", (path,))
+    return cur.rowcount > 0
+
+
+def delete_orphan_vectors(conn: sqlite3.Connection) -> int:
+    """Vectors whose text no chunk has any more: a deleted note leaves nothing behind."""
+    cur = conn.execute(
+        "DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)"
+    )
+    return cur.rowcount
+
+
+def set_skipped(conn: sqlite3.Connection, path: str, reason: str | None) -> None:
+    if reason is None:
+        conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
+    else:
+        conn.execute(
+            "INSERT INTO skipped(path, reason) VALUES (?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET reason = excluded.reason",
+            (path, reason),
+        )

@@ -1,0 +1,39 @@
+"""Preparing text for FTS5, so that scripts written without spaces are searchable.
+
+``unicode61`` reads a run of Chinese or Japanese characters as one token, so ``東京`` would not
+find ``東京タワー``.  Every CJK character is stored as a token of its own (spaces inserted around
+it), and a query's CJK run becomes a phrase of single characters: a substring of the text is
+then a phrase match.  :func:`unspace_cjk` undoes the spacing for snippets shown to the user.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK_CLASS = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3031-\u3035\u3040-\u30ff\u3100-\u312f"
+    "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+)
+_CJK = re.compile(f"([{_CJK_CLASS}])")
+_SPACED = re.compile(f"(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}\x02\x03])|(?<=[\x02\x03]) (?=[{_CJK_CLASS}])")
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+def space_cjk(text: str) -> str:
+    """``text`` with a space on both sides of every CJK character (collapsed between two)."""
+    if not has_cjk(text):
+        return text
+    return re.sub(r" {2,}", " ", _CJK.sub(r" \1 ", text)).strip()
+
+
+def unspace_cjk(text: str) -> str:
+    """Remove the spaces that :func:`space_cjk` put between CJK characters."""
+    if not has_cjk(text):
+        return text
+    out = text
+    for _ in range(2):  # overlapping matches need a second pass
+        out = _SPACED.sub("", out)
+    return out

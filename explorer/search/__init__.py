@@ -1,0 +1,1 @@
+"""Searching the index: query parsing, the lexical and vector lists, fusion, orchestration."""

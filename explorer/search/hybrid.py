@@ -1,0 +1,453 @@
+"""The hybrid search orchestrator: both lists, fusion, stale demotion, degradation.
+
+One :class:`Searcher` per open index.  :meth:`Searcher.candidates` runs the lists once;
+:func:`fuse` turns cached candidates into ranked hits for any fusion settings, so the window can
+re-fuse on a weight change without a new query.  Degradation is absolute: if the vector list
+cannot be had (no model, load failure, embed error, a query embedding slower than the timeout),
+``hybrid`` returns exactly the lexical result and says why.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import html
+import re
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.index.vectors import VectorIndex
+from explorer.search import fusion
+from explorer.search.lexical import filter_clause, lexical_list
+from explorer.search.query import Query, QueryError, parse_query
+
+MODES = ("hybrid", "fts", "semantic")
+FUSION_METHODS = ("rrf",)
+EMBED_TIMEOUT_S = 3.0
+#: Default similarity floor of the vector list; see README "Choosing the similarity floor".
+DEFAULT_MIN_SIM = 0.0
+LISTING_SIZE = 20
+
+
+class SemanticUnavailable(RuntimeError):
+    """``semantic`` mode was asked for and there is no vector list; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOptions:
+    mode: str = "hybrid"
+    limit: int = 20
+    k: float = fusion.DEFAULT_K
+    w_fts: float = 0.7
+    w_vec: float = 0.3
+    depth: int = 50
+    min_sim: float = DEFAULT_MIN_SIM
+    fusion: str = "rrf"
+
+    def validate(self) -> None:
+        if self.mode not in MODES:
+            raise QueryError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
+        if not 1 <= self.limit <= 100:
+            raise QueryError(f"limit must be between 1 and 100, got {self.limit}")
+        if not self.k > 0:
+            raise QueryError(f"k must be positive, got {self.k:g}")
+        if not 1 <= self.depth <= 1000:
+            raise QueryError(f"depth must be between 1 and 1000, got {self.depth}")
+        if self.w_fts < 0 or self.w_vec < 0:
+            raise QueryError("weights must not be negative")
+        if not -1.0 <= self.min_sim <= 1.0:
+            raise QueryError(f"min-sim must be between -1 and 1, got {self.min_sim:g}")
+        if self.fusion not in FUSION_METHODS:
+            raise QueryError(
+                f"unknown fusion {self.fusion!r}; choose one of {', '.join(FUSION_METHODS)}"
+            )
+
+    @property
+    def weights(self) -> dict[str, float]:
+        return {"fts": self.w_fts, "vector": self.w_vec}
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticStatus:
+    available: bool
+    reason: str | None
+    model: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class NoteInfo:
+    path: str
+    title: str
+    status: str | None
+    tags: tuple[str, ...]
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class VectorCandidate:
+    path: str
+    score: float
+    chunk: tuple[int, int]
+    chunk_text: str
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The two lists of one query, before fusion (what the window caches for re-fusion)."""
+
+    query: Query
+    mode: str
+    depth: int
+    lexical: list[tuple[str, float, str]] = field(default_factory=list)  # path, score, snippet
+    vector: list[VectorCandidate] = field(default_factory=list)
+    notes: dict[str, NoteInfo] = field(default_factory=dict)
+    semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
+    listing: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    path: str
+    title: str
+    snippet: str
+    fused_score: float
+    contributions: dict[str, float]
+    fts_rank: int | None
+    vector_rank: int | None
+    fts_score: float | None
+    vector_score: float | None
+    source: str | None
+    best_chunk: tuple[int, int] | None
+    status: str | None = None
+    tags: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "noteId": self.path,
+            "path": self.path,
+            "title": self.title,
+            "snippet": self.snippet,
+            "fusedScore": self.fused_score,
+            "contributions": dict(self.contributions),
+            "ftsRank": self.fts_rank,
+            "vectorRank": self.vector_rank,
+            "ftsScore": self.fts_score,
+            "vectorScore": self.vector_score,
+            "source": self.source,
+            "bestChunk": (
+                {"start": self.best_chunk[0], "end": self.best_chunk[1]}
+                if self.best_chunk
+                else None
+            ),
+        }
+
+
+@dataclass(slots=True)
+class SearchResponse:
+    query: str
+    options: SearchOptions
+    semantic: SemanticStatus
+    hits: list[Hit]
+    listing: bool = False
+    timings: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        o = self.options
+        out: dict[str, Any] = {
+            "query": self.query,
+            "mode": o.mode,
+            "fusion": {
+                "method": o.fusion,
+                "k": int(o.k) if float(o.k).is_integer() else o.k,
+                "weights": {"fts": o.w_fts, "vector": o.w_vec},
+                "depth": o.depth,
+            },
+            "semantic": {
+                "available": self.semantic.available,
+                "reason": self.semantic.reason,
+                "model": self.semantic.model,
+            },
+            "hits": [h.to_json() for h in self.hits],
+        }
+        if self.listing:
+            out["listing"] = "recent"
+        return out
+
+
+_EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
+
+
+class Searcher:
+    """Runs searches over one open index, with the model of ``provider`` (or none)."""
+
+    def __init__(
+        self,
+        db: IndexDB,
+        provider: EmbedderProvider,
+        *,
+        wait_for_model: bool = True,
+        embed_timeout: float = EMBED_TIMEOUT_S,
+    ) -> None:
+        self.db = db
+        self.provider = provider
+        self.wait_for_model = wait_for_model
+        self.embed_timeout = embed_timeout
+        self._vectors: VectorIndex | None = None
+
+    def search(self, raw: str, options: SearchOptions | None = None) -> SearchResponse:
+        """Parse, run both lists as the mode needs, fuse, demote stale notes, cut to limit."""
+        options = options or SearchOptions()
+        options.validate()
+        return fuse(self.candidates(raw, options), options)
+
+    def candidates(self, raw: str, options: SearchOptions) -> Candidates:
+        options.validate()
+        query = parse_query(raw)
+        result = Candidates(query=query, mode=options.mode, depth=options.depth)
+        started = time.perf_counter()
+        if query.is_listing:
+            result.listing = True
+            result.semantic = SemanticStatus(False, "no words to search", self.provider.name)
+            self._listing(result, options)
+            return result
+        if options.mode != "semantic":
+            for hit in lexical_list(self.db.conn, query, options.depth):
+                result.lexical.append((hit.path, hit.score, hit.snippet))
+        result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
+        if options.mode != "fts":
+            result.semantic = self._vector_list(result, options)
+            if options.mode == "semantic" and not result.semantic.available:
+                raise SemanticUnavailable(
+                    f"semantic search is unavailable: {result.semantic.reason}"
+                )
+        else:
+            result.semantic = SemanticStatus(False, "lexical mode", self.provider.name)
+        self._load_notes(result, [p for p, _, _ in result.lexical])
+        return result
+
+    def _vector_list(self, result: Candidates, options: SearchOptions) -> SemanticStatus:
+        name = self.provider.name
+        try:
+            embedder = self.provider.get(None if self.wait_for_model else 0)
+        except EmbedderUnavailable as exc:
+            return SemanticStatus(False, str(exc), name)
+        text = result.query.free_text
+        started = time.perf_counter()
+        future = _EXECUTOR.submit(embedder.embed, [text])
+        try:
+            query_vec = future.result(timeout=self.embed_timeout)
+        except concurrent.futures.TimeoutError:
+            return SemanticStatus(
+                False, f"query embedding took longer than {self.embed_timeout:g} s", embedder.name
+            )
+        except Exception as exc:
+            return SemanticStatus(
+                False, f"query embedding failed: {type(exc).__name__}: {exc}", embedder.name
+            )
+        result.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        started = time.perf_counter()
+        vectors = self._vector_index(embedder.name)
+        if vectors.size == 0:
+            return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
+        allowed = self._allowed(result.query)
+        hits = vectors.top_notes(query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim)
+        paths = self._paths([h.note_id for h in hits])
+        chunk_texts = self._chunk_texts([(h.note_id, h.chunk_start) for h in hits])
+        for hit in hits:
+            path = paths.get(hit.note_id)
+            if path is None:
+                continue
+            result.vector.append(
+                VectorCandidate(
+                    path,
+                    hit.score,
+                    (hit.chunk_start, hit.chunk_end),
+                    chunk_texts.get((hit.note_id, hit.chunk_start), ""),
+                )
+            )
+        result.timings["vector_ms"] = (time.perf_counter() - started) * 1000
+        self._load_notes(result, [v.path for v in result.vector])
+        return SemanticStatus(True, None, embedder.name)
+
+    def vector_index(self) -> VectorIndex | None:
+        """The loaded vector matrix (benchmarks and the status panel look at it)."""
+        return self._vectors
+
+    def _vector_index(self, model: str) -> VectorIndex:
+        if self._vectors is None or self._vectors.model != model:
+            self._vectors = VectorIndex(model)
+        self._vectors.refresh(self.db)
+        return self._vectors
+
+    def _allowed(self, query: Query) -> set[int] | None:
+        if not (query.has_filters or query.excluded):
+            return None
+        where, params = filter_clause(query)
+        return {int(r[0]) for r in self.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)}
+
+    def _paths(self, ids: list[int]) -> dict[int, str]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", ids)
+        return {int(i): str(p) for i, p in rows}
+
+    def _chunk_texts(self, keys: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
+        out = {}
+        for note_id, start in keys:
+            row = self.db.conn.execute(
+                "SELECT text FROM chunks WHERE note_id = ? AND start = ?", (note_id, start)
+            ).fetchone()
+            if row:
+                out[(note_id, start)] = str(row[0])
+        return out
+
+    def _load_notes(self, result: Candidates, paths: list[str]) -> None:
+        missing = [p for p in paths if p not in result.notes]
+        for start in range(0, len(missing), 500):
+            part = missing[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for path, title, status, tags, mtime in self.db.conn.execute(
+                f"SELECT path, title, status, tags, mtime_ns FROM notes WHERE path IN ({marks})",
+                part,
+            ):
+                result.notes[path] = NoteInfo(
+                    path, title, status, tuple(tags.split()) if tags else (), mtime
+                )
+
+    def _listing(self, result: Candidates, options: SearchOptions) -> None:
+        where, params = filter_clause(result.query)
+        rows = self.db.conn.execute(
+            "SELECT n.path, substr(n.body, 1, 240) FROM notes n "
+            f"WHERE {where} ORDER BY n.mtime_ns DESC, n.path LIMIT ?",
+            (*params, max(options.limit, LISTING_SIZE) if options.limit == 20 else options.limit),
+        ).fetchall()
+        for path, body in rows:
+            result.lexical.append((str(path), 0.0, _plain_snippet(str(body), result.query)))
+        self._load_notes(result, [p for p, _, _ in result.lexical])
+
+
+def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
+    """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
+    options.validate()
+    semantic = candidates.semantic
+    depth = min(options.depth, candidates.depth)
+    lexical = candidates.lexical[:depth]
+    vector = candidates.vector[:depth]
+    if candidates.listing:
+        hits = [
+            _hit(candidates, path, snippet, 0.0, {}, None, None, None, None, None, None)
+            for path, _, snippet in lexical
+        ]
+        return SearchResponse(
+            candidates.query.raw, options, semantic, hits[: options.limit], listing=True,
+            timings=dict(candidates.timings),
+        )
+    lists: dict[str, list[str]] = {}
+    if options.mode in ("fts", "hybrid"):
+        lists["fts"] = [p for p, _, _ in lexical]
+    if options.mode in ("semantic", "hybrid") and semantic.available:
+        lists["vector"] = [v.path for v in vector]
+    fused = fusion.rrf(lists, options.k, options.weights)
+    lex_by_path = {p: (s, snip) for p, s, snip in lexical}
+    vec_by_path = {v.path: v for v in vector}
+    hits = []
+    for item in fused:
+        lex = lex_by_path.get(item.id)
+        vec = vec_by_path.get(item.id) if "vector" in lists else None
+        contributions = {"fts": item.contributions.get("fts", 0.0)}
+        contributions["vector"] = item.contributions.get("vector", 0.0)
+        snippet = lex[1] if lex else _plain_snippet(vec.chunk_text if vec else "", candidates.query)
+        hits.append(
+            _hit(
+                candidates,
+                item.id,
+                snippet,
+                item.score,
+                contributions,
+                item.ranks.get("fts"),
+                item.ranks.get("vector"),
+                lex[0] if lex else None,
+                vec.score if vec else None,
+                item.source,
+                vec.chunk if vec else None,
+            )
+        )
+    # Stale notes go after all others, keeping their order within each tier.
+    hits.sort(key=lambda h: h.status == "stale")
+    return SearchResponse(
+        candidates.query.raw,
+        options,
+        semantic,
+        hits[: options.limit],
+        timings=dict(candidates.timings),
+    )
+
+
+def _hit(
+    candidates: Candidates,
+    path: str,
+    snippet: str,
+    score: float,
+    contributions: dict[str, float],
+    fts_rank: int | None,
+    vector_rank: int | None,
+    fts_score: float | None,
+    vector_score: float | None,
+    source: str | None,
+    chunk: tuple[int, int] | None,
+) -> Hit:
+    info = candidates.notes.get(path)
+    return Hit(
+        path=path,
+        title=info.title if info else path,
+        snippet=snippet,
+        fused_score=score,
+        contributions=contributions,
+        fts_rank=fts_rank,
+        vector_rank=vector_rank,
+        fts_score=fts_score,
+        vector_score=vector_score,
+        source=source,
+        best_chunk=chunk,
+        status=info.status if info else None,
+        tags=info.tags if info else (),
+    )
+
+
+def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
+    """A snippet for a note the lexical list did not find: its best chunk, words marked."""
+    from explorer.index.text import unspace_cjk
+
+    text = " ".join(unspace_cjk(text).split())
+    if len(text) > width:
+        text = text[:width].rsplit(" ", 1)[0] + " …"
+    escaped = html.escape(text, quote=False)
+    words = sorted({w for t in query.terms for w in re.findall(r"\w{3,}", t.text)}, key=len)
+    for word in reversed(words):
+        escaped = re.sub(
+            rf"(?<![\w>])({re.escape(html.escape(word, quote=False))})(?![\w<])",
+            r"<mark>\1</mark>",
+            escaped,
+            flags=re.IGNORECASE,
+        )
+    return escaped
+
+
+__all__ = [
+    "MODES",
+    "Candidates",
+    "Hit",
+    "QueryError",
+    "SearchOptions",
+    "SearchResponse",
+    "Searcher",
+    "SemanticStatus",
+    "SemanticUnavailable",
+    "fuse",
+    "replace",
+]

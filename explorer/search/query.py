@@ -1,0 +1,149 @@
+"""The query language, parsed once into a structure both lists use.
+
+Syntax: bare words; ``"a phrase"``; ``-word`` excludes; ``OR`` between words; ``word*`` is a
+prefix; ``tag:NAME`` and ``path:PREFIX`` filter.  Everything else is text.  User text reaches FTS5
+only as quoted strings (``"…"`` with ``""`` for a quote), never as syntax, so no query can cause an
+FTS5 syntax error; a term with no letters or digits, which FTS5 would read as an empty phrase, is
+dropped from the lexical expression.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from explorer.index.text import space_cjk
+
+MAX_QUERY_CHARS = 1000
+
+_TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class QueryError(ValueError):
+    """The query cannot be run; the message is one line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One searchable unit: a word, a phrase, or a prefix."""
+
+    text: str
+    phrase: bool = False
+    prefix: bool = False
+
+    def fts(self) -> str | None:
+        """This term as an FTS5 string, or ``None`` if FTS5 would find no token in it."""
+        if not any(ch.isalnum() for ch in self.text):
+            return None
+        quoted = '"' + space_cjk(self.text).replace('"', '""') + '"'
+        return quoted + "*" if self.prefix else quoted
+
+
+@dataclass(slots=True)
+class Query:
+    """A parsed query.  ``groups`` are ANDed; the terms of one group are alternatives (OR)."""
+
+    raw: str
+    groups: list[list[Term]] = field(default_factory=list)
+    excluded: list[Term] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)
+
+    @property
+    def terms(self) -> list[Term]:
+        return [t for group in self.groups for t in group]
+
+    @property
+    def free_text(self) -> str:
+        """What the vector list embeds: the words of the query without operators or filters."""
+        return " ".join(t.text for t in self.terms).strip()
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.tags or self.paths)
+
+    @property
+    def is_listing(self) -> bool:
+        """No searchable words: the result is a listing of notes, most recent first."""
+        return self.fts_all() is None
+
+    def _fts_groups(self) -> list[str]:
+        out = []
+        for group in self.groups:
+            parts = [p for p in (t.fts() for t in group) if p]
+            if parts:
+                out.append(parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")")
+        return out
+
+    def fts_excluded(self) -> str | None:
+        parts = [p for p in (t.fts() for t in self.excluded) if p]
+        return " OR ".join(parts) if parts else None
+
+    def _with_exclusions(self, positive: str) -> str:
+        excluded = self.fts_excluded()
+        return f"({positive}) NOT ({excluded})" if excluded else positive
+
+    def fts_all(self) -> str | None:
+        """All groups must match (the first, precise pass)."""
+        groups = self._fts_groups()
+        return self._with_exclusions(" AND ".join(groups)) if groups else None
+
+    def fts_phrase(self) -> str | None:
+        """The whole query as one phrase, when it is two or more plain words (the exact pass)."""
+        terms = self.terms
+        if len(terms) < 2 or len(self.groups) != len(terms) or any(t.prefix for t in terms):
+            return None
+        phrase = Term(" ".join(t.text.replace('"', " ") for t in terms), phrase=True).fts()
+        return self._with_exclusions(phrase) if phrase else None
+
+    def fts_any(self) -> str | None:
+        """Any term may match (the fill-up pass for natural-language questions)."""
+        parts = [p for p in (t.fts() for t in self.terms) if p]
+        if len(parts) < 2:
+            return None
+        return self._with_exclusions(" OR ".join(dict.fromkeys(parts)))
+
+
+def parse_query(raw: str) -> Query:
+    """Parse ``raw``; raises :class:`QueryError` only for a query over the length limit."""
+    if len(raw) > MAX_QUERY_CHARS:
+        raise QueryError(f"query is {len(raw):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
+    text = _CONTROL.sub(" ", raw)
+    query = Query(raw=raw)
+    pending_or = False
+    for token in _TOKEN.findall(text):
+        if token == "OR":
+            pending_or = bool(query.groups)
+            continue
+        negative = token.startswith("-") and len(token) > 1
+        body = token[1:] if negative else token
+        lowered = body.lower()
+        if not negative and lowered.startswith("tag:") and len(body) > 4:
+            query.tags.append(body[4:].lstrip("#").lower())
+            continue
+        if not negative and lowered.startswith("path:") and len(body) > 5:
+            query.paths.append(body[5:].replace("\\", "/").lstrip("./").lstrip("/") or body[5:])
+            continue
+        term = _term(body)
+        if term is None:
+            continue
+        if negative:
+            query.excluded.append(term)
+            continue
+        if pending_or and query.groups:
+            query.groups[-1].append(term)
+        else:
+            query.groups.append([term])
+        pending_or = False
+    return query
+
+
+def _term(token: str) -> Term | None:
+    if token.startswith('"'):
+        inner = token[1:-1] if len(token) > 1 and token.endswith('"') else token[1:]
+        inner = inner.strip()
+        return Term(inner, phrase=True) if inner else None
+    if len(token) > 1 and token.endswith("*") and token[-2].isalnum():
+        return Term(token.rstrip("*"), prefix=True)
+    return Term(token)

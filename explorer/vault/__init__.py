@@ -1,0 +1,1 @@
+"""Reading the vault: which files are notes, and what a note says."""

@@ -1,0 +1,135 @@
+"""Splitting a note into chunks that each get one embedding.
+
+Chunks start at headings and paragraph breaks and are packed up to a budget that fits the model's
+input (all-MiniLM-L6-v2 reads 256 word pieces).  Spans are contiguous: every character of the
+body belongs to exactly one chunk, so a sentence at character 40,000 is as findable as the first.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Budget per chunk in "cost" units: one per character, four per CJK character (those are about
+#: one word piece each, where English averages four to five characters per word piece).
+MAX_COST = 900
+#: A heading starts a new chunk once the chunk being filled has at least this much text.
+MIN_COST_BEFORE_HEADING = 200
+
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+_HEADING = re.compile(r"#{1,6}[ \t]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|\n")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A span ``[start, end)`` of the note's text; ``text`` is the span with its ends stripped."""
+
+    start: int
+    end: int
+    text: str
+
+
+def cost(text: str) -> int:
+    """Approximate size of ``text`` in the model's input, in characters of English."""
+    return len(text) + 3 * len(_CJK.findall(text))
+
+
+def chunk_text(text: str, offset: int = 0, max_cost: int = MAX_COST) -> list[Chunk]:
+    """Chunks covering ``text`` entirely; offsets are shifted by ``offset``.
+
+    Text that is only white space gives no chunk.
+    """
+    pieces: list[tuple[int, int]] = []
+    for start, end in _blocks(text):
+        pieces.extend(_split_long(text, start, end, max_cost))
+    spans: list[tuple[int, int]] = []
+    cur_start, cur_end, cur_cost = 0, 0, 0
+    for start, end in pieces:
+        piece_cost = cost(text[start:end])
+        heading = _HEADING.match(text, _skip_blank(text, start)) is not None
+        full = cur_cost + piece_cost > max_cost
+        if cur_end > cur_start and (full or (heading and cur_cost >= MIN_COST_BEFORE_HEADING)):
+            spans.append((cur_start, start))
+            cur_start, cur_cost = start, 0
+        cur_end = end
+        cur_cost += piece_cost
+    if cur_end > cur_start:
+        spans.append((cur_start, len(text)))
+    chunks = []
+    for start, end in spans:
+        body = text[start:end].strip()
+        if body:
+            chunks.append(Chunk(start + offset, end + offset, body))
+    if chunks:
+        # Leading and trailing white space belongs to the first and last chunk.
+        first, last = chunks[0], chunks[-1]
+        chunks[0] = Chunk(offset, first.end, first.text)
+        chunks[-1] = Chunk(chunks[-1].start, len(text) + offset, last.text)
+    return chunks
+
+
+def _skip_blank(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+def _blocks(text: str) -> list[tuple[int, int]]:
+    """Paragraph-sized spans, cut just after each blank line, covering ``text``."""
+    spans = []
+    start = 0
+    for match in _BLOCK_BREAK.finditer(text):
+        spans.append((start, match.end()))
+        start = match.end()
+    if start < len(text):
+        spans.append((start, len(text)))
+    return spans
+
+
+def _split_long(text: str, start: int, end: int, max_cost: int) -> list[tuple[int, int]]:
+    """``[start, end)`` cut at sentence ends, then spaces, then anywhere, to fit ``max_cost``."""
+    if cost(text[start:end]) <= max_cost:
+        return [(start, end)]
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text, start, end)]
+    out: list[tuple[int, int]] = []
+    piece_start = start
+    last_ok = start
+    for cut in [*cuts, end]:
+        if cost(text[piece_start:cut]) <= max_cost:
+            last_ok = cut
+            continue
+        if last_ok > piece_start:
+            out.append((piece_start, last_ok))
+            piece_start = last_ok
+        if cost(text[piece_start:cut]) <= max_cost:
+            last_ok = cut
+            continue
+        # One sentence too long on its own: cut at spaces, else hard.
+        out.extend(_hard_split(text, piece_start, cut, max_cost))
+        piece_start = last_ok = cut
+    if piece_start < end:
+        out.append((piece_start, end))
+    return out
+
+
+def _hard_split(text: str, start: int, end: int, max_cost: int) -> list[tuple[int, int]]:
+    out = []
+    pos = start
+    while pos < end:
+        limit = pos
+        budget = 0
+        while limit < end:
+            budget += 4 if _CJK.match(text[limit]) else 1
+            if budget > max_cost:
+                break
+            limit += 1
+        if limit >= end:
+            out.append((pos, end))
+            break
+        space = text.rfind(" ", pos + 1, limit)
+        cut = space + 1 if space > pos + max_cost // 2 else limit
+        out.append((pos, cut))
+        pos = cut
+    return out

@@ -1,0 +1,58 @@
+"""Which paths of a vault are not notes.
+
+Hidden folders (``.git``, ``.obsidian``, ``.trash``, …) and ``node_modules`` are never notes; a
+``.explorerignore`` file at the vault root adds gitignore-style patterns.  The rules are evaluated on
+vault-relative POSIX paths so the scanner and the watcher agree on every path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path, PurePosixPath
+
+import pathspec
+
+NOTE_SUFFIXES = (".md", ".markdown")
+IGNORE_FILE = ".explorerignore"
+ALWAYS_IGNORED_DIRS = frozenset({"node_modules"})
+
+
+class IgnoreRules:
+    """Decides, for a vault-relative path, whether the scanner and watcher should skip it."""
+
+    def __init__(self, patterns: list[str] | None = None) -> None:
+        self.patterns = list(patterns or [])
+        self._spec = pathspec.GitIgnoreSpec.from_lines(self.patterns)
+
+    @classmethod
+    def for_vault(cls, root: Path) -> IgnoreRules:
+        """Rules of ``root``: the built-in ones plus its ``.explorerignore``, if readable."""
+        try:
+            text = (root / IGNORE_FILE).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return cls()
+        return cls(text.splitlines())
+
+    def ignores_dir(self, rel: str) -> bool:
+        """Whether a folder (vault-relative, POSIX) and everything below it is skipped."""
+        parts = PurePosixPath(rel).parts
+        if any(_hidden_or_vendored(p) for p in parts):
+            return True
+        return bool(self.patterns) and self._spec.match_file(rel.rstrip("/") + "/")
+
+    def ignores_file(self, rel: str) -> bool:
+        """Whether a file (vault-relative, POSIX) is not a note."""
+        path = PurePosixPath(rel)
+        if not is_note_name(path.name):
+            return True
+        if any(_hidden_or_vendored(p) for p in path.parts):
+            return True
+        return bool(self.patterns) and self._spec.match_file(rel)
+
+
+def is_note_name(name: str) -> bool:
+    """Notes are ``*.md`` and ``*.markdown`` files (case-insensitive suffix)."""
+    return name.lower().endswith(NOTE_SUFFIXES)
+
+
+def _hidden_or_vendored(part: str) -> bool:
+    return part.startswith(".") or part in ALWAYS_IGNORED_DIRS

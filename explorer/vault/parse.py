@@ -1,0 +1,174 @@
+"""From the bytes of a note file to what the index stores: title, tags, status, text, chunks.
+
+Nothing here raises on bad content.  A broken YAML frontmatter is kept as body text; bytes that
+are not UTF-8 are decoded as Windows-1252 (which maps every byte) and the note says so; a file
+that looks binary is refused with a reason, so the caller can list it as skipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import yaml
+
+from explorer.vault.chunk import Chunk, chunk_text
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_INLINE_TAG = re.compile(r"(?<![\w#/&])#([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
+
+
+class NotANote(ValueError):
+    """The file cannot be indexed as a note; the message is the reason shown to the user."""
+
+
+@dataclass(slots=True)
+class ParsedNote:
+    """What the index keeps of one note."""
+
+    title: str
+    tags: list[str]
+    status: str | None
+    text: str
+    body_start: int
+    chunks: list[Chunk]
+    content_hash: str
+    warnings: list[str] = field(default_factory=list)
+    title_from_content: bool = False
+
+    def embed_text(self, chunk: Chunk) -> str:
+        """The text embedded for ``chunk``: the chunk, preceded by the note's own title.
+
+        The title is added only when it comes from the content (frontmatter or heading), never from
+        the file name, so that renaming a file changes no chunk and re-embeds nothing.
+        """
+        if self.title and self.title_from_content and self.title not in chunk.text[:300]:
+            return f"{self.title}\n{chunk.text}"
+        return chunk.text
+
+
+def content_hash(data: bytes) -> str:
+    """The identity of a note's content: renames with the same hash keep their vectors."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def decode(data: bytes) -> tuple[str, list[str]]:
+    """Text of ``data`` and warnings; refuses binary data."""
+    head = data[:8192]
+    if b"\x00" in head and not _looks_utf16(head):
+        raise NotANote("binary file (contains NUL bytes)")
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), []
+    except UnicodeDecodeError as exc:
+        if _looks_utf16(head):
+            try:
+                return data.decode("utf-16"), ["decoded as UTF-16"]
+            except UnicodeDecodeError:
+                pass
+        text = data.decode("cp1252", errors="replace")
+        return text, [f"not valid UTF-8 (byte {exc.start}); decoded as Windows-1252"]
+
+
+def _looks_utf16(head: bytes) -> bool:
+    return head.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def parse_note(rel: str, data: bytes) -> ParsedNote:
+    """Parse one note file.  Raises :class:`NotANote` only for binary content."""
+    text, warnings = decode(data)
+    text = text.replace("\r\n", "\n")
+    meta: dict[str, Any] = {}
+    body_start = 0
+    match = _FRONTMATTER.match(text)
+    if match:
+        try:
+            loaded = yaml.safe_load(match.group(1) or "")
+        except yaml.YAMLError as exc:
+            warnings.append(f"frontmatter is not valid YAML, kept as text ({_first_line(exc)})")
+        else:
+            if loaded is None or isinstance(loaded, dict):
+                meta = {str(k): v for k, v in (loaded or {}).items()}
+                body_start = match.end()
+            else:
+                warnings.append("frontmatter is not a mapping, kept as text")
+    body = text[body_start:]
+    title, from_content = _title(rel, meta, body)
+    tags = _merge_tags(_frontmatter_tags(meta.get("tags")), inline_tags(body))
+    status = meta.get("status")
+    note = ParsedNote(
+        title=title,
+        tags=tags,
+        status=str(status).strip().lower() if status is not None else None,
+        text=text,
+        body_start=body_start,
+        chunks=chunk_text(body, offset=body_start),
+        content_hash=content_hash(data),
+        warnings=warnings,
+        title_from_content=from_content,
+    )
+    return note
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+
+
+def _title(rel: str, meta: dict[str, Any], body: str) -> tuple[str, bool]:
+    value = meta.get("title")
+    if isinstance(value, str | int | float) and str(value).strip():
+        return str(value).strip(), True
+    match = _H1.search(_strip_code(body))
+    if match and match.group(1).strip():
+        return match.group(1).strip(), True
+    name = PurePosixPath(rel).name
+    for suffix in (".markdown", ".md"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+            break
+    return name, False
+
+
+def _strip_code(text: str) -> str:
+    """``text`` with fenced blocks and inline code blanked out (same length, offsets kept)."""
+    text = _FENCE.sub(lambda m: " " * len(m.group(0)), text)
+    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+
+
+def normalize_tag(tag: str) -> str:
+    """Tags are compared lower case, without ``#``."""
+    return tag.strip().lstrip("#").strip().lower()
+
+
+def _frontmatter_tags(value: object) -> list[str]:
+    if value is None:
+        return []
+    items: list[object]
+    if isinstance(value, str):
+        items = list(re.split(r"[,\s]+", value))
+    elif isinstance(value, list | tuple | set):
+        items = list(value)
+    else:
+        items = [value]
+    return [normalize_tag(str(item)) for item in items if item is not None]
+
+
+def inline_tags(body: str) -> list[str]:
+    """``#tag`` words outside code, as Obsidian reads them (not all digits, no heading marks)."""
+    return [normalize_tag(m.group(1)) for m in _INLINE_TAG.finditer(_strip_code(body))]
+
+
+def _merge_tags(*groups: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for group in groups:
+        for tag in group:
+            if tag:
+                seen.setdefault(tag, None)
+    return list(seen)

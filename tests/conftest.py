@@ -1,0 +1,107 @@
+"""Shared fixtures: temporary vaults and data dirs, the fake and the real embedder."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.index.db import IndexDB
+from explorer.index.embedding import embed_pending
+from explorer.index.sync import sync_vault
+from explorer.search.hybrid import Searcher
+
+SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "resources" / "sample-vault"
+SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test writes to the real user data dir."""
+    monkeypatch.setenv("VAULT_EXPLORER_DATA", str(tmp_path / "data"))
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    return tmp_path / "data"
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    return root
+
+
+@pytest.fixture
+def write(vault: Path) -> Callable[[str, str | bytes], Path]:
+    """Write a note into the temporary vault: ``write("a/b.md", "text")``."""
+
+    def _write(rel: str, content: str | bytes) -> Path:
+        path = vault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+        return path
+
+    return _write
+
+
+@pytest.fixture
+def sample_copy(tmp_path: Path) -> Path:
+    """A private copy of the bundled sample vault (tests may change it)."""
+    target = tmp_path / "sample-vault"
+    shutil.copytree(SAMPLE_VAULT, target)
+    return target
+
+
+@pytest.fixture
+def fake() -> FakeEmbedder:
+    return FakeEmbedder()
+
+
+@pytest.fixture
+def open_db(data_dir: Path) -> Iterator[Callable[[Path], IndexDB]]:
+    opened: list[IndexDB] = []
+
+    def _open(root: Path) -> IndexDB:
+        db = IndexDB.open(root, data_dir)
+        opened.append(db)
+        return db
+
+    yield _open
+    for db in opened:
+        db.close()
+
+
+@pytest.fixture(scope="session")
+def real_provider() -> EmbedderProvider:
+    """The real all-MiniLM-L6-v2, loaded once for the whole session."""
+    provider = shared_provider(None)
+    provider.get()
+    return provider
+
+
+def build_index(db: IndexDB, provider: EmbedderProvider | None) -> Searcher:
+    """Sync and (with a provider) embed everything; a searcher over the result."""
+    sync_vault(db)
+    if provider is not None:
+        embed_pending(db, provider.get())
+    return Searcher(db, provider or EmbedderProvider.disabled())
+
+
+@pytest.fixture(scope="session")
+def sample_searcher(
+    tmp_path_factory: pytest.TempPathFactory, real_provider: EmbedderProvider
+) -> Iterator[Searcher]:
+    """The sample vault indexed once with the real model (read-only use)."""
+    data = tmp_path_factory.mktemp("sample-data")
+    db = IndexDB.open(SAMPLE_VAULT, data)
+    yield build_index(db, real_provider)
+    db.close()

@@ -1,0 +1,72 @@
+"""Vector storage and the in-memory top-k against a brute-force reference."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from explorer.embed.base import FakeEmbedder
+from explorer.index.db import IndexDB
+from explorer.index.embedding import decode_vector, embed_pending, encode_vector, pack_floats
+from explorer.index.sync import sync_vault
+from explorer.index.vectors import VectorIndex
+
+
+def test_blob_is_little_endian_float32() -> None:
+    values = [0.5, -1.25, 3.0e-8, 1e30]
+    vec = np.array(values, dtype=np.float32)
+    assert encode_vector(vec) == pack_floats(values)
+    assert np.array_equal(np.frombuffer(encode_vector(vec), "<f4"), vec)
+    assert np.array_equal(decode_vector(encode_vector(vec), 4), vec)
+
+
+def test_top_notes_matches_brute_force(vault: Path, open_db: Callable[[Path], IndexDB]) -> None:
+    rng = np.random.default_rng(3)
+    words = [f"w{i}" for i in range(60)]
+    for i in range(80):
+        paras = ["# N\n"] + [" ".join(rng.choice(words, 120)) for _ in range(int(rng.integers(1, 5)))]
+        (vault / f"n{i:02}.md").write_text("\n\n".join(paras))
+    db = open_db(vault)
+    fake = FakeEmbedder()
+    sync_vault(db)
+    embed_pending(db, fake)
+    index = VectorIndex(fake.name)
+    assert index.refresh(db)
+    assert not index.refresh(db)  # nothing changed: no reload
+    query = fake.embed(["w1 w2 w3 w4"])[0]
+    hits = index.top_notes(query, 10)
+    # Reference: a Python loop over every chunk of every note.
+    best: dict[int, float] = {}
+    for note_id, blob in db.conn.execute(
+        "SELECT c.note_id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.hash"
+    ):
+        score = float(np.frombuffer(blob, "<f4") @ query)
+        best[note_id] = max(best.get(note_id, -2.0), score)
+    expected = sorted(best, key=lambda n: (-best[n], n))[:10]
+    assert [h.note_id for h in hits] == expected
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    allowed = set(expected[5:])
+    assert {h.note_id for h in index.top_notes(query, 10, allowed=allowed)} == allowed
+    floor = hits[3].score
+    assert all(h.score >= floor for h in index.top_notes(query, 50, min_sim=floor))
+
+
+def test_vector_index_follows_changes(vault: Path, open_db: Callable[[Path], IndexDB]) -> None:
+    (vault / "a.md").write_text("# A\n\nalpha words\n")
+    db = open_db(vault)
+    fake = FakeEmbedder()
+    sync_vault(db)
+    embed_pending(db, fake)
+    index = VectorIndex(fake.name)
+    index.refresh(db)
+    assert index.size == 1
+    (vault / "b.md").write_text("# B\n\nbeta words\n")
+    sync_vault(db)
+    embed_pending(db, fake)
+    assert index.refresh(db)
+    assert index.size == 2
+    other = VectorIndex("another-model")
+    other.refresh(db)
+    assert other.size == 0  # vectors of another model are never mixed in

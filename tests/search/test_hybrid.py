@@ -1,0 +1,199 @@
+"""The orchestrator: modes, filters, stale demotion, listings, JSON, and degradation."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.embed.base import FakeEmbedder, Matrix
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.search.hybrid import (
+    QueryError,
+    Searcher,
+    SearchOptions,
+    SemanticUnavailable,
+    fuse,
+)
+from tests.conftest import build_index
+
+Write = Callable[[str, str | bytes], Path]
+
+
+@pytest.fixture
+def small(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Searcher:
+    write("ops/deploy.md", "---\ntags: [ops]\n---\n# Deploy runbook\n\nrollback the deploy with care\n")
+    write("ops/old-deploy.md", "---\nstatus: stale\ntags: [ops]\n---\n# Deploy runbook 2019\n\nrollback the deploy with care\n")
+    write("dev/api.md", "# API\n\nour deploy pipeline calls the api\n")
+    write("dev/cooking.md", "# Pasta\n\nboil water add salt\n")
+    return build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder()))
+
+
+def test_json_shape_and_contributions_sum(small: Searcher) -> None:
+    out = small.search("deploy rollback", SearchOptions(mode="hybrid")).to_json()
+    assert set(out) == {"query", "mode", "fusion", "semantic", "hits"}
+    assert out["fusion"] == {"method": "rrf", "k": 60, "weights": {"fts": 0.7, "vector": 0.3}, "depth": 50}
+    assert out["semantic"] == {"available": True, "reason": None, "model": "fake-bow-64"}
+    for hit in out["hits"]:
+        assert set(hit) == {
+            "noteId", "path", "title", "snippet", "fusedScore", "contributions", "ftsRank",
+            "vectorRank", "ftsScore", "vectorScore", "source", "bestChunk",
+        }
+        assert sum(hit["contributions"].values()) == pytest.approx(hit["fusedScore"], abs=1e-15)
+        assert hit["source"] in ("both", "fts", "vector")
+        assert (hit["ftsRank"] is None) == (hit["source"] == "vector")
+        assert (hit["vectorRank"] is None) == (hit["source"] == "fts")
+
+
+def test_stale_note_ranks_below_fresh(small: Searcher) -> None:
+    for mode in ("fts", "hybrid", "semantic"):
+        paths = [h.path for h in small.search("deploy runbook rollback", SearchOptions(mode=mode)).hits]
+        assert paths.index("ops/deploy.md") < paths.index("ops/old-deploy.md"), mode
+        assert paths[-1] == "ops/old-deploy.md", mode
+
+
+def test_filters_restrict_both_lists_identically(small: Searcher) -> None:
+    for mode in ("fts", "semantic", "hybrid"):
+        hits = small.search("deploy api water", SearchOptions(mode=mode)).hits
+        assert "dev/api.md" in {h.path for h in hits}
+        for query in ("deploy api water tag:ops", "deploy api water path:ops/"):
+            paths = {h.path for h in small.search(query, SearchOptions(mode=mode)).hits}
+            assert paths and paths <= {"ops/deploy.md", "ops/old-deploy.md"}, (mode, query)
+        excluded = small.search("deploy api -rollback", SearchOptions(mode=mode)).hits
+        paths = {h.path for h in excluded}
+        assert "dev/api.md" in paths and not paths & {"ops/deploy.md", "ops/old-deploy.md"}, mode
+
+
+def test_empty_query_lists_recent_notes(small: Searcher, vault: Path) -> None:
+    import os
+
+    for i, rel in enumerate(["dev/cooking.md", "ops/deploy.md", "dev/api.md", "ops/old-deploy.md"]):
+        os.utime(vault / rel, (1_000_000 + i, 1_000_000 + i))
+    from explorer.index.sync import sync_vault
+
+    sync_vault(small.db)
+    response = small.search("")
+    assert response.listing
+    assert [h.path for h in response.hits] == [
+        "ops/old-deploy.md", "dev/api.md", "ops/deploy.md", "dev/cooking.md",
+    ]
+    assert response.to_json()["listing"] == "recent"
+    assert [h.path for h in small.search("tag:ops").hits] == ["ops/old-deploy.md", "ops/deploy.md"]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (SearchOptions(limit=0), "limit"),
+        (SearchOptions(limit=101), "limit"),
+        (SearchOptions(k=0), "k must be positive"),
+        (SearchOptions(k=-1), "k must be positive"),
+        (SearchOptions(mode="vector"), "unknown mode"),
+    ],
+)
+def test_bad_options_are_rejected(small: Searcher, options: SearchOptions, message: str) -> None:
+    with pytest.raises(QueryError, match=message):
+        small.search("deploy", options)
+
+
+def test_natural_question_is_not_empty_when_a_word_is_missing(small: Searcher) -> None:
+    hits = small.search("how do we rollback a broken deploy quickly", SearchOptions(mode="fts")).hits
+    assert hits and hits[0].path == "ops/deploy.md"
+
+
+def test_refusion_changes_order_without_a_new_query(small: Searcher) -> None:
+    candidates = small.candidates("deploy pipeline api", SearchOptions())
+    lexical_heavy = fuse(candidates, SearchOptions(w_fts=1.0, w_vec=0.0))
+    vector_heavy = fuse(candidates, SearchOptions(w_fts=0.0, w_vec=1.0))
+    # Stale notes go last, so compare the fresh ones: the lexical order, then the rest.
+    lexical_order = [p for p, _, _ in candidates.lexical if p != "ops/old-deploy.md"]
+    fused_fresh = [h.path for h in lexical_heavy.hits if h.status != "stale"]
+    assert fused_fresh[: len(lexical_order)] == lexical_order
+    assert lexical_heavy.hits[0].contributions["vector"] == 0.0
+    assert vector_heavy.hits[0].contributions["fts"] == 0.0
+
+
+class _Broken:
+    name = "broken"
+    dimension = 64
+
+    def embed(self, texts: list[str]) -> Matrix:
+        raise RuntimeError("model exploded")
+
+
+class _Slow(FakeEmbedder):
+    def __init__(self, release: threading.Event) -> None:
+        super().__init__()
+        self.release = release
+
+    def embed(self, texts: list[str]) -> Matrix:
+        self.release.wait(30)
+        return super().embed(texts)
+
+
+def _lexical(searcher: Searcher, query: str) -> list[tuple[str, int | None]]:
+    return [(h.path, h.fts_rank) for h in searcher.search(query, SearchOptions(mode="fts")).hits]
+
+
+@pytest.mark.parametrize("case", ["no-model", "load-fails", "embed-raises", "timeout", "no-vectors"])
+def test_degradation_returns_exactly_the_lexical_result(
+    small: Searcher, case: str
+) -> None:
+    db = small.db
+    release = threading.Event()
+    if case == "no-model":
+        provider = EmbedderProvider.disabled("no embedding model configured")
+    elif case == "load-fails":
+        def fail() -> FakeEmbedder:
+            raise OSError("weights file missing")
+        provider = EmbedderProvider("broken-model", fail)
+    elif case == "embed-raises":
+        provider = EmbedderProvider.of(_Broken())  # type: ignore[arg-type]
+    elif case == "timeout":
+        provider = EmbedderProvider.of(_Slow(release))
+    else:
+        provider = EmbedderProvider.of(FakeEmbedder(name="never-embedded"))
+    searcher = Searcher(db, provider, embed_timeout=0.2)
+    try:
+        response = searcher.search("deploy rollback api", SearchOptions(mode="hybrid"))
+    finally:
+        release.set()
+    assert response.semantic.available is False
+    assert response.semantic.reason
+    expected = _lexical(small, "deploy rollback api")
+    assert [(h.path, h.fts_rank) for h in response.hits] == expected
+    assert all(h.vector_rank is None and h.source == "fts" for h in response.hits)
+    reasons = {
+        "no-model": "no embedding model", "load-fails": "weights file missing",
+        "embed-raises": "model exploded", "timeout": "longer than", "no-vectors": "no note has a vector",
+    }
+    assert reasons[case] in (response.semantic.reason or "")
+    if case != "timeout":
+        with pytest.raises(SemanticUnavailable):
+            searcher.search("deploy", SearchOptions(mode="semantic"))
+
+
+def test_fts_mode_never_loads_the_model(small: Searcher) -> None:
+    loads = []
+
+    def load() -> FakeEmbedder:
+        loads.append(1)
+        return FakeEmbedder()
+
+    provider = EmbedderProvider("lazy", load)
+    Searcher(small.db, provider).search("deploy", SearchOptions(mode="fts"))
+    assert loads == []
+    assert provider.peek() is None
+
+
+def test_vector_only_hits_get_a_marked_snippet_and_best_chunk(small: Searcher) -> None:
+    hits = small.search("boil salt", SearchOptions(mode="semantic")).hits
+    top = hits[0]
+    assert top.path == "dev/cooking.md"
+    assert "<mark>boil</mark>" in top.snippet
+    assert top.best_chunk is not None and top.best_chunk[0] < top.best_chunk[1]
+    assert np.isfinite(top.vector_score or 0.0)

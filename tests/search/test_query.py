@@ -1,0 +1,118 @@
+"""The query language, and the table of hostile queries that must never raise."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.query import QueryError, Term, parse_query
+from tests.conftest import build_index
+
+
+def test_bare_words_phrase_exclusion_or_prefix_filters() -> None:
+    q = parse_query('deploy "cache purge" -staging cdn OR edge roll* tag:Ops path:ops/')
+    assert [[t.text for t in g] for g in q.groups] == [["deploy"], ["cache purge"], ["cdn", "edge"], ["roll"]]
+    assert q.groups[1][0].phrase
+    assert q.groups[3][0].prefix
+    assert [t.text for t in q.excluded] == ["staging"]
+    assert q.tags == ["ops"]
+    assert q.paths == ["ops/"]
+    assert q.fts_all() == '("deploy" AND "cache purge" AND ("cdn" OR "edge") AND "roll"*) NOT ("staging")'
+    assert q.free_text == "deploy cache purge cdn edge roll"
+
+
+def test_quotes_inside_terms_are_escaped() -> None:
+    assert Term('say"hi').fts() == '"say""hi"'
+    assert Term("***").fts() is None
+
+
+def test_cjk_terms_become_character_phrases() -> None:
+    assert Term("東京").fts() == '"東 京"'
+
+
+def test_only_filters_or_exclusions_is_a_listing() -> None:
+    assert parse_query("tag:ops").is_listing
+    assert parse_query("-draft").is_listing
+    assert parse_query("").is_listing
+    assert not parse_query("word").is_listing
+
+
+def test_too_long_query_is_rejected_with_a_clear_message() -> None:
+    with pytest.raises(QueryError, match="1,000"):
+        parse_query("x" * 1001)
+    parse_query("x" * 1000)
+
+
+HOSTILE = [
+    '"', '""', '"""', "'", "''", "(", ")", "()", "((", "))", "(a", "a)", "a (b", "NEAR(", "NEAR(a b)",
+    "NEAR(a, b, 3)", "near/3", "col:", "title:", "title:foo", "body:bar baz", "{title body}: x",
+    "-", "--", "-a", "- a", "a -", "--a", "-\"a b\"", "^", "^a", "a^", "*", "**", "a*", "*a", "a**",
+    "AND", "OR", "NOT", "AND OR NOT", "a AND", "OR a", "a OR", "a OR OR b", "NOT a", "a NOT",
+    "a NOT b", "and or not", "+", "+a", "a + b", "&&", "||", "!", "a!", "?", "a?b", ":", "::",
+    "a:b:c", "tag:", "path:", "tag:#", "tag:ops tag:", "path:../..", "path:/etc", "path:'", "'tag:x'",
+    "\\", "\\\\", "a\\b", "\"a\\\"b\"", "%", "_", "%_%", "'; DROP TABLE notes; --", "\x00", "\x00a",
+    "a\x00b", "\x07\x08\x1b[31m", "\t", "\n", "\r\n", " ", "   ", "\u200b", "\ufeff", "a\u0301",
+    "é", "ß", "İstanbul", "Ελληνικά", "Привет мир", "مرحبا", "שלום", "東京", "東京タワー", "中文 搜索",
+    "한국어", "ｆｕｌｌｗｉｄｔｈ", "emoji 🙂", "🙂", "🙂🙂🙂", "a\U0001f600b", "\ud7ff", "x" * 1000,
+    "word " * 199, "\"" * 999, "(" * 500, "a OR " * 150, "-a " * 300, "tag:a " * 150,
+    "ValueError: invalid literal for int() with base 10: '5XX'", "jsonable_encoder", "tar czf",
+    "C++", "C#", ".NET", "node.js", "a.b.c", "foo_bar_baz", "x=1", "a<b>c", "<script>alert(1)</script>",
+    "<mark>", "&amp;", "SELECT * FROM notes", "rank:1", "bm25(notes_fts)", "notes_fts", "rowid",
+    "https://example.com/a?b=c#d", "~/notes/*.md", "$HOME", "`code`", "```", "# heading", "[[link]]",
+    "![img](x.png)", "1e309", "-1", "0", "NaN", "None", "null", "true",
+]
+
+
+def test_the_hostile_table_is_big_enough() -> None:
+    assert len(HOSTILE) >= 100
+    assert len(set(HOSTILE)) == len(HOSTILE)
+
+
+@pytest.fixture(scope="module")
+def hostile_index(tmp_path_factory: pytest.TempPathFactory) -> IndexDB:
+    root = tmp_path_factory.mktemp("hostile-vault")
+    (root / "a.md").write_text("# Alpha\n\nNEAR the title: body (with) \"quotes\" and 東京タワー.\n")
+    (root / "b.md").write_text("---\ntags: [ops]\n---\nValueError: invalid literal for int()\n")
+    db = IndexDB.open(root, tmp_path_factory.mktemp("hostile-data"))
+    build_index(db, EmbedderProvider.of(FakeEmbedder()))
+    return db
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid", "semantic"])
+def test_hostile_queries_return_a_result_or_a_clear_error(
+    hostile_index: IndexDB, mode: str
+) -> None:
+    searcher = _searcher(hostile_index)
+    for raw in HOSTILE:
+        try:
+            response = searcher.search(raw, SearchOptions(mode=mode))
+        except QueryError as exc:
+            message = str(exc)
+            assert "\n" not in message and message, raw
+            continue
+        except sqlite3.Error as exc:  # pragma: no cover - the failure this test exists for
+            pytest.fail(f"{raw!r} raised {exc!r}")
+        assert isinstance(response.hits, list), raw
+        assert response.to_json()["mode"] == mode
+
+
+def _searcher(db: IndexDB) -> Searcher:
+    return Searcher(db, EmbedderProvider.of(FakeEmbedder()))
+
+
+def test_hostile_queries_from_the_command_line(
+    tmp_path: Path, write: Callable[[str, str], Path], vault: Path
+) -> None:
+    from explorer.cli import main
+
+    write("n.md", "# N\n\nhello world\n")
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    for raw in ['"', "NEAR(", "col:", "*", "(", "\x01", "AND"]:
+        assert main(["search", str(vault), raw, "--mode", "fts", "--no-sync"]) == 0

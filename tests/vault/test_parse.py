@@ -1,0 +1,69 @@
+"""Parsing notes: title, tags, status, frontmatter, decoding."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.vault.parse import NotANote, inline_tags, parse_note
+
+
+def test_title_from_frontmatter_then_heading_then_file_name() -> None:
+    assert parse_note("a/x.md", b"---\ntitle: Front\n---\n# Head\n").title == "Front"
+    assert parse_note("a/x.md", b"intro\n\n# Head line #\n").title == "Head line"
+    assert parse_note("a/My Note.markdown", b"no heading here").title == "My Note"
+    assert parse_note("x.md", b"```\n# not a title\n```\n").title == "x"
+
+
+def test_tags_from_frontmatter_list_string_and_inline_outside_code() -> None:
+    note = parse_note(
+        "t.md",
+        b"---\ntags: [Ops, '#Deploy']\n---\nText #incident and #Ops again, not `#code` or\n"
+        b"```\n#fenced\n```\nnor a url http://x.org/p#frag nor #123 but #v2 and #a/b-c\n",
+    )
+    assert note.tags == ["ops", "deploy", "incident", "v2", "a/b-c"]
+    assert parse_note("s.md", b"---\ntags: alpha, beta gamma\n---\n").tags == ["alpha", "beta", "gamma"]
+
+
+def test_heading_marks_are_not_tags() -> None:
+    assert inline_tags("# Title\n## Sub\n#tag") == ["tag"]
+
+
+def test_status_is_normalised() -> None:
+    assert parse_note("s.md", b"---\nstatus: Stale\n---\nx").status == "stale"
+    assert parse_note("s.md", b"x").status is None
+
+
+def test_broken_frontmatter_is_body_text_not_an_error() -> None:
+    note = parse_note("b.md", b"---\ntitle: [unclosed\n: : :\n---\n# Real\nbody words\n")
+    assert note.body_start == 0
+    assert "unclosed" in note.text[note.body_start :]
+    assert note.title == "Real"
+    assert any("frontmatter" in w for w in note.warnings)
+    assert any("unclosed" in c.text for c in note.chunks)
+
+
+def test_invalid_utf8_is_decoded_with_a_warning() -> None:
+    note = parse_note("l.md", "# Café\n\nna\xefve".encode("latin-1"))
+    assert note.title == "Café"
+    assert "naïve" in note.text
+    assert note.warnings and "UTF-8" in note.warnings[0]
+
+
+def test_binary_content_is_refused() -> None:
+    with pytest.raises(NotANote, match="binary"):
+        parse_note("b.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+
+
+def test_empty_note_has_no_chunks_but_is_a_note() -> None:
+    note = parse_note("e.md", b"")
+    assert note.title == "e"
+    assert note.chunks == []
+
+
+def test_embed_text_adds_content_title_but_never_the_file_name() -> None:
+    body = "# Deploy\n\n" + "\n\n".join(f"Paragraph {i} " + "word " * 150 for i in range(4))
+    note = parse_note("x.md", body.encode())
+    assert len(note.chunks) > 1
+    assert note.embed_text(note.chunks[1]).startswith("Deploy\n")
+    untitled = parse_note("name.md", ("word " * 400).encode())
+    assert all(untitled.embed_text(c) == c.text for c in untitled.chunks)
