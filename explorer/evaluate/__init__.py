@@ -1,0 +1,1 @@
+"""Measuring retrieval quality: metrics, labelled data sets, and synthetic vaults for benchmarks."""
