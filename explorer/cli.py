@@ -23,9 +23,9 @@ from explorer.index.sync import SyncReport, sync_vault
 from explorer.search.hybrid import (
     DEFAULT_MIN_SIM,
     MODES,
+    Searcher,
     SearchOptions,
     SearchResponse,
-    Searcher,
     SemanticUnavailable,
 )
 from explorer.search.query import QueryError
@@ -176,12 +176,16 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         print(f"(semantic unavailable: {sem.reason}; showing the lexical result)", file=out)
     if response.listing:
         print(f"{len(response.hits)} most recently modified notes", file=out)
-    header = f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  {'source':<6}  path — title"
+    header = (
+        f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  "
+        f"{'source':<6}  path — title"
+    )
     print(header, file=out)
     for i, hit in enumerate(response.hits, start=1):
         c = hit.contributions
         print(
-            f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  {c.get('vector', 0.0):7.5f}  "
+            f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
+            f"{c.get('vector', 0.0):7.5f}  "
             f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
             f"{hit.path} — {hit.title}{'  [stale]' if hit.status == 'stale' else ''}",
             file=out,
@@ -195,9 +199,35 @@ def _rank(rank: int | None) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    import contextlib
+
+    from explorer.live import persisted_watcher
+
     vault = _vault(args.vault)
     model = model_name(args.model)
     path = index_path(vault, args.data_dir)
+    if args.rebuild and not path.exists():
+        raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+    if args.rebuild == "fts":
+        db = IndexDB.open_existing(vault, args.data_dir)
+        try:
+            db.rebuild_fts()
+        finally:
+            db.close()
+        print("rebuilt the full-text table from the notes", file=sys.stderr)
+    elif args.rebuild == "all":
+        db = IndexDB.open_existing(vault, args.data_dir)
+        try:
+            watcher = persisted_watcher(db)
+        finally:
+            db.close()
+        if watcher["state"] != "stopped":
+            pid = watcher["pid"]
+            raise UsageError(f"a watcher (pid {pid}) is updating this index; stop it first")
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is for the status (--json)
+            cmd_index(argparse.Namespace(**{**vars(args), "no_embed": False}))
     if not path.exists():
         data: dict[str, Any] = {"vault": str(vault), "database": str(path), "indexed": False}
         if args.json:
@@ -208,6 +238,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     db = IndexDB.open_existing(vault, args.data_dir)
     try:
         data = {"indexed": True, **index_status(db, model)}
+        watcher = persisted_watcher(db)
+        data["lastBatch"] = watcher.pop("lastBatch")
+        data["watcher"] = watcher
     finally:
         db.close()
     if args.json:
@@ -222,8 +255,18 @@ def cmd_status(args: argparse.Namespace) -> int:
     print(f"vectors     {data['vectors']} (pending embeddings: {data['pendingEmbeddings']})")
     for other, count in data["otherModels"].items():
         print(f"            {count} vectors of another model: {other}")
-    print(f"last sync   {_age(age)}" + (f" — {data['lastSyncSummary']}" if data["lastSyncSummary"] else ""))
+    print(
+        f"last sync   {_age(age)}"
+        + (f" — {data['lastSyncSummary']}" if data["lastSyncSummary"] else "")
+    )
     print(f"fts         {data['ftsIntegrity']}")
+    state = data["watcher"]
+    pid = f" (pid {state['pid']})" if state["state"] != "stopped" and state["pid"] else ""
+    reason = f": {state['reason']}" if state["reason"] else ""
+    print(f"watcher     {state['state']}{pid}{reason}")
+    if data["lastBatch"]:
+        last = data["lastBatch"]
+        print(f"last batch  {_age(time.time() - last['time'])} — {last['summary']}")
     print(f"skipped     {len(data['skipped'])}")
     for item in data["skipped"]:
         print(f"  {item['path']}: {item['reason']}")
@@ -306,6 +349,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("status", parents=[common], help="index health (read-only)")
     p.add_argument("vault")
     p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--rebuild",
+        choices=("fts", "all"),
+        help="first rebuild the full-text table (fts) or the whole index from the vault (all)",
+    )
     p.set_defaults(func=cmd_status)
 
     for extra in _EXTRA_COMMANDS:
@@ -333,7 +381,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"vault-explorer: {exc}", file=sys.stderr)
         return 2
     except sqlite3.DatabaseError as exc:
-        print(f"vault-explorer: index error: {exc} (run `vault-explorer index` to rebuild)", file=sys.stderr)
+        print(
+            f"vault-explorer: index error: {exc} (run `vault-explorer index` to rebuild)",
+            file=sys.stderr,
+        )
         return 1
     except KeyboardInterrupt:
         print("vault-explorer: interrupted", file=sys.stderr)

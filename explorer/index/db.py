@@ -79,7 +79,9 @@ class IndexDB:
         try:
             conn = _open_checked(path)
         except (sqlite3.DatabaseError, _TooNew) as exc:
-            notices.append(f"index at {path} could not be used ({exc}); rebuilding it from the vault")
+            notices.append(
+                f"index at {path} could not be used ({exc}); rebuilding it from the vault"
+            )
             _remove_database(path)
             try:
                 conn = _open_checked(path)
@@ -106,7 +108,9 @@ class IndexDB:
             raise
         if version != LATEST_VERSION:
             conn.close()
-            raise sqlite3.DatabaseError(f"index schema version {version}, expected {LATEST_VERSION}")
+            raise sqlite3.DatabaseError(
+                f"index schema version {version}, expected {LATEST_VERSION}"
+            )
         return cls(conn, path, vault)
 
     def reopen(self) -> IndexDB:
@@ -158,7 +162,9 @@ class IndexDB:
     def fts_integrity(self) -> str | None:
         """``None`` when FTS5's integrity-check passes, else its message."""
         try:
-            self.conn.execute("INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)")
+            self.conn.execute(
+                "INSERT INTO notes_fts(notes_fts, rank) VALUES ('integrity-check', 1)"
+            )
         except sqlite3.DatabaseError as exc:
             return str(exc)
         return None

@@ -91,7 +91,8 @@ def embed_pending(
         matrix = embedder.embed([text for _, (text, _) in batch])
         if matrix.shape != (len(batch), embedder.dimension):
             raise ValueError(
-                f"embedder returned shape {matrix.shape}, expected {(len(batch), embedder.dimension)}"
+                f"embedder returned shape {matrix.shape}, "
+                f"expected {(len(batch), embedder.dimension)}"
             )
         with db.transaction() as conn:
             conn.executemany(

@@ -15,7 +15,9 @@ _CJK_CLASS = (
     "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
 _CJK = re.compile(f"([{_CJK_CLASS}])")
-_SPACED = re.compile(f"(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}\x02\x03])|(?<=[\x02\x03]) (?=[{_CJK_CLASS}])")
+_SPACED = re.compile(
+    f"(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}\x02\x03])|(?<=[\x02\x03]) (?=[{_CJK_CLASS}])"
+)
 
 
 def has_cjk(text: str) -> bool:

@@ -1,9 +1,14 @@
-"""Fusing ranked lists: weighted Reciprocal Rank Fusion, a pure function.
+"""Fusing ranked lists, as pure functions: weighted Reciprocal Rank Fusion and a convex
+combination of normalised scores.
 
-``score(d) = Σ over lists L of w_L / (k + rank_L(d))`` with 1-based ranks.  A document found by
-one list still scores from that list.  Ties are broken by document id ascending, so the result
-is deterministic.  Each fused item carries, per list, its rank and its contribution, which is
-what the window and ``--json`` show.  This module imports nothing from the rest of the program.
+RRF (the default): ``score(d) = Σ over lists L of w_L / (k + rank_L(d))`` with 1-based ranks.
+It sees only ranks, so it is blind to confidence: a cosine of 0.9 far above the rest of the
+vector list and a lukewarm keyword hit enter as equals.  :func:`convex` uses the scores
+themselves, normalised per list (Bruch et al., 2023, "An Analysis of Fusion Functions for Hybrid
+Retrieval").  In both, a document found by one list still scores from that list, ties are broken
+by document id ascending (so the result is deterministic), and each fused item carries, per list,
+its rank and its contribution, which is what the window and ``--json`` show.  This module imports
+nothing from the rest of the program.
 """
 
 from __future__ import annotations
@@ -55,6 +60,59 @@ def rrf(
         contributions = {
             name: (weights.get(name, 1.0) / (k + rank) if rank is not None else 0.0)
             for name, rank in doc_ranks.items()
+        }
+        fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
+    fused.sort(key=lambda f: (-f.score, f.id))
+    return fused
+
+
+def convex(
+    lists: Mapping[str, Sequence[tuple[str, float]]],
+    weights: Mapping[str, float] | None = None,
+    *,
+    lower_bounds: Mapping[str, float] | None = None,
+) -> list[Fused]:
+    """Convex combination of normalised scores (Bruch, Gai & Ingber, 2023), best first.
+
+    ``lists`` maps a list name to its ``(id, score)`` candidates, best first, higher scores
+    better.  Each list's scores are min-max normalised over that list's own candidates,
+    ``(s - min) / (max - min)``, so the best candidate of a list gets 1 and its worst 0; when
+    every candidate of a list has the same score they all get 1 (none is worse than another).
+    ``lower_bounds`` replaces the observed minimum of a list by a fixed one (the paper's
+    "theoretical min-max", e.g. 0 for bm25 or -1 for cosine); a score below it normalises to 0.
+
+    ``score(d) = Σ over lists L of w_L · norm_L(d)``; a document a list did not find gets 0 from
+    it.  Unlike RRF, the fused score keeps each list's confidence: a cosine far above the rest
+    of its list outweighs a lukewarm keyword hit.  Ranks are the 1-based positions in each list
+    (an id repeated in one list counts at its best position and best score); contributions are
+    ``w_L · norm_L(d)``.  Ties are broken by id ascending.
+    """
+    weights = DEFAULT_WEIGHTS if weights is None else weights
+    bounds = lower_bounds or {}
+    ranks: dict[str, dict[str, int | None]] = {}
+    normalised: dict[str, dict[str, float]] = {}
+    for name, items in lists.items():
+        best: dict[str, float] = {}
+        for position, (doc, score) in enumerate(items, start=1):
+            entry = ranks.setdefault(doc, dict.fromkeys(lists, None))
+            if entry[name] is None:
+                entry[name] = position
+            if doc not in best or score > best[doc]:
+                best[doc] = float(score)
+        if not best:
+            normalised[name] = {}
+            continue
+        high = max(best.values())
+        low = bounds.get(name, min(best.values()))
+        span = high - low
+        normalised[name] = {
+            doc: (max(0.0, (score - low) / span) if span > 0 else 1.0)
+            for doc, score in best.items()
+        }
+    fused = []
+    for doc, doc_ranks in ranks.items():
+        contributions = {
+            name: weights.get(name, 1.0) * normalised[name].get(doc, 0.0) for name in lists
         }
         fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
     fused.sort(key=lambda f: (-f.score, f.id))

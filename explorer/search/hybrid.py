@@ -25,7 +25,10 @@ from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.query import Query, QueryError, parse_query
 
 MODES = ("hybrid", "fts", "semantic")
-FUSION_METHODS = ("rrf",)
+FUSION_METHODS = ("rrf", "convex")
+#: Lower bounds of the convex fusion's min-max normalisation, per list; a list not named here
+#: is normalised over its own candidates' scores.  See README "Fusion methods".
+CONVEX_LOWER_BOUNDS: dict[str, float] = {}
 EMBED_TIMEOUT_S = 3.0
 #: Default similarity floor of the vector list; see README "Choosing the similarity floor".
 DEFAULT_MIN_SIM = 0.0
@@ -254,7 +257,9 @@ class Searcher:
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         allowed = self._allowed(result.query)
-        hits = vectors.top_notes(query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim)
+        hits = vectors.top_notes(
+            query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
+        )
         paths = self._paths([h.note_id for h in hits])
         chunk_texts = self._chunk_texts([(h.note_id, h.chunk_start) for h in hits])
         for hit in hits:
@@ -287,7 +292,8 @@ class Searcher:
         if not (query.has_filters or query.excluded):
             return None
         where, params = filter_clause(query)
-        return {int(r[0]) for r in self.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)}
+        rows = self.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)
+        return {int(r[0]) for r in rows}
 
     def _paths(self, ids: list[int]) -> dict[int, str]:
         if not ids:
@@ -344,20 +350,37 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             for path, _, snippet in lexical
         ]
         return SearchResponse(
-            candidates.query.raw, options, semantic, hits[: options.limit], listing=True,
+            candidates.query.raw,
+            options,
+            semantic,
+            hits[: options.limit],
+            listing=True,
             timings=dict(candidates.timings),
         )
-    lists: dict[str, list[str]] = {}
+    scored: dict[str, list[tuple[str, float]]] = {}
     if options.mode in ("fts", "hybrid"):
-        lists["fts"] = [p for p, _, _ in lexical]
+        scored["fts"] = [(p, s) for p, s, _ in lexical]
     if options.mode in ("semantic", "hybrid") and semantic.available:
-        lists["vector"] = [v.path for v in vector]
-    fused = fusion.rrf(lists, options.k, options.weights)
+        scored["vector"] = [(v.path, v.score) for v in vector]
+    lists = {name: [p for p, _ in items] for name, items in scored.items()}
+    if options.fusion == "convex":
+        fused = fusion.convex(scored, options.weights, lower_bounds=CONVEX_LOWER_BOUNDS)
+        if len(lists) == 1:
+            # One list fused is that list: fts mode (and hybrid without vectors) keep the
+            # lexical list's order (phrase pass first), whatever the bm25 scores say.
+            (only,) = lists
+            fused.sort(key=lambda f: f.ranks[only] or 0)
+    else:
+        fused = fusion.rrf(lists, options.k, options.weights)
     lex_by_path = {p: (s, snip) for p, s, snip in lexical}
     vec_by_path = {v.path: v for v in vector}
+    # Stale notes go after all others, keeping their order within each tier; then the limit.
+    # Hits (and snippets, the costly part) are made only for what is shown.
+    notes = candidates.notes
+    fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
     hits = []
-    for item in fused:
-        lex = lex_by_path.get(item.id)
+    for item in fused[: options.limit]:
+        lex = lex_by_path.get(item.id) if "fts" in lists else None
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
         contributions["vector"] = item.contributions.get("vector", 0.0)
@@ -377,13 +400,11 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 vec.chunk if vec else None,
             )
         )
-    # Stale notes go after all others, keeping their order within each tier.
-    hits.sort(key=lambda h: h.status == "stale")
     return SearchResponse(
         candidates.query.raw,
         options,
         semantic,
-        hits[: options.limit],
+        hits,
         timings=dict(candidates.timings),
     )
 

@@ -48,9 +48,7 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
             params.extend([len(prefix), prefix])
     excluded = query.fts_excluded()
     if excluded:
-        clauses.append(
-            f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
-        )
+        clauses.append(f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)")
         params.append(excluded)
     return (" AND ".join(clauses) or "1"), params
 

@@ -1,8 +1,8 @@
 """Which paths of a vault are not notes.
 
 Hidden folders (``.git``, ``.obsidian``, ``.trash``, …) and ``node_modules`` are never notes; a
-``.explorerignore`` file at the vault root adds gitignore-style patterns.  The rules are evaluated on
-vault-relative POSIX paths so the scanner and the watcher agree on every path.
+``.explorerignore`` file at the vault root adds gitignore-style patterns.  The rules are evaluated
+on vault-relative POSIX paths so the scanner and the watcher agree on every path.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ import pathspec
 NOTE_SUFFIXES = (".md", ".markdown")
 IGNORE_FILE = ".explorerignore"
 ALWAYS_IGNORED_DIRS = frozenset({"node_modules"})
+#: Lock and backup files editors leave beside a note (Emacs ``.#note.md``, LibreOffice ``.~lock``).
+EDITOR_DROPPINGS = (".#", ".~")
 
 
 class IgnoreRules:
@@ -42,9 +44,10 @@ class IgnoreRules:
     def ignores_file(self, rel: str) -> bool:
         """Whether a file (vault-relative, POSIX) is not a note."""
         path = PurePosixPath(rel)
-        if not is_note_name(path.name):
+        if not is_note_name(path.name) or path.name.startswith(EDITOR_DROPPINGS):
             return True
-        if any(_hidden_or_vendored(p) for p in path.parts):
+        # Hidden folders are ignored; a hidden *file* is a note (tldr's page for `.` is `..md`).
+        if any(_hidden_or_vendored(p) for p in path.parts[:-1]):
             return True
         return bool(self.patterns) and self._spec.match_file(rel)
 

@@ -13,10 +13,13 @@ def snapshot(db: IndexDB, model: str | None = None) -> dict[str, Any]:
     notes = sorted(
         c.execute("SELECT path, title, tags, body, status, size, mtime_ns, hash FROM notes")
     )
-    tags = sorted(c.execute("SELECT n.path, t.tag FROM note_tags t JOIN notes n ON n.id = t.note_id"))
+    tags = sorted(
+        c.execute("SELECT n.path, t.tag FROM note_tags t JOIN notes n ON n.id = t.note_id")
+    )
     chunks = sorted(
         c.execute(
-            "SELECT n.path, c.seq, c.start, c.end, c.hash FROM chunks c JOIN notes n ON n.id = c.note_id"
+            "SELECT n.path, c.seq, c.start, c.end, c.hash "
+            "FROM chunks c JOIN notes n ON n.id = c.note_id"
         )
     )
     vectors = sorted(c.execute("SELECT hash, model, dim, vec FROM vectors"))
@@ -46,7 +49,9 @@ def mentions(db: IndexDB, text: str) -> list[str]:
         "skipped": ("path",),
     }.items():
         where = " OR ".join(f"instr({col}, ?) > 0" for col in columns)
-        count = db.conn.execute(f"SELECT count(*) FROM {table} WHERE {where}", [text] * len(columns))
+        count = db.conn.execute(
+            f"SELECT count(*) FROM {table} WHERE {where}", [text] * len(columns)
+        )
         if count.fetchone()[0]:
             found.append(table)
     if db.conn.execute(

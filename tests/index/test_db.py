@@ -28,7 +28,9 @@ def test_env_var_moves_the_data_dir(vault: Path, tmp_path: Path, monkeypatch) ->
 def test_two_vaults_two_databases(tmp_path: Path, data_dir: Path) -> None:
     (tmp_path / "a" / "notes").mkdir(parents=True)
     (tmp_path / "b" / "notes").mkdir(parents=True)
-    assert index_path(tmp_path / "a" / "notes", data_dir) != index_path(tmp_path / "b" / "notes", data_dir)
+    assert index_path(tmp_path / "a" / "notes", data_dir) != index_path(
+        tmp_path / "b" / "notes", data_dir
+    )
 
 
 def _indexed(vault: Path, data_dir: Path) -> Path:
@@ -79,7 +81,10 @@ def test_too_new_database_is_rebuilt(vault: Path, data_dir: Path) -> None:
 def test_fts_rebuild_repairs_drift(vault: Path, data_dir: Path) -> None:
     _indexed(vault, data_dir)
     db = IndexDB.open(vault, data_dir)
-    db.conn.execute("INSERT INTO notes_fts(notes_fts, rowid, title, tags, body) VALUES ('delete', 1, 'N', '', 'wrong')")
+    db.conn.execute(
+        "INSERT INTO notes_fts(notes_fts, rowid, title, tags, body) "
+        "VALUES ('delete', 1, 'N', '', 'wrong')"
+    )
     assert db.fts_integrity() is not None
     db.rebuild_fts()
     assert db.fts_integrity() is None

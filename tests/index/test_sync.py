@@ -72,7 +72,9 @@ def test_rename_keeps_vectors_and_embeds_nothing(
     assert [p for (p, *_) in snapshot(db)["notes"]] == ["moved/new name.md"]
 
 
-def test_delete_leaves_no_trace(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> None:
+def test_delete_leaves_no_trace(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
     write("keep.md", "# Keep\n\nkept text\n")
     write("gone.md", "---\ntags: [zebraTag]\n---\n# Zebracorn\n\nzebracorn unique words\n")
     db = open_db(vault)
@@ -142,9 +144,13 @@ sync.sync_vault(db, batch_size=50)
 """
 
 
-def test_killed_sync_then_rerun_equals_a_single_run(vault: Path, write: Write, tmp_path: Path) -> None:
+def test_killed_sync_then_rerun_equals_a_single_run(
+    vault: Path, write: Write, tmp_path: Path
+) -> None:
     for i in range(300):
-        _age(write(f"f{i % 7}/n{i}.md", f"---\ntags: [t{i % 5}]\n---\n# Note {i}\n\nthe note x{i}\n"))
+        _age(
+            write(f"f{i % 7}/n{i}.md", f"---\ntags: [t{i % 5}]\n---\n# Note {i}\n\nthe note x{i}\n")
+        )
     killed_data, clean_data = tmp_path / "killed", tmp_path / "clean"
     proc = subprocess.run([sys.executable, "-c", _PARTIAL, str(vault), str(killed_data)])
     assert proc.returncode == 9

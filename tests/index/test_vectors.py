@@ -26,7 +26,9 @@ def test_top_notes_matches_brute_force(vault: Path, open_db: Callable[[Path], In
     rng = np.random.default_rng(3)
     words = [f"w{i}" for i in range(60)]
     for i in range(80):
-        paras = ["# N\n"] + [" ".join(rng.choice(words, 120)) for _ in range(int(rng.integers(1, 5)))]
+        paras = ["# N\n"] + [
+            " ".join(rng.choice(words, 120)) for _ in range(int(rng.integers(1, 5)))
+        ]
         (vault / f"n{i:02}.md").write_text("\n\n".join(paras))
     db = open_db(vault)
     fake = FakeEmbedder()

@@ -1,14 +1,16 @@
-"""Weighted RRF against hand-computed values."""
+"""Weighted RRF and the convex combination against hand-computed values."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer.search.fusion import rrf
+from explorer.search.fusion import convex, rrf
 
 
 def test_weighted_rrf_matches_hand_computation() -> None:
-    fused = rrf({"fts": ["a", "b", "c"], "vector": ["c", "a"]}, k=60, weights={"fts": 0.7, "vector": 0.3})
+    fused = rrf(
+        {"fts": ["a", "b", "c"], "vector": ["c", "a"]}, k=60, weights={"fts": 0.7, "vector": 0.3}
+    )
     scores = {f.id: f.score for f in fused}
     # a: 0.7/61 + 0.3/62 = 0.011475409836 + 0.004838709677 = 0.016314119513
     assert scores["a"] == pytest.approx(0.7 / 61 + 0.3 / 62)
@@ -66,3 +68,105 @@ def test_weights_change_the_order() -> None:
 
 def test_empty_lists() -> None:
     assert rrf({"fts": [], "vector": []}) == []
+
+
+# ----------------------------------------------------------------------------- convex
+
+
+def test_convex_matches_hand_computation() -> None:
+    lists = {
+        "fts": [("a", 10.0), ("b", 6.0), ("c", 2.0)],
+        "vector": [("c", 0.9), ("a", 0.5), ("d", 0.4)],
+    }
+    fused = {f.id: f for f in convex(lists, {"fts": 0.7, "vector": 0.3})}
+    # fts: min 2, max 10, span 8 -> a 1.0, b 0.5, c 0.0
+    # vector: min 0.4, max 0.9, span 0.5 -> c 1.0, a 0.2, d 0.0
+    # a: 0.7 * 1.0 + 0.3 * 0.2 = 0.76
+    assert fused["a"].score == pytest.approx(0.76)
+    assert fused["a"].contributions == pytest.approx({"fts": 0.7, "vector": 0.06})
+    # b: 0.7 * 0.5 + 0 (not in the vector list) = 0.35
+    assert fused["b"].score == pytest.approx(0.35)
+    assert fused["b"].contributions == pytest.approx({"fts": 0.35, "vector": 0.0})
+    # c: 0.7 * 0.0 + 0.3 * 1.0 = 0.3
+    assert fused["c"].score == pytest.approx(0.3)
+    # d: the worst of its list normalises to 0, like a miss: 0.0
+    assert fused["d"].score == 0.0
+    assert [f.id for f in convex(lists, {"fts": 0.7, "vector": 0.3})] == ["a", "b", "c", "d"]
+    assert fused["a"].ranks == {"fts": 1, "vector": 2}
+    assert fused["d"].ranks == {"fts": None, "vector": 3}
+    assert (fused["a"].source, fused["b"].source, fused["d"].source) == ("both", "fts", "vector")
+
+
+def test_convex_sees_confidence_that_rrf_cannot() -> None:
+    # The vector list is sure of "v" (0.9 against 0.30 and 0.29); the keyword list is lukewarm
+    # (6.0, 5.9, 5.8).  RRF gives rank 1 of either list the same weight; convex does not.
+    lists = {
+        "fts": [("k", 6.0), ("v", 5.8), ("x", 5.9)],
+        "vector": [("v", 0.9), ("k", 0.30), ("y", 0.29)],
+    }
+    weights = {"fts": 0.5, "vector": 0.5}
+    # fts: min 5.8, span 0.2 -> k 1.0, x 0.5, v 0.0; vector: min 0.29, span 0.61 ->
+    # v 1.0, k 0.01/0.61 = 0.016393, y 0.0.  k: 0.5 + 0.008197 = 0.508197; v: 0.5.
+    # Nearly a tie, where RRF would put k and v level (both 1/61 + 1/62 at equal weights)...
+    level = {
+        f.id: f.score
+        for f in rrf(
+            {n: [d for d, _ in items] for n, items in lists.items()}, k=60, weights=weights
+        )
+    }
+    assert level["k"] == level["v"]
+    fused = convex(lists, weights)
+    assert fused[0].id == "k" and fused[0].score == pytest.approx(0.5 + 0.5 * 0.01 / 0.61)
+    assert fused[1].id == "v" and fused[1].score == pytest.approx(0.5)
+    # ... and with a floor of 0 for bm25 (theoretical min-max) the lukewarm spread vanishes:
+    # fts k 6/6 = 1.0, x 5.9/6, v 5.8/6 = 0.966667; v: 0.5 * 0.966667 + 0.5 = 0.983333,
+    # k: 0.5 + 0.008197 = 0.508197.  The confident vector hit wins.
+    fused = convex(lists, weights, lower_bounds={"fts": 0.0})
+    assert fused[0].id == "v" and fused[0].score == pytest.approx(0.5 * 5.8 / 6.0 + 0.5)
+    assert [f.id for f in fused[1:]] == ["k", "x", "y"]  # 0.508197, 0.5 * 5.9 / 6 = 0.491667, 0
+
+
+def test_convex_lower_bound_for_cosine() -> None:
+    # Theoretical minimum -1 for cosine: 0.5 -> (0.5 + 1) / (0.9 + 1) = 0.789474.
+    (top, low) = convex(
+        {"vector": [("a", 0.9), ("b", 0.5)]}, {"vector": 1.0}, lower_bounds={"vector": -1.0}
+    )
+    assert top.score == 1.0
+    assert low.score == pytest.approx(1.5 / 1.9)
+    # A score under the floor normalises to 0, never below.
+    (_, under) = convex(
+        {"vector": [("a", 0.9), ("b", -0.5)]}, {"vector": 1.0}, lower_bounds={"vector": 0.0}
+    )
+    assert under.score == 0.0
+
+
+def test_convex_equal_scores_all_normalise_to_one() -> None:
+    # One candidate, or a list where every score is the same: no candidate is worse, all get 1.
+    fused = convex(
+        {"fts": [("b", 3.0), ("a", 3.0)], "vector": [("c", 0.7)]}, {"fts": 0.7, "vector": 0.3}
+    )
+    assert [(f.id, f.score) for f in fused] == [("a", 0.7), ("b", 0.7), ("c", 0.3)]  # ties by id
+
+
+def test_convex_contributions_sum_to_score_and_duplicates_count_once() -> None:
+    fused = convex(
+        {"fts": [("a", 4.0), ("b", 2.0), ("a", 1.0)], "vector": [("b", 0.8), ("a", 0.2)]}
+    )
+    by_id = {f.id: f for f in fused}
+    assert by_id["a"].ranks["fts"] == 1
+    # fts: a's best score 4 is kept, min over distinct docs is 2 -> a 1.0, b 0.0.
+    # vector: b 1.0, a 0.0.  Default weights 0.7 / 0.3: a 0.7, b 0.3.
+    assert by_id["a"].score == pytest.approx(0.7) and by_id["b"].score == pytest.approx(0.3)
+    for item in fused:
+        assert sum(item.contributions.values()) == item.score
+
+
+def test_convex_weights_missing_list_and_empty() -> None:
+    assert convex({"fts": [], "vector": []}) == []
+    (only,) = convex({"other": [("a", 1.0)]}, {"fts": 0.7})  # a list without a weight weighs 1
+    assert only.score == 1.0
+    lists = {"fts": [("lex", 2.0), ("both", 1.0)], "vector": [("vec", 0.8), ("both", 0.4)]}
+    lexical_heavy = [f.id for f in convex(lists, {"fts": 0.9, "vector": 0.1})]
+    vector_heavy = [f.id for f in convex(lists, {"fts": 0.1, "vector": 0.9})]
+    assert lexical_heavy.index("lex") < lexical_heavy.index("vec")
+    assert vector_heavy.index("vec") < vector_heavy.index("lex")

@@ -26,8 +26,15 @@ Write = Callable[[str, str | bytes], Path]
 
 @pytest.fixture
 def small(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Searcher:
-    write("ops/deploy.md", "---\ntags: [ops]\n---\n# Deploy runbook\n\nrollback the deploy with care\n")
-    write("ops/old-deploy.md", "---\nstatus: stale\ntags: [ops]\n---\n# Deploy runbook 2019\n\nrollback the deploy with care\n")
+    write(
+        "ops/deploy.md",
+        "---\ntags: [ops]\n---\n# Deploy runbook\n\nrollback the deploy with care\n",
+    )
+    write(
+        "ops/old-deploy.md",
+        "---\nstatus: stale\ntags: [ops]\n---\n"
+        "# Deploy runbook 2019\n\nrollback the deploy with care\n",
+    )
     write("dev/api.md", "# API\n\nour deploy pipeline calls the api\n")
     write("dev/cooking.md", "# Pasta\n\nboil water add salt\n")
     return build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder()))
@@ -36,12 +43,27 @@ def small(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Sear
 def test_json_shape_and_contributions_sum(small: Searcher) -> None:
     out = small.search("deploy rollback", SearchOptions(mode="hybrid")).to_json()
     assert set(out) == {"query", "mode", "fusion", "semantic", "hits"}
-    assert out["fusion"] == {"method": "rrf", "k": 60, "weights": {"fts": 0.7, "vector": 0.3}, "depth": 50}
+    assert out["fusion"] == {
+        "method": "rrf",
+        "k": 60,
+        "weights": {"fts": 0.7, "vector": 0.3},
+        "depth": 50,
+    }
     assert out["semantic"] == {"available": True, "reason": None, "model": "fake-bow-64"}
     for hit in out["hits"]:
         assert set(hit) == {
-            "noteId", "path", "title", "snippet", "fusedScore", "contributions", "ftsRank",
-            "vectorRank", "ftsScore", "vectorScore", "source", "bestChunk",
+            "noteId",
+            "path",
+            "title",
+            "snippet",
+            "fusedScore",
+            "contributions",
+            "ftsRank",
+            "vectorRank",
+            "ftsScore",
+            "vectorScore",
+            "source",
+            "bestChunk",
         }
         assert sum(hit["contributions"].values()) == pytest.approx(hit["fusedScore"], abs=1e-15)
         assert hit["source"] in ("both", "fts", "vector")
@@ -51,7 +73,9 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
 
 def test_stale_note_ranks_below_fresh(small: Searcher) -> None:
     for mode in ("fts", "hybrid", "semantic"):
-        paths = [h.path for h in small.search("deploy runbook rollback", SearchOptions(mode=mode)).hits]
+        paths = [
+            h.path for h in small.search("deploy runbook rollback", SearchOptions(mode=mode)).hits
+        ]
         assert paths.index("ops/deploy.md") < paths.index("ops/old-deploy.md"), mode
         assert paths[-1] == "ops/old-deploy.md", mode
 
@@ -79,7 +103,10 @@ def test_empty_query_lists_recent_notes(small: Searcher, vault: Path) -> None:
     response = small.search("")
     assert response.listing
     assert [h.path for h in response.hits] == [
-        "ops/old-deploy.md", "dev/api.md", "ops/deploy.md", "dev/cooking.md",
+        "ops/old-deploy.md",
+        "dev/api.md",
+        "ops/deploy.md",
+        "dev/cooking.md",
     ]
     assert response.to_json()["listing"] == "recent"
     assert [h.path for h in small.search("tag:ops").hits] == ["ops/old-deploy.md", "ops/deploy.md"]
@@ -101,7 +128,9 @@ def test_bad_options_are_rejected(small: Searcher, options: SearchOptions, messa
 
 
 def test_natural_question_is_not_empty_when_a_word_is_missing(small: Searcher) -> None:
-    hits = small.search("how do we rollback a broken deploy quickly", SearchOptions(mode="fts")).hits
+    hits = small.search(
+        "how do we rollback a broken deploy quickly", SearchOptions(mode="fts")
+    ).hits
     assert hits and hits[0].path == "ops/deploy.md"
 
 
@@ -139,17 +168,19 @@ def _lexical(searcher: Searcher, query: str) -> list[tuple[str, int | None]]:
     return [(h.path, h.fts_rank) for h in searcher.search(query, SearchOptions(mode="fts")).hits]
 
 
-@pytest.mark.parametrize("case", ["no-model", "load-fails", "embed-raises", "timeout", "no-vectors"])
-def test_degradation_returns_exactly_the_lexical_result(
-    small: Searcher, case: str
-) -> None:
+@pytest.mark.parametrize(
+    "case", ["no-model", "load-fails", "embed-raises", "timeout", "no-vectors"]
+)
+def test_degradation_returns_exactly_the_lexical_result(small: Searcher, case: str) -> None:
     db = small.db
     release = threading.Event()
     if case == "no-model":
         provider = EmbedderProvider.disabled("no embedding model configured")
     elif case == "load-fails":
+
         def fail() -> FakeEmbedder:
             raise OSError("weights file missing")
+
         provider = EmbedderProvider("broken-model", fail)
     elif case == "embed-raises":
         provider = EmbedderProvider.of(_Broken())  # type: ignore[arg-type]
@@ -168,8 +199,11 @@ def test_degradation_returns_exactly_the_lexical_result(
     assert [(h.path, h.fts_rank) for h in response.hits] == expected
     assert all(h.vector_rank is None and h.source == "fts" for h in response.hits)
     reasons = {
-        "no-model": "no embedding model", "load-fails": "weights file missing",
-        "embed-raises": "model exploded", "timeout": "longer than", "no-vectors": "no note has a vector",
+        "no-model": "no embedding model",
+        "load-fails": "weights file missing",
+        "embed-raises": "model exploded",
+        "timeout": "longer than",
+        "no-vectors": "no note has a vector",
     }
     assert reasons[case] in (response.semantic.reason or "")
     if case != "timeout":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from hypothesis import given, settings
@@ -17,7 +18,7 @@ def _assert_covers(text: str, offset: int = 0) -> None:
         return
     assert chunks[0].start == offset
     assert chunks[-1].end == offset + len(text)
-    for a, b in zip(chunks, chunks[1:], strict=False):
+    for a, b in itertools.pairwise(chunks):
         assert a.end == b.start
     for c in chunks:
         assert c.text == text[c.start - offset : c.end - offset].strip()

@@ -21,7 +21,11 @@ def test_tags_from_frontmatter_list_string_and_inline_outside_code() -> None:
         b"```\n#fenced\n```\nnor a url http://x.org/p#frag nor #123 but #v2 and #a/b-c\n",
     )
     assert note.tags == ["ops", "deploy", "incident", "v2", "a/b-c"]
-    assert parse_note("s.md", b"---\ntags: alpha, beta gamma\n---\n").tags == ["alpha", "beta", "gamma"]
+    assert parse_note("s.md", b"---\ntags: alpha, beta gamma\n---\n").tags == [
+        "alpha",
+        "beta",
+        "gamma",
+    ]
 
 
 def test_heading_marks_are_not_tags() -> None:

@@ -12,13 +12,35 @@ from explorer.vault.scan import MAX_NOTE_BYTES, scan_vault
 
 def test_notes_and_ignore_rules(vault: Path, write: Callable[[str, str], Path]) -> None:
     for rel in [
-        "a.md", "b.markdown", "C.MD", "sub/d.md", ".obsidian/x.md", ".git/y.md", "node_modules/z.md",
-        "sub/.trash/t.md", "drafts/secret.md", "notes.txt", "build/out.md", "keep/build.md",
+        "a.md",
+        "b.markdown",
+        "C.MD",
+        "sub/d.md",
+        ".obsidian/x.md",
+        ".git/y.md",
+        "node_modules/z.md",
+        "sub/.trash/t.md",
+        "drafts/secret.md",
+        "notes.txt",
+        "build/out.md",
+        "keep/build.md",
+        "..md",
+        ".hidden-file.md",
+        ".#lock.md",
+        ".~lock.x.md",
     ]:
         write(rel, "# x\n")
     write(".explorerignore", "drafts/\n/build/\n# comment\n")
     files = set(scan_vault(vault).files)
-    assert files == {"a.md", "b.markdown", "C.MD", "sub/d.md", "keep/build.md"}
+    assert files == {
+        "a.md",
+        "b.markdown",
+        "C.MD",
+        "sub/d.md",
+        "keep/build.md",
+        "..md",
+        ".hidden-file.md",
+    }
 
 
 def test_too_large_and_links(vault: Path, write: Callable[[str, str | bytes], Path]) -> None:

@@ -1,0 +1,111 @@
+"""The bundled model: found offline, the upstream weights, loads and embeds with no network."""
+
+from __future__ import annotations
+
+import hashlib
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.provider import EmbedderProvider
+from explorer.embed.sbert import (
+    BUNDLED_SHA256,
+    DEFAULT_MODEL,
+    SentenceTransformerEmbedder,
+    bundled_model_dir,
+    resolve_model,
+)
+from explorer.index.db import IndexDB
+from explorer.search.hybrid import Searcher, SearchOptions
+from tests.conftest import build_index
+
+
+def test_bundled_model_is_the_upstream_weights() -> None:
+    folder = bundled_model_dir()
+    assert folder is not None
+    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
+    assert digest == BUNDLED_SHA256
+    spec = resolve_model(None)
+    assert spec.name == DEFAULT_MODEL and spec.path == folder and not spec.from_hub
+
+
+def test_model_choice_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(EmbedderUnavailable, match="not found"):
+        resolve_model("/no/such/model")
+    (tmp_path / "my-model").mkdir()
+    assert resolve_model(str(tmp_path / "my-model")).name == "my-model"
+    monkeypatch.setenv("VAULT_EXPLORER_MODEL", str(tmp_path / "my-model"))
+    assert resolve_model(None).path == tmp_path / "my-model"
+    assert resolve_model("someone/hub-model").from_hub
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every attempt to open a network connection fails the test loudly (and is recorded)."""
+    attempts: list[Any] = []
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: Any) -> None:
+        if self.family == socket.AF_UNIX:
+            return real_connect(self, address)
+        attempts.append(address)
+        raise OSError(f"network access attempted: {address}")
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: guarded(socket.socket(), a[0]))
+    monkeypatch.setattr(
+        socket,
+        "getaddrinfo",
+        lambda *a, **k: attempts.append(a) or (_ for _ in ()).throw(OSError("dns blocked")),
+    )
+    return attempts
+
+
+@pytest.mark.model
+def test_loads_indexes_and_searches_with_the_network_blocked(
+    no_network: list[Any],
+    vault: Path,
+    write: Callable[[str, str], Path],
+    open_db: Callable[[Path], IndexDB],
+) -> None:
+    write("car.md", "# Garage\n\nThe mechanic fixed the brakes of my automobile on Tuesday.\n")
+    write("cake.md", "# Baking\n\nA sponge cake needs eggs, flour and sugar.\n")
+    embedder = SentenceTransformerEmbedder(resolve_model(None))
+    vectors = embedder.embed(["hello world", "greetings, planet"])
+    assert vectors.shape == (2, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    searcher = build_index(open_db(vault), EmbedderProvider.of(embedder))
+    hits = searcher.search("vehicle repair", SearchOptions(mode="semantic")).hits
+    assert hits[0].path == "car.md"
+    assert no_network == []
+
+
+def test_provider_remembers_a_load_failure() -> None:
+    calls: list[int] = []
+
+    def load() -> SentenceTransformerEmbedder:
+        calls.append(1)
+        raise EmbedderUnavailable("model folder not found: /x")
+
+    provider = EmbedderProvider("x", load)
+    for _ in range(3):
+        with pytest.raises(EmbedderUnavailable, match="not found"):
+            provider.get()
+    assert calls == [1]  # loaded (and failed) once per process
+    assert provider.error == "model folder not found: /x"
+
+
+def test_searcher_uses_model_name_tags(vault: Path, open_db: Callable[[Path], IndexDB]) -> None:
+    from explorer.embed.base import FakeEmbedder
+
+    (vault / "a.md").write_text("# A\n\nwords\n")
+    db = open_db(vault)
+    build_index(db, EmbedderProvider.of(FakeEmbedder(name="model-one")))
+    other = Searcher(db, EmbedderProvider.of(FakeEmbedder(name="model-two")))
+    response = other.search("words", SearchOptions(mode="hybrid"))
+    assert response.semantic.available is False  # model-one vectors never serve model-two
