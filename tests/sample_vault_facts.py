@@ -22,9 +22,10 @@ Retrieval cases (each one shows where one list of the hybrid search fails and th
   the bm25 list (and first in the fused list), the fresh one first in the vector list.
 - LONG_NOTE_*: the note is longer than LONG_NOTE_MIN_CHARS; LONG_NOTE_SENTENCE occurs exactly once
   in the vault, on a line of its own, at a character offset above LONG_NOTE_SENTENCE_OFFSET_MIN
-  (actual: 41,491 in the file, 41,454 after the frontmatter). The query shares the word "bird" with
-  the sentence's paragraph and a few stop words with the rest of the vault; its meaning points
-  only at that paragraph. A model that only sees the first few thousand characters cannot find it.
+  (actual: 41,491 in the file, 41,454 after the frontmatter). Of the query's words, "imitated",
+  "launch" and "tune" occur nowhere in the vault, "bird" only in the sentence's paragraph, and
+  "that", "the" and "list" are common words; its meaning points only at that paragraph. A model
+  that only sees the first few thousand characters of a note cannot find it.
 
 Tags are frontmatter ``tags`` (YAML list or comma/space separated string) plus inline ``#tag``
 words outside fenced and inline code, lowercased. CODE_ONLY_TAGS lists notes where a ``#word``
@@ -95,7 +96,7 @@ LONG_NOTE = "meetings/2024-engineering-journal.md"
 LONG_NOTE_MIN_CHARS = 45_000
 LONG_NOTE_SENTENCE = "The lighthouse keeper's parrot learned to whistle the release checklist."
 LONG_NOTE_SENTENCE_OFFSET_MIN = 40_000
-LONG_NOTE_QUERY = "talking bird memorised launch procedure"
+LONG_NOTE_QUERY = "bird that imitated the launch list tune"
 
 # Titles: frontmatter `title`, else the first `# ` heading.
 TITLES = {
