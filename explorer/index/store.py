@@ -43,8 +43,10 @@ def known_notes(conn: sqlite3.Connection, prefix: str | None = None) -> dict[str
     sql = "SELECT id, path, size, mtime_ns, hash, indexed_ns FROM notes"
     params: tuple[object, ...] = ()
     if prefix:
-        sql += " WHERE substr(path, 1, ?) = ?"
-        params = (len(prefix), prefix)
+        # A range over the unique index on ``path`` (binary collation) instead of a scan of every
+        # note: the watcher asks this once per path of a batch.
+        sql += " WHERE path >= ? AND path < ?"
+        params = (prefix, prefix[:-1] + chr(ord(prefix[-1]) + 1))
     return {row[1]: KnownNote(*row) for row in conn.execute(sql, params)}
 
 

@@ -1,0 +1,731 @@
+"""The live index: one writer that keeps a vault's index current while its files change.
+
+Three kinds of threads, no Qt:
+
+- the **writer** owns the index.  It opens it, starts the watcher, reconciles the whole vault
+  with a stat scan (``sync_vault``), then applies the watcher's batches one targeted sync each,
+  and reconciles again every ``reconcile_interval`` seconds (sooner while the watcher is degraded)
+  so that missed events cannot make the index drift for long.  The watcher starts *before* the
+  first reconcile, so a file saved during it is not missed.
+- the **embedder** has its own connection.  Its queue is the database (chunks without a vector
+  for the model), so a crash loses nothing.  Notes the writer just added or changed go first;
+  the rest follows in chunk order, a batch at a time, each batch its own short transaction.  A
+  model that fails is retried with exponential back-off.  The writer never waits for it: lexical
+  results of a save are searchable after the batch delay, whatever the embedder is doing.
+- the **watchdog observer** threads (see :mod:`explorer.vault.watch`).
+
+Everything that happens is published as a :class:`LiveEvent` to subscribers (called on the
+background threads: a window hands them to its own thread) and kept in a short log.  The
+watcher's state and the last batch are also written to the index's ``meta`` table, so that
+another process (``vault-explorer status``) can show them: see :func:`persisted_watcher`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import sqlite3
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from explorer.embed.base import Embedder, EmbedderUnavailable
+from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.index.db import IndexDB, connect, index_path
+from explorer.index.embedding import encode_vector, pending_count
+from explorer.index.status import index_status
+from explorer.index.sync import SyncReport, sync_vault
+from explorer.vault.watch import DEFAULT_MAX_WAIT, DEFAULT_QUIET, Batch, VaultWatcher, WatchError
+
+log = logging.getLogger(__name__)
+
+#: Chunks per embedding call.  The model is shared with query embedding (one call at a time), so
+#: a batch is what a search typed meanwhile, or a note just saved, may have to wait for: 16 short
+#: chunks take ~1 s on a slow 2-core laptop, and larger batches are barely faster per chunk.
+EMBED_BATCH = 16
+#: Seconds between attempts to start a failed watcher again.
+RESTART_DELAY = 30.0
+#: While the watcher is degraded, reconcile at least this often.
+DEGRADED_RECONCILE = 60.0
+#: Notes saved recently are embedded before the backlog, newest first: how many are looked up
+#: per embedding batch, and how many are remembered (the others wait in the chunk-order pass).
+_HOT_LOOKUP = 64
+_HOT_MAX = 2000
+_EVENT_LOG = 500
+
+
+class WatcherState(Enum):
+    STARTING = "starting"
+    RUNNING = "running"
+    STOPPED = "stopped"
+    DEGRADED = "degraded"
+
+
+@dataclass(frozen=True)
+class LiveEvent:
+    """Something the live index did, for an event log."""
+
+    kind: str  # "sync" | "embed-progress" | "embed-done" | "watcher" | "error" | "notice"
+    time: float
+    message: str
+    report: SyncReport | None = None
+    touched: frozenset[str] = frozenset()  # note paths whose results may change
+    done: int = 0
+    total: int = 0
+    rate: float = 0.0
+    note: str = ""
+
+
+class _Stopping(Exception):
+    """Raised from the sync progress callback: stop between two committed transactions."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    hash: str
+    text: str
+    path: str
+    note_id: int
+    seq: int
+
+
+_PENDING_SQL = (
+    "SELECT c.hash, c.text, n.path, c.note_id, c.seq FROM chunks c "
+    "JOIN notes n ON n.id = c.note_id "
+    "WHERE {where} AND NOT EXISTS "
+    "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
+    "ORDER BY c.note_id, c.seq LIMIT ?"
+)
+#: A vector is stored only if some chunk still has its text: a chunk deleted while its batch was
+#: being embedded leaves no orphan behind.
+_INSERT_VECTOR = (
+    "INSERT OR IGNORE INTO vectors(hash, model, dim, vec) SELECT ?, ?, ?, ? "
+    "WHERE EXISTS (SELECT 1 FROM chunks WHERE hash = ?)"
+)
+
+
+class LiveIndex:
+    """Keeps the index of ``vault`` current: the single writer of that index in this process."""
+
+    def __init__(
+        self,
+        vault: Path,
+        data_dir: str | os.PathLike[str] | None,
+        provider: EmbedderProvider,
+        *,
+        watch: bool = True,
+        reconcile_interval: float = 300.0,
+        quiet: float = DEFAULT_QUIET,
+        max_wait: float = DEFAULT_MAX_WAIT,
+        embed_batch: int = EMBED_BATCH,
+        retry_delay: float = 1.0,
+        max_retry_delay: float = 60.0,
+    ) -> None:
+        if reconcile_interval <= 0:
+            raise ValueError(f"reconcile interval must be positive, got {reconcile_interval:g}")
+        self.vault = vault.expanduser().resolve()
+        self.data_dir = data_dir
+        self.provider = provider
+        self.reconcile_interval = reconcile_interval
+        self.embed_batch = embed_batch
+        self.retry_delay = retry_delay
+        self.max_retry_delay = max_retry_delay
+        self._db_path = index_path(self.vault, data_dir)
+        self._watcher = VaultWatcher(self.vault, quiet=quiet, max_wait=max_wait) if watch else None
+        self._stop = threading.Event()
+        self._opened = threading.Event()  # set once the writer opened the index (or failed to)
+        self._reconcile = threading.Event()
+        self._wake = threading.Event()  # wakes the writer when there is no watcher
+        self._embed_wake = threading.Event()
+        self._lock = threading.Lock()
+        self._subscribers: list[Callable[[LiveEvent], None]] = []
+        self._log: deque[LiveEvent] = deque(maxlen=_EVENT_LOG)
+        self._writer: threading.Thread | None = None
+        self._embedder: threading.Thread | None = None
+        # Writer state (written by the writer thread, read by any).
+        self._state = WatcherState.STOPPED
+        self._reason: str | None = None
+        self._open_error: str | None = None
+        self._notices: list[str] = []
+        self._initial_done = False
+        self._busy = False
+        self._sync_failures = 0
+        self._last_batch: dict[str, Any] | None = None
+        # Embedder state.
+        self._hot: dict[str, None] = {}  # notes added or changed by batches, newest last
+        self._embed_dirty = True
+        self._embed_idle = False
+        self._embedding: dict[str, Any] = {
+            "state": "idle",
+            "reason": None,
+            "model": provider.name,
+            "done": 0,
+            "total": 0,
+            "rate": 0.0,
+            "note": "",
+        }
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def db_path(self) -> Path:
+        return self._db_path
+
+    @property
+    def state(self) -> WatcherState:
+        return self._state
+
+    @property
+    def state_reason(self) -> str | None:
+        return self._reason
+
+    @property
+    def running(self) -> bool:
+        """Whether the writer thread is alive (it ends on :meth:`stop` or if the index cannot
+        be opened: see :attr:`state_reason`)."""
+        return self._writer is not None and self._writer.is_alive()
+
+    def start(self) -> None:
+        """Start the writer and the embedder in the background; returns at once."""
+        if self._writer is not None:
+            raise RuntimeError("this live index was already started")
+        self.provider.start()
+        self._set_state(WatcherState.STARTING, None, persist=None)
+        self._writer = threading.Thread(target=self._run_writer, name="live-writer", daemon=True)
+        self._embedder = threading.Thread(
+            target=self._run_embedder, name="live-embedder", daemon=True
+        )
+        self._writer.start()
+        self._embedder.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop watching and embedding.  The writer finishes the transaction it is in (a sync is
+        interrupted between two committed transactions), so the index stays consistent."""
+        self._stop.set()
+        if self._watcher is not None:
+            self._watcher.kick()
+        self._wake.set()
+        self._embed_wake.set()
+        deadline = time.monotonic() + timeout
+        for thread in (self._writer, self._embedder):
+            if thread is not None and thread.is_alive():
+                thread.join(max(0.0, deadline - time.monotonic()))
+
+    def subscribe(self, callback: Callable[[LiveEvent], None]) -> Callable[[], None]:
+        """Call ``callback`` with every event from now on (on a background thread); returns a
+        function that unsubscribes it."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def events(self) -> list[LiveEvent]:
+        """The most recent events, oldest first (for a log shown after the fact)."""
+        with self._lock:
+            return list(self._log)
+
+    def request_reconcile(self) -> None:
+        """Ask for a full stat-scan reconcile as soon as the writer is free."""
+        self._reconcile.set()
+        self._wake.set()
+        if self._watcher is not None:
+            self._watcher.kick()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no batch is pending or being applied and the embedding queue is empty (or
+        there is no model to empty it); ``False`` if that did not happen within ``timeout``.
+
+        Events the operating system has not delivered yet cannot be waited for: after writing
+        files, wait for their effect rather than for idleness alone.
+        """
+        deadline = time.monotonic() + timeout
+        while not self._idle():
+            if time.monotonic() >= deadline or (self._writer is not None and not self.running):
+                return self._idle()
+            self._stop.wait(0.02)
+        return True
+
+    def health(self, *, check_fts: bool = False) -> dict[str, Any]:
+        """Index counts (:func:`index_status`), watcher state, last batch and embedding
+        progress.  Safe from any thread: reads through its own short-lived connection.
+        ``check_fts`` also runs FTS5's integrity-check (slower on big vaults)."""
+        data: dict[str, Any] = {
+            "indexed": False,
+            "vault": str(self.vault),
+            "database": str(self._db_path),
+        }
+        if self._opened.is_set() and self._open_error is None and self._db_path.exists():
+            try:
+                conn = connect(self._db_path)
+                try:
+                    db = IndexDB(conn, self._db_path, self.vault)
+                    status = index_status(db, self.provider.name, check_fts=check_fts)
+                    data = {"indexed": True, **status}
+                finally:
+                    conn.close()
+            except sqlite3.Error as exc:
+                data["error"] = f"cannot read the index: {exc}"
+        with self._lock:
+            data["notices"] = list(self._notices)
+            data["watcher"] = {"state": self._state.value, "reason": self._reason}
+            data["lastBatch"] = dict(self._last_batch) if self._last_batch else None
+            data["embedding"] = dict(self._embedding)
+        return data
+
+    # ------------------------------------------------------------------ events
+
+    def _emit(self, event: LiveEvent) -> None:
+        with self._lock:
+            self._log.append(event)
+            subscribers = list(self._subscribers)
+        for callback in subscribers:
+            try:
+                callback(event)
+            except Exception:  # a subscriber's bug must not stop the index
+                log.exception("live index subscriber failed on %s", event.kind)
+
+    def _event(self, kind: str, message: str, **fields: Any) -> None:
+        self._emit(LiveEvent(kind, time.time(), message, **fields))
+
+    def _idle(self) -> bool:
+        with self._lock:
+            if not self._initial_done or self._busy or self._sync_failures:
+                return False
+            embedding_done = self._embed_idle or self._embedding["state"] in ("off", "unavailable")
+        if self._reconcile.is_set():
+            return False
+        return embedding_done and (self._watcher is None or self._watcher.idle)
+
+    # ------------------------------------------------------------------ writer thread
+
+    def _set_state(self, state: WatcherState, reason: str | None, persist: IndexDB | None) -> None:
+        changed = (state, reason) != (self._state, self._reason)
+        with self._lock:
+            self._state, self._reason = state, reason
+        if persist is not None:
+            self._persist(persist)
+        if changed and state is not WatcherState.STARTING:
+            self._event("watcher", f"watcher {state.value}" + (f": {reason}" if reason else ""))
+
+    def _persist(self, db: IndexDB) -> None:
+        """Write the watcher's state where another process's ``status`` can read it."""
+        try:
+            with db.transaction():
+                db.set_meta("watcher_state", self._state.value)
+                db.set_meta("watcher_reason", self._reason or "")
+                db.set_meta("watcher_pid", str(os.getpid()))
+                db.set_meta("watcher_started", _PROCESS_STARTED)
+                if self._last_batch is not None:
+                    db.set_meta("last_batch", json.dumps(self._last_batch))
+        except sqlite3.Error as exc:
+            log.warning("cannot record the watcher state: %s", exc)
+
+    def _run_writer(self) -> None:
+        try:
+            db = IndexDB.open(self.vault, self.data_dir)
+        except Exception as exc:
+            self._open_error = f"cannot open the index: {type(exc).__name__}: {exc}"
+            self._opened.set()
+            self._set_state(WatcherState.STOPPED, self._open_error, persist=None)
+            self._event("error", self._open_error)
+            return
+        with self._lock:
+            self._notices = list(db.notices)
+        self._opened.set()
+        for notice in db.notices:
+            self._event("notice", notice)
+        final_reason = None
+        try:
+            self._writer_loop(db)
+        except _Stopping:
+            pass
+        except Exception as exc:  # a bug: say so, leave the index as the last commit left it
+            log.exception("live index writer failed")
+            final_reason = f"the index writer failed: {type(exc).__name__}: {exc}"
+            self._event("error", final_reason)
+        finally:
+            if self._watcher is not None:
+                self._watcher.stop()
+            self._set_state(WatcherState.STOPPED, final_reason, persist=db)
+            db.close()
+
+    def _writer_loop(self, db: IndexDB) -> None:
+        next_restart = 0.0
+        if self._watcher is not None:
+            next_restart = self._start_watcher(db)
+        ok = self._full_sync(db, "start-up reconcile")
+        with self._lock:
+            self._initial_done = True
+        if self._watcher is None:
+            self._set_state(
+                WatcherState.STOPPED,
+                f"file watching is off; reconciling every {self.reconcile_interval:g} s",
+                persist=db,
+            )
+        elif self._state is WatcherState.STARTING:
+            self._set_state(WatcherState.RUNNING, None, persist=db)
+        next_reconcile = time.monotonic() + (
+            self.reconcile_interval if ok else self._retry_after_failure()
+        )
+        while not self._stop.is_set():
+            now = time.monotonic()
+            if self._watcher is not None:
+                next_restart = self._check_watcher(db, now, next_restart)
+            if self._state is WatcherState.DEGRADED:
+                next_reconcile = min(next_reconcile, now + DEGRADED_RECONCILE)
+            if self._reconcile.is_set() or now >= next_reconcile:
+                ok = self._full_sync(db, "reconcile")
+                delay = self.reconcile_interval if ok else self._retry_after_failure()
+                next_reconcile = time.monotonic() + delay
+                continue
+            batch = self._wait_for_batch(min(1.0, next_reconcile - now))
+            if batch is None:
+                continue
+            try:
+                if batch.reconcile:
+                    ok = self._full_sync(db, "reconcile (events were lost or ignore rules changed)")
+                else:
+                    ok = self._apply_batch(db, batch)
+                if not ok:
+                    next_reconcile = time.monotonic() + self._retry_after_failure()
+            finally:
+                assert self._watcher is not None
+                self._watcher.task_done()
+
+    def _wait_for_batch(self, timeout: float) -> Batch | None:
+        if self._watcher is None:
+            self._wake.wait(max(0.0, timeout))
+            self._wake.clear()
+            return None
+        return self._watcher.next_batch(max(0.0, timeout))
+
+    def _start_watcher(self, db: IndexDB) -> float:
+        """Start the observer; returns when to try again if it could not be started."""
+        assert self._watcher is not None
+        try:
+            self._watcher.start()
+        except WatchError as exc:
+            self._set_state(WatcherState.DEGRADED, self._degraded(str(exc)), persist=db)
+            return time.monotonic() + RESTART_DELAY
+        return 0.0
+
+    def _check_watcher(self, db: IndexDB, now: float, next_restart: float) -> float:
+        assert self._watcher is not None
+        if self._watcher.running:
+            failure = self._watcher.failure()
+            if failure is None:
+                return next_restart
+            self._watcher.stop()
+            self._set_state(WatcherState.DEGRADED, self._degraded(failure), persist=db)
+            self._reconcile.set()
+            return now + RESTART_DELAY
+        if now < next_restart:
+            return next_restart
+        retry = self._start_watcher(db)
+        if retry == 0.0:
+            self._set_state(WatcherState.RUNNING, None, persist=db)
+            self._reconcile.set()  # whatever happened while it was down
+        return retry
+
+    def _degraded(self, reason: str) -> str:
+        every = min(self.reconcile_interval, DEGRADED_RECONCILE)
+        return f"{reason}; reconciling every {every:g} s instead"
+
+    def _retry_after_failure(self) -> float:
+        with self._lock:
+            failures = self._sync_failures
+        return min(self.reconcile_interval, 2.0 ** min(failures, 8))
+
+    def _sync_progress(self, phase: str, done: int, total: int) -> None:
+        if self._stop.is_set():
+            raise _Stopping
+        if phase == "index" and done:
+            # New chunks were committed: the embedder may start on them during a long sync.
+            with self._lock:
+                self._embed_dirty, self._embed_idle = True, False
+            self._embed_wake.set()
+
+    def _full_sync(self, db: IndexDB, why: str) -> bool:
+        with self._lock:
+            self._busy = True
+        self._reconcile.clear()
+        try:
+            report = sync_vault(db, self._sync_progress)
+        except _Stopping:
+            raise
+        except Exception as exc:
+            self._sync_failed(f"{why} failed: {type(exc).__name__}: {exc}")
+            return False
+        finally:
+            with self._lock:
+                self._busy = False
+        self._synced(db, report, why, None)
+        return True
+
+    def _apply_batch(self, db: IndexDB, batch: Batch) -> bool:
+        try:
+            report = sync_vault(db, self._sync_progress, paths=batch.paths)
+        except _Stopping:
+            raise
+        except Exception as exc:
+            self._sync_failed(f"batch of {len(batch.paths)} paths failed: {exc}")
+            return False
+        self._synced(db, report, f"batch of {len(batch.paths)} paths", batch)
+        return True
+
+    def _sync_failed(self, message: str) -> None:
+        log.warning("%s", message)
+        with self._lock:
+            self._sync_failures += 1
+        self._reconcile.clear()
+        self._event("error", message + "; a full reconcile will follow")
+
+    def _synced(self, db: IndexDB, report: SyncReport, what: str, batch: Batch | None) -> None:
+        moved = len(report.renamed)
+        last: dict[str, Any] = {
+            "kind": "batch" if batch is not None else "reconcile",
+            "time": time.time(),
+            "seconds": round(report.seconds, 4),
+            "paths": len(batch.paths) if batch is not None else None,
+            "events": batch.events if batch is not None else None,
+            "latency": (
+                round(time.monotonic() - batch.first_event, 4) if batch is not None else None
+            ),
+            "added": len(report.added) - moved,
+            "changed": len(report.changed),
+            "moved": moved,
+            "deleted": len(report.deleted) - moved,
+            "skipped": len(report.skipped),
+            "summary": report.summary(),
+        }
+        fresh = [*report.added, *report.changed]
+        with self._lock:
+            self._sync_failures = 0
+            self._last_batch = last
+            if fresh:
+                self._embed_dirty, self._embed_idle = True, False
+            if batch is not None:  # what the user just saved goes before any backlog
+                for path in fresh:
+                    self._hot.pop(path, None)
+                    self._hot[path] = None
+                while len(self._hot) > _HOT_MAX:
+                    del self._hot[next(iter(self._hot))]
+        if fresh:
+            self._embed_wake.set()
+        self._persist(db)
+        self._event(
+            "sync", f"{what}: {report.summary()}", report=report, touched=frozenset(report.touched)
+        )
+
+    # ------------------------------------------------------------------ embedder thread
+
+    def _set_embedding(self, **fields: Any) -> None:
+        with self._lock:
+            self._embedding.update(fields)
+
+    def _run_embedder(self) -> None:
+        if self.provider.state is ModelState.DISABLED:
+            self._set_embedding(state="off", reason=self.provider.error)
+            return
+        while not self._opened.wait(0.5):
+            if self._stop.is_set():
+                return
+        if self._open_error is not None:
+            return
+        embedder = self._await_model()
+        if embedder is None:
+            return
+        db = IndexDB(connect(self._db_path), self._db_path, self.vault)
+        try:
+            self._embed_loop(db, embedder)
+        except Exception as exc:
+            log.exception("live index embedder failed")
+            self._set_embedding(state="unavailable", reason=f"embedder crashed: {exc}")
+            self._event("error", f"embedding stopped: {type(exc).__name__}: {exc}")
+        finally:
+            db.close()
+            with self._lock:
+                if self._embedding["state"] not in ("off", "unavailable"):
+                    self._embedding["state"] = "stopped"
+
+    def _await_model(self) -> Embedder | None:
+        while not self._stop.is_set():
+            try:
+                embedder = self.provider.get(timeout=0.5)
+            except EmbedderUnavailable as exc:
+                if self.provider.state in (ModelState.FAILED, ModelState.DISABLED):
+                    self._set_embedding(state="unavailable", reason=str(exc))
+                    self._event("notice", f"vectors are not being updated: {exc}")
+                    return None
+                self._set_embedding(state="loading", reason=str(exc))
+                continue
+            self._set_embedding(state="idle", reason=None, model=embedder.name)
+            return embedder
+        return None
+
+    def _embed_loop(self, db: IndexDB, embedder: Embedder) -> None:
+        cursor = (-1, -1)
+        failures = 0
+        run_started: float | None = None
+        done = 0
+        while not self._stop.is_set():
+            self._embed_wake.clear()
+            with self._lock:
+                self._embed_dirty = False
+            rows, cursor_after = self._next_rows(db, embedder.name, cursor)
+            if not rows:
+                cursor = (-1, -1)
+                if run_started is not None:
+                    seconds = time.monotonic() - run_started
+                    rate = done / seconds if seconds > 0 else 0.0
+                    self._set_embedding(state="idle", total=done, rate=rate, note="")
+                    self._event(
+                        "embed-done",
+                        f"embedded {done} chunks in {seconds:.1f}s ({rate:.0f}/s)",
+                        done=done,
+                        total=done,
+                        rate=rate,
+                    )
+                    run_started, done = None, 0
+                with self._lock:
+                    self._embed_idle = not self._embed_dirty
+                self._embed_wake.wait(5.0)
+                continue
+            with self._lock:
+                self._embed_idle = False
+            if run_started is None:
+                run_started = time.monotonic()
+                self._set_embedding(state="embedding", done=0, total=0, rate=0.0)
+            try:
+                matrix = embedder.embed([r.text for r in rows])
+                if matrix.shape != (len(rows), embedder.dimension):
+                    raise ValueError(
+                        f"embedder returned shape {matrix.shape}, "
+                        f"expected {(len(rows), embedder.dimension)}"
+                    )
+            except Exception as exc:
+                failures += 1
+                delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
+                reason = f"embedding failed ({type(exc).__name__}: {exc}); retry in {delay:g} s"
+                self._set_embedding(state="retrying", reason=reason)
+                self._event("error", reason)
+                self._stop.wait(delay)
+                continue
+            if failures:
+                failures = 0
+                self._set_embedding(state="embedding", reason=None)
+            with db.transaction() as conn:
+                for row, vector in zip(rows, matrix, strict=True):
+                    conn.execute(
+                        _INSERT_VECTOR,
+                        (
+                            row.hash,
+                            embedder.name,
+                            embedder.dimension,
+                            encode_vector(vector),
+                            row.hash,
+                        ),
+                    )
+                db.bump_generation()
+            if cursor_after is not None:
+                cursor = cursor_after
+            done += len(rows)
+            seconds = time.monotonic() - run_started
+            rate = done / seconds if seconds > 0 else 0.0
+            total = done + pending_count(db, embedder.name)
+            paths = list(dict.fromkeys(r.path for r in rows))
+            self._set_embedding(done=done, total=total, rate=rate, note=paths[-1])
+            self._event(
+                "embed-progress",
+                f"embedded {done}/{total} chunks ({rate:.0f}/s), {paths[-1]}",
+                touched=frozenset(paths),
+                done=done,
+                total=total,
+                rate=rate,
+                note=paths[-1],
+            )
+
+    def _next_rows(
+        self, db: IndexDB, model: str, cursor: tuple[int, int]
+    ) -> tuple[list[_Pending], tuple[int, int] | None]:
+        """The next batch of chunk texts to embed, and where the chunk-order pass stands after
+        it (``None`` if the batch came from recently changed notes, which go first)."""
+        with self._lock:
+            hot = list(self._hot)[-_HOT_LOOKUP:]
+        if hot:
+            marks = ",".join("?" * len(hot))
+            rows = self._pending(db, f"n.path IN ({marks})", [*hot], model)
+            if len(rows) < self.embed_batch:  # every hot note not in ``rows`` is fully embedded
+                still = {r.path for r in rows}
+                with self._lock:
+                    for path in hot:
+                        if path not in still:
+                            self._hot.pop(path, None)
+            if rows:
+                return rows, None
+        rows = self._pending(db, "(c.note_id, c.seq) > (?, ?)", [*cursor], model)
+        if not rows and cursor != (-1, -1):  # the end of a pass: look again from the start
+            rows = self._pending(db, "(c.note_id, c.seq) > (?, ?)", [-1, -1], model)
+        if not rows:
+            return [], None
+        return rows, (rows[-1].note_id, rows[-1].seq)
+
+    def _pending(self, db: IndexDB, where: str, params: list[Any], model: str) -> list[_Pending]:
+        sql = _PENDING_SQL.format(where=where)
+        rows = db.conn.execute(sql, (*params, model, self.embed_batch)).fetchall()
+        seen: set[str] = set()
+        out = []
+        for digest, text, path, note_id, seq in rows:
+            if digest not in seen:  # the same text in two chunks is embedded once
+                seen.add(digest)
+                out.append(_Pending(digest, text, path, note_id, seq))
+        return out
+
+
+def _process_started(pid: int) -> float | None:
+    try:
+        return psutil.Process(pid).create_time()
+    except (psutil.Error, OSError):
+        return None
+
+
+_STARTED = _process_started(os.getpid())
+_PROCESS_STARTED = "" if _STARTED is None else repr(_STARTED)
+
+
+def persisted_watcher(db: IndexDB) -> dict[str, Any]:
+    """The watcher state another process wrote into ``db`` (``vault-explorer status``): its
+    state, reason and pid, and its last batch.  A watcher whose process is gone (killed, crashed)
+    is reported as stopped."""
+    state = db.get_meta("watcher_state") or WatcherState.STOPPED.value
+    reason = db.get_meta("watcher_reason") or None
+    pid_text = db.get_meta("watcher_pid")
+    pid = int(pid_text) if pid_text and pid_text.isdigit() else None
+    if state != WatcherState.STOPPED.value:
+        recorded = db.get_meta("watcher_started")
+        started = _process_started(pid) if pid is not None else None
+        # The same pid in a newer process is not the watcher: compare the start times too.
+        alive = started is not None and (not recorded or abs(started - float(recorded)) < 1.0)
+        if not alive:
+            state = WatcherState.STOPPED.value
+            reason = f"the watcher process ({pid}) is no longer running"
+    last = db.get_meta("last_batch")
+    return {
+        "state": state,
+        "reason": reason,
+        "pid": pid,
+        "lastBatch": json.loads(last) if last else None,
+    }

@@ -1,0 +1,105 @@
+"""``vault-explorer watch VAULT``: keep the index current until interrupted, logging each batch.
+
+Headless: another process can search the index meanwhile (``search --no-sync``, ``status``).
+Ctrl-C and SIGTERM stop it cleanly — the writer finishes the transaction it is in — and the
+command exits with status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+import time
+from types import FrameType
+from typing import Any, TextIO
+
+from explorer.cli import UsageError, _vault
+from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.live import LiveEvent, LiveIndex
+
+#: Seconds between two "embedding N/M" lines (the end of a run is always logged).
+PROGRESS_EVERY = 5.0
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("watch", parents=[common], help="keep the index current until interrupted")
+    p.add_argument("vault")
+    p.add_argument("--no-embed", action="store_true", help="lexical index only")
+    p.add_argument(
+        "--reconcile-interval",
+        type=float,
+        default=300.0,
+        metavar="S",
+        help="full stat-scan reconcile every S seconds (default 300), for missed events",
+    )
+    p.set_defaults(func=cmd_watch)
+
+
+class EventPrinter:
+    """Writes events as timestamped lines: batches and notices to ``out``, errors to ``err``."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self._last_progress = 0.0
+        self._lock = threading.Lock()
+
+    def __call__(self, event: LiveEvent) -> None:
+        if event.kind == "embed-progress":
+            if event.time - self._last_progress < PROGRESS_EVERY:
+                return
+            self._last_progress = event.time
+        stream = self.err if event.kind == "error" else self.out
+        self.line(event.message, event.time, stream)
+        if event.report is not None:
+            for path, reason in sorted(event.report.skipped.items()):
+                self.line(f"  skipped {path}: {reason}", event.time, stream)
+
+    def line(self, message: str, when: float | None = None, stream: TextIO | None = None) -> None:
+        when = time.time() if when is None else when
+        stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
+        with self._lock:
+            stream = stream or self.out
+            stream.write(f"{stamp}.{int(when % 1 * 1000):03d} {message}\n")
+            stream.flush()
+
+
+def cmd_watch(args: argparse.Namespace) -> int:
+    vault = _vault(args.vault)
+    if not args.reconcile_interval > 0:
+        raise UsageError(f"--reconcile-interval must be positive, got {args.reconcile_interval:g}")
+    provider = (
+        EmbedderProvider.disabled("--no-embed: lexical index only")
+        if args.no_embed
+        else shared_provider(args.model)
+    )
+    live = LiveIndex(vault, args.data_dir, provider, reconcile_interval=args.reconcile_interval)
+    printer = EventPrinter(sys.stdout, sys.stderr)
+    live.subscribe(printer)
+    stop = threading.Event()
+
+    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    printer.line(
+        f"watching {vault} (index {live.db_path}, "
+        f"{'no embedding' if args.no_embed else 'model ' + provider.name}); Ctrl-C to stop"
+    )
+    try:
+        live.start()
+        while not stop.wait(0.25):
+            if not live.running:  # the index could not be opened, or the writer failed
+                break
+    except KeyboardInterrupt:
+        pass
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        live.stop()
+    if live.state_reason:
+        printer.line(f"stopped: {live.state_reason}", stream=sys.stderr)
+        return 1
+    printer.line("stopped; the index is consistent")
+    return 0

@@ -1,0 +1,278 @@
+"""``vault-explorer watch`` as a separate process: clean stops on signals, a kill in the middle
+of embedding that the next start finishes, and what ``status`` shows of it."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+from explorer.embed import provider as provider_module
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB, index_path
+from explorer.index.embedding import pending_count
+from explorer.index.sync import sync_vault
+from tests.vault.test_watch import wait_until
+
+#: Runs the real command line with a slow fake model registered under the name ``slowfake``
+#: (``--model slowfake``), so a test can kill the process while it is embedding.
+SLOW_FAKE_MAIN = textwrap.dedent(
+    """
+    import sys, threading
+    from explorer.cli import main
+    from explorer.embed import provider
+    from explorer.embed.base import FakeEmbedder
+
+    class SlowFake(FakeEmbedder):
+        def embed(self, texts):
+            threading.Event().wait(0.1)
+            return super().embed(texts)
+
+    provider._SHARED["slowfake"] = provider.EmbedderProvider.of(SlowFake(name="slowfake"))
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def start_watch(vault: Path, data_dir: Path, log: Path, *options: str) -> subprocess.Popen[bytes]:
+    with log.open("a") as out:
+        return subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "explorer",
+                "watch",
+                str(vault),
+                "--data-dir",
+                str(data_dir),
+                *options,
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+
+
+def read(vault: Path, data_dir: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
+    """One query on a fresh connection ([] while the index does not exist yet)."""
+    try:
+        db = IndexDB.open_existing(vault, data_dir)
+    except (FileNotFoundError, sqlite3.DatabaseError):  # not created, or not migrated yet
+        return []
+    try:
+        return db.conn.execute(sql, params).fetchall()
+    finally:
+        db.close()
+
+
+@pytest.fixture
+def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
+    started: list[subprocess.Popen[bytes]] = []
+    yield started
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_watch_logs_batches_and_stops_cleanly_on_a_signal(
+    vault: Path,
+    data_dir: Path,
+    tmp_path: Path,
+    procs: list[subprocess.Popen[bytes]],
+    capsys: pytest.CaptureFixture[str],
+    signum: int,
+) -> None:
+    (vault / "old.md").write_text("# Old\n\nalready there\n")
+    log = tmp_path / "watch.log"
+    proc = start_watch(vault, data_dir, log, "--no-embed")
+    procs.append(proc)
+    wait_until(lambda: "watcher running" in log.read_text())
+    (vault / "new.md").write_text("# New\n\nfresh words\n")
+    wait_until(lambda: read(vault, data_dir, "SELECT 1 FROM notes WHERE path = 'new.md'"))
+
+    assert main(["status", str(vault), "--data-dir", str(data_dir), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["watcher"]["state"] == "running" and status["watcher"]["pid"] == proc.pid
+    assert status["lastBatch"]["added"] == 1
+
+    proc.send_signal(signum)
+    assert proc.wait(30) == 0
+    out = log.read_text()
+    assert "start-up reconcile: 1 added" in out
+    assert "batch of 1 paths: 1 added, 0 changed, 0 moved, 0 deleted" in out
+    assert "stopped; the index is consistent" in out
+    assert "Traceback" not in out
+
+    assert main(["status", str(vault), "--data-dir", str(data_dir)]) == 0
+    text = capsys.readouterr().out
+    assert "watcher     stopped" in text and "fts         ok" in text
+    assert "last batch" in text and "1 added" in text
+
+
+def test_watch_rejects_bad_input(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["watch", str(vault), "--reconcile-interval", "0"]) == 2
+    assert "--reconcile-interval must be positive" in capsys.readouterr().err
+    assert main(["watch", str(vault / "missing")]) == 2
+    assert "vault folder not found" in capsys.readouterr().err
+
+
+def make_notes(vault: Path, count: int) -> None:
+    topics = ["rivers", "compilers", "bread", "tides", "chess", "volcanoes", "printing", "bees"]
+    for i in range(count):
+        topic = topics[i % len(topics)]
+        (vault / f"{topic}-{i:03}.md").write_text(
+            f"# {topic.title()} {i}\n\nA note about {topic}, number {i}. "
+            f"It explains one thing about {topic} in plain words ({i * 7919 % 1000}).\n\n"
+            f"## Details\n\nMore about {topic}: detail {i}, with a second paragraph.\n"
+        )
+
+
+def assert_queue_finished_exactly(vault: Path, data_dir: Path, model: str) -> None:
+    """Every chunk text has exactly one vector of ``model``, and no vector is left over."""
+    db = IndexDB.open_existing(vault, data_dir)
+    try:
+        assert pending_count(db, model) == 0
+        missing = db.conn.execute(
+            "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+            "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?)",
+            (model,),
+        ).fetchone()[0]
+        duplicated = db.conn.execute(
+            "SELECT count(*) FROM (SELECT hash FROM vectors WHERE model = ? "
+            "GROUP BY hash HAVING count(*) > 1)",
+            (model,),
+        ).fetchone()[0]
+        orphans = db.conn.execute(
+            "SELECT count(*) FROM vectors v WHERE NOT EXISTS "
+            "(SELECT 1 FROM chunks c WHERE c.hash = v.hash)"
+        ).fetchone()[0]
+        assert (missing, duplicated, orphans) == (0, 0, 0)
+        assert db.fts_integrity() is None
+        hashes = {r[0] for r in db.conn.execute("SELECT DISTINCT hash FROM chunks")}
+    finally:
+        db.close()
+    fresh = IndexDB.open(vault, data_dir / "reference")  # the same vault indexed from scratch
+    try:
+        sync_vault(fresh)
+        assert hashes == {r[0] for r in fresh.conn.execute("SELECT DISTINCT hash FROM chunks")}
+    finally:
+        fresh.close()
+
+
+def kill_during_embedding_then_restart(
+    vault: Path,
+    data_dir: Path,
+    log: Path,
+    command: list[str],
+    model: str,
+    procs: list[subprocess.Popen[bytes]],
+) -> None:
+    def vectors() -> int:
+        rows = read(vault, data_dir, "SELECT count(*) FROM vectors WHERE model = ?", model)
+        return int(rows[0][0]) if rows else 0  # type: ignore[call-overload]
+
+    with log.open("a") as out:
+        first = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    procs.append(first)
+    wait_until(lambda: vectors() > 0, timeout=120)
+    first.send_signal(signal.SIGKILL)
+    first.wait(30)
+    chunks = int(read(vault, data_dir, "SELECT count(DISTINCT hash) FROM chunks")[0][0])  # type: ignore[call-overload]
+    assert 0 < vectors() < chunks, "the kill should land in the middle of the embedding run"
+
+    with log.open("a") as out:
+        second = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    procs.append(second)
+    wait_until(lambda: vectors() == chunks, timeout=120)
+    second.send_signal(signal.SIGTERM)
+    assert second.wait(30) == 0
+    assert_queue_finished_exactly(vault, data_dir, model)
+
+
+def test_a_watch_killed_while_embedding_finishes_the_queue_on_restart(
+    vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    make_notes(vault, 150)
+    script = tmp_path / "slow_fake_main.py"
+    script.write_text(SLOW_FAKE_MAIN)
+    command = [
+        sys.executable,
+        str(script),
+        "watch",
+        str(vault),
+        "--data-dir",
+        str(data_dir),
+        "--model",
+        "slowfake",
+    ]
+    kill_during_embedding_then_restart(
+        vault, data_dir, tmp_path / "watch.log", command, "slowfake", procs
+    )
+
+
+@pytest.mark.model
+def test_a_watch_killed_while_embedding_with_the_real_model(
+    vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    make_notes(vault, 120)  # ~8 s of embedding on a slow 2-core machine, plus two model loads
+    command = [sys.executable, "-m", "explorer", "watch", str(vault), "--data-dir", str(data_dir)]
+    kill_during_embedding_then_restart(
+        vault, data_dir, tmp_path / "watch.log", command, "all-MiniLM-L6-v2", procs
+    )
+
+
+def test_status_rebuilds_the_fts_table_or_the_whole_index(
+    vault: Path,
+    data_dir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(
+        provider_module._SHARED, "fakemodel", EmbedderProvider.of(FakeEmbedder(name="fakemodel"))
+    )
+    (vault / "a.md").write_text("# A\n\nrebuild me\n")
+    common = ["--data-dir", str(data_dir), "--model", "fakemodel"]
+    assert main(["index", str(vault), *common]) == 0
+    db = IndexDB.open_existing(vault, data_dir)
+    try:  # damage the full-text table the way a bug in a trigger would
+        db.conn.execute(
+            "INSERT INTO notes_fts(notes_fts, rowid, title, tags, body) "
+            "VALUES ('delete', 1, 'A', '', 'rebuild me')"
+        )
+        assert db.fts_integrity() is not None
+    finally:
+        db.close()
+    capsys.readouterr()
+    assert main(["status", str(vault), *common, "--rebuild", "fts", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ftsIntegrity"] == "ok"
+
+    (vault / "b.md").write_text("# B\n\nsecond\n")
+    assert main(["status", str(vault), *common, "--rebuild", "all", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert status["notes"] == 2 and status["vectors"] == 2 and status["pendingEmbeddings"] == 0
+    assert main(["status", str(vault / "nowhere"), "--rebuild", "fts"]) == 2
+
+
+def test_status_refuses_to_rebuild_under_a_running_watcher(
+    vault: Path,
+    data_dir: Path,
+    tmp_path: Path,
+    procs: list[subprocess.Popen[bytes]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = tmp_path / "watch.log"
+    procs.append(start_watch(vault, data_dir, log, "--no-embed"))
+    wait_until(lambda: "watcher running" in log.read_text())
+    assert main(["status", str(vault), "--data-dir", str(data_dir), "--rebuild", "all"]) == 2
+    assert "stop it first" in capsys.readouterr().err
+    assert index_path(vault, data_dir).exists()
