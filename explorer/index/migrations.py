@@ -84,16 +84,39 @@ LATEST_VERSION = len(MIGRATIONS)
 
 
 def migrate(conn: sqlite3.Connection) -> int:
-    """Apply the migrations the database has not seen; returns the version reached."""
-    version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-        # One script, one transaction: a migration is applied whole or not at all.
-        try:
-            conn.executescript(
-                f"BEGIN IMMEDIATE;\n{migration()}\nPRAGMA user_version = {number};\nCOMMIT;"
-            )
-        except sqlite3.Error:
-            if conn.in_transaction:
-                conn.rollback()
-            raise
-    return max(version, LATEST_VERSION)
+    """Apply the migrations the database has not seen; returns the version reached.
+
+    The version is read inside the write transaction, so two processes opening a new index at
+    the same moment cannot both apply the same migration (the second sees the first's result).
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        if version >= LATEST_VERSION:
+            conn.execute("COMMIT")
+            return version
+        script = "\n".join(m() for m in MIGRATIONS[version:])
+        statements = [s for s in sqlite3_split(script) if s.strip()]
+        for statement in statements:
+            conn.execute(statement)
+        conn.execute(f"PRAGMA user_version = {LATEST_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    return LATEST_VERSION
+
+
+def sqlite3_split(script: str) -> list[str]:
+    """``script`` cut into complete SQL statements (triggers hold ``;`` inside ``BEGIN … END``)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current)
+            current = ""
+    if current.strip():
+        statements.append(current)
+    return statements

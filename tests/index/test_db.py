@@ -89,3 +89,25 @@ def test_fts_rebuild_repairs_drift(vault: Path, data_dir: Path) -> None:
     db.rebuild_fts()
     assert db.fts_integrity() is None
     db.close()
+
+
+def test_concurrent_first_open_migrates_once(tmp_path: Path) -> None:
+    """Two processes (here threads) opening a new index at once: neither sees corruption."""
+    import threading
+
+    for trial in range(10):
+        vault = tmp_path / f"v{trial}"
+        vault.mkdir()
+        notices: list[list[str]] = []
+
+        def open_it(root: Path = vault, trial: int = trial) -> None:
+            db = IndexDB.open(root, tmp_path / f"data{trial}")
+            notices.append(db.notices)
+            db.close()
+
+        threads = [threading.Thread(target=open_it) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert notices == [[], [], []]
