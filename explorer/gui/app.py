@@ -1,0 +1,170 @@
+"""Starting the window: ``vault-explorer gui`` and the ``vault-explorer-gui`` launcher.
+
+The window is shown before anything slow happens; the index opens on the search thread and the
+model loads on its own thread.  ``--screenshot PNG`` waits until the results for ``--query`` are
+on screen with vectors ready (or semantic search has failed, with its banner), saves the window
+and exits 0: the README's picture is made this way, headless with ``QT_QPA_PLATFORM=offscreen``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QMessageLogContext,
+    QSettings,
+    QTimer,
+    QtMsgType,
+    qInstallMessageHandler,
+)
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication
+
+from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.gui import settings as opt
+from explorer.gui.main_window import MainWindow
+from explorer.gui.resources import APP_ID, icon_path, sample_vault, stylesheet
+from explorer.gui.screenshot import ScreenshotDriver
+from explorer.gui.settings import APPLICATION, ORGANIZATION, Settings
+from explorer.gui.theme import apply_theme, chosen_theme
+
+ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
+ENV_STALL_REPORT = "VAULT_EXPLORER_STALL_REPORT"
+SCREENSHOT_SIZE = (1440, 880)
+
+
+def application() -> QApplication:
+    """The one ``QApplication`` (created on first call) with names, icon and stylesheet."""
+    existing = QApplication.instance()
+    if isinstance(existing, QApplication):
+        return existing
+    QApplication.setOrganizationName(ORGANIZATION)
+    QApplication.setApplicationName(APPLICATION)
+    QApplication.setDesktopFileName(APP_ID)
+    qInstallMessageHandler(_quiet_qt_messages)
+    app = QApplication(sys.argv[:1])
+    if icon_path().exists():
+        app.setWindowIcon(QIcon(str(icon_path())))
+    return app
+
+
+def prepare(app: QApplication, settings: Settings) -> None:
+    """Theme (``$VAULT_EXPLORER_THEME`` or the saved one) and the stylesheet."""
+    apply_theme(app, chosen_theme(settings.get(opt.THEME)))
+    app.setStyleSheet(stylesheet())
+
+
+def choose_vault(arg: str | None, settings: Settings) -> Path:
+    """The vault argument, else the last vault, else the bundled sample vault."""
+    if arg:
+        return Path(arg).expanduser().resolve()
+    last = settings.get(opt.LAST_VAULT)
+    if last and Path(last).is_dir():
+        return Path(last)
+    return sample_vault()
+
+
+def run_gui(args: argparse.Namespace) -> int:
+    """Open the window for ``args`` (see ``vault-explorer gui --help``); returns the exit code."""
+    app = application()
+    screenshot = getattr(args, "screenshot", None)
+    scratch: tempfile.TemporaryDirectory[str] | None = None
+    if screenshot:
+        # A picture made with the defaults, whatever the user's saved settings are.
+        scratch = tempfile.TemporaryDirectory(prefix="vault-explorer-shot-")
+        settings = Settings(
+            QSettings(str(Path(scratch.name) / "settings.ini"), QSettings.Format.IniFormat),
+            read_only=True,
+        )
+    else:
+        settings = Settings()
+    vault = choose_vault(getattr(args, "vault", None), settings)
+    if not vault.is_dir():
+        print(f"vault-explorer: vault folder not found: {vault}", file=sys.stderr)
+        return 2
+    prepare(app, settings)
+    provider = _provider(getattr(args, "model", None))
+    window = MainWindow(provider, data_dir=getattr(args, "data_dir", None), settings=settings)
+    mode = getattr(args, "mode", None)
+    if mode:
+        window.set_mode(mode)
+    query = getattr(args, "query", None)
+    if not query and not screenshot:
+        query = settings.get(opt.LAST_QUERY)
+    window.set_query(query or "", search=False)
+    if screenshot:
+        window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    QTimer.singleShot(0, lambda: window.open_vault(vault))
+    exit_code: dict[str, int] = {}
+    keep: list[ScreenshotDriver] = []
+    if screenshot:
+        timeout = float(os.environ.get(ENV_SCREENSHOT_TIMEOUT, "900"))
+
+        def finish(code: int) -> None:
+            exit_code["code"] = code
+            window.close()
+            app.quit()
+
+        # Referenced until the loop ends (its timers call its methods).
+        keep.append(ScreenshotDriver(window, Path(screenshot), query or "", timeout, finish))
+    _quit_on_interrupt(app, window)
+    rc = app.exec()
+    keep.clear()
+    _write_stall_report(window)
+    if window.isVisible():
+        window.close()
+    if scratch is not None:
+        scratch.cleanup()
+    return exit_code.get("code", int(rc))
+
+
+def _provider(model: str | None) -> EmbedderProvider:
+    # Not started here: the model begins to load once the window is on screen (the first
+    # search or the live index starts it), so its imports do not delay the first paint.
+    return shared_provider(model)
+
+
+def _quit_on_interrupt(app: QApplication, window: MainWindow) -> None:
+    """Ctrl+C in the terminal closes the window cleanly (Qt's loop would not see it: Python
+    handles signals only when it runs, so a timer lets it run now and then)."""
+    signal.signal(signal.SIGINT, lambda *_: window.close())
+    ticker = QTimer(app)
+    ticker.timeout.connect(lambda: None)
+    ticker.start(250)
+
+
+def _quiet_qt_messages(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    if "propagateSizeHints" in message:  # the offscreen platform's noise on every relayout
+        return
+    sys.stderr.write(message + "\n")
+
+
+def _write_stall_report(window: MainWindow) -> None:
+    target = os.environ.get(ENV_STALL_REPORT)
+    if not target:
+        return
+    report: dict[str, Any] = window.stall.report()
+    Path(target).write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui``."""
+    from explorer.cli import main as cli_main
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] != "gui":
+        args = ["gui", *args]
+    return cli_main(args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

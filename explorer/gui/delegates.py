@@ -1,0 +1,119 @@
+"""Painting the results: one delegate for every cell, and the per-row contribution bar.
+
+The delegate reads each cell's text, tint and colour from the model's cache in one call
+(:meth:`ResultsModel.cell`, the same values the display, background and foreground roles give)
+instead of letting ``initStyleOption`` ask the model for eight roles one by one: a repaint of
+the table is then a few hundred cheap calls, not two thousand, which matters while the
+background threads compete for the interpreter.  The background (tint or selection) is drawn
+by the style, like any item view cell; the text is elided per column (paths in the middle).
+
+The bar's full width is the top hit's fused score, so rows compare at a glance; the blue part is
+the lexical contribution, the amber part the vector contribution (the same colours as the row
+tints and the legend).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+)
+
+from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, alignment
+from explorer.gui.theme import tints
+
+Index = QModelIndex | QPersistentModelIndex
+
+BAR_HEIGHT = 8
+BAR_MARGIN = 6
+TEXT_MARGIN = 5
+
+
+class ResultsDelegate(QStyledItemDelegate):
+    """Paints every cell of the results view from :class:`ResultsModel`'s cache."""
+
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def _source(self, index: Index) -> tuple[ResultsModel, int] | None:
+        model = index.model()
+        if isinstance(model, ResultsProxy):
+            source = model.sourceModel()
+            if isinstance(source, ResultsModel):
+                return source, model.mapToSource(index).row()
+        if isinstance(model, ResultsModel):
+            return model, index.row()
+        return None
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        found = self._source(index)
+        if found is None:
+            super().paint(painter, option, index)
+            return
+        model, row = found
+        column = index.column()
+        text, brush, colour = model.cell(row, column)
+        opt = QStyleOptionViewItem(option)
+        if brush is not None:
+            opt.backgroundBrush = brush
+        view = self.view
+        style = view.style()
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, view)
+        rect: QRect = opt.rect
+        palette: QPalette = opt.palette
+        if column == Column.SHARE:
+            self._paint_bar(painter, rect, model.share(row), palette, selected)
+            return
+        if not text:
+            return
+        painter.save()
+        if selected:
+            painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))
+        else:
+            painter.setPen(colour or palette.color(QPalette.ColorRole.Text))
+        inner = rect.adjusted(TEXT_MARGIN, 0, -TEXT_MARGIN, 0)
+        mode = (
+            Qt.TextElideMode.ElideMiddle if column == Column.PATH else Qt.TextElideMode.ElideRight
+        )
+        shown = opt.fontMetrics.elidedText(text, mode, inner.width())
+        painter.drawText(inner, alignment(column), shown)
+        painter.restore()
+
+    @staticmethod
+    def _paint_bar(
+        painter: QPainter,
+        rect: QRect,
+        share: tuple[float, float],
+        palette: QPalette,
+        selected: bool,
+    ) -> None:
+        lexical, vector = (max(0.0, min(1.0, float(x))) for x in share)
+        if lexical + vector <= 0:
+            return
+        colours = tints(palette)
+        width = max(0, rect.width() - 2 * BAR_MARGIN)
+        top = rect.top() + (rect.height() - BAR_HEIGHT) // 2
+        x = rect.left() + BAR_MARGIN
+        lex_w = round(width * lexical)
+        vec_w = round(width * vector)
+        if lex_w:
+            painter.fillRect(QRect(x, top, lex_w, BAR_HEIGHT), colours.fts_bar)
+        if vec_w:
+            painter.fillRect(QRect(x + lex_w, top, vec_w, BAR_HEIGHT), colours.vector_bar)
+        if selected:  # the bar's blue would melt into the selection colour without an outline
+            painter.save()
+            painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))
+            painter.drawRect(QRect(x - 1, top - 1, lex_w + vec_w + 1, BAR_HEIGHT + 1))
+            painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        hint = super().sizeHint(option, index)
+        if index.column() == Column.SHARE:
+            return QSize(max(hint.width(), 90), hint.height())
+        return hint

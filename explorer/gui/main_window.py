@@ -1,0 +1,660 @@
+"""The explorer window: search field, mode switch, fusion controls, results, preview, status.
+
+The search bar asks for a search (150 ms after typing, at once on Enter); the vault's
+:class:`~explorer.gui.session.VaultSession` fetches both lists on its search thread and the
+window keeps them as :class:`~explorer.search.hybrid.Candidates`.  Every change of the fusion
+controls or of the mode re-fuses those cached lists on the spot with
+:func:`~explorer.search.hybrid.fuse` (no new search) and marks how rows moved.  The live index
+runs from the moment a vault is open; its events re-run the query when a change may affect
+it.  Nothing here waits for the model, the index or the disk.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, QItemSelection, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import (
+    QCloseEvent,
+    QDesktopServices,
+    QGuiApplication,
+    QIcon,
+    QKeyEvent,
+    QKeySequence,
+    QShortcut,
+)
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.gui import settings as opt
+from explorer.gui.fusion_controls import FusionControls, FusionSettings
+from explorer.gui.menus import build_menus
+from explorer.gui.preview import PreviewPane
+from explorer.gui.refusion import CachedLists, explain_context
+from explorer.gui.render import filter_token
+from explorer.gui.resources import icon_path, sample_vault
+from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
+from explorer.gui.results_view import ResultsView
+from explorer.gui.search_bar import MODES, SearchBar
+from explorer.gui.search_service import SearchResult, SearchService
+from explorer.gui.session import VaultSession
+from explorer.gui.settings import Settings
+from explorer.gui.skipped_dialog import SkippedDialog
+from explorer.gui.stall import StallMonitor
+from explorer.gui.status_widgets import Banner, IndexStatus, Legend, banner_text, model_text
+from explorer.gui.theme import apply_theme, chosen_theme
+from explorer.live import LiveEvent, LiveIndex
+from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
+from explorer.search.query import Query
+
+#: Live changes are coalesced into one re-search at most this often.
+REFRESH_MS = 400
+#: While embedding, results are re-searched at most this often (vectors keep arriving).
+EMBED_REFRESH_MS = 2000
+MODEL_POLL_MS = 250
+RESULT_LIMIT = 100
+
+
+class MainWindow(QMainWindow):
+    """The one window of the application."""
+
+    resultsShown = Signal(object)  # SearchResponse, each time the table changes
+    vaultOpened = Signal(object)  # Path
+
+    def __init__(
+        self,
+        provider: EmbedderProvider,
+        *,
+        data_dir: str | None = None,
+        settings: Settings | None = None,
+        watch: bool = True,
+        stall_monitor: bool = True,
+    ) -> None:
+        super().__init__()
+        self.provider = provider
+        self.data_dir = data_dir
+        self.settings = settings or Settings()
+        self.watch = watch
+        self.vault: Path | None = None
+        self.session: VaultSession | None = None
+        self.lists: CachedLists | None = None  # the two lists of the shown query
+        self.last_raw: str | None = None  # the query of the last search that came back
+        self.response: SearchResponse | None = None  # what the table shows
+        self.query: Query | None = None
+        self.last_event: LiveEvent | None = None
+        self._shown_candidates: Candidates | None = None  # after the similarity floor
+        self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
+        self._auto_selecting = False
+        self._model_state: ModelState | None = None
+        self.open_url = QDesktopServices.openUrl  # tests replace it
+        self.skipped_dialog: SkippedDialog | None = None
+
+        self.setWindowTitle("Vault Explorer")
+        if icon_path().exists():
+            self.setWindowIcon(QIcon(str(icon_path())))
+        self._build_widgets()
+        self.menus = build_menus(self)
+        self.recent_menu = self.menus.recent
+        self._build_shortcuts()
+        self._build_timers()
+        self.stall = StallMonitor(self)
+        if stall_monitor:
+            self.stall.start()
+        self._restore_settings()
+
+    # ================================================================== construction
+
+    def _build_widgets(self) -> None:
+        central = QWidget(self)
+        self.search_bar = SearchBar(central)
+        self.search_bar.searchRequested.connect(self.search_now)
+        self.search_bar.modeChanged.connect(self._mode_changed)
+        self.search_bar.downPressed.connect(self._to_results)
+        self.search_field = self.search_bar.field
+        self.debounce = self.search_bar.debounce
+
+        self.fusion = FusionControls(central)
+        self.fusion.changed.connect(self._fusion_changed)
+        self.summary = QLabel(central)
+        self.summary.setObjectName("summary")
+        fusion_row = QHBoxLayout()
+        fusion_row.addWidget(self.fusion)
+        fusion_row.addStretch(1)
+        fusion_row.addWidget(self.summary)
+
+        self.banner = Banner(central)
+
+        self.model = ResultsModel(self)
+        self.proxy = ResultsProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = ResultsView(central)
+        self.table.setModel(self.proxy)
+        self.table.configure_header()
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.openRequested.connect(self.open_note)
+        self.table.copyRequested.connect(self.copy_path)
+        self.table.installEventFilter(self)
+        self.legend = Legend(central)
+        self.empty = QLabel(central)
+        self.empty.setObjectName("emptyState")
+        self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.empty.setWordWrap(True)
+        self.empty.hide()
+        left = QWidget(central)
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.setSpacing(4)
+        left_layout.addWidget(self.table, 1)
+        left_layout.addWidget(self.empty)
+        left_layout.addWidget(self.legend)
+
+        self.preview = PreviewPane(central)
+        self.preview.filterRequested.connect(self.add_filter)
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, central)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.preview)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 2)
+        self.splitter.setChildrenCollapsible(False)
+
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.setSpacing(6)
+        layout.addWidget(self.search_bar)
+        layout.addLayout(fusion_row)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
+
+        self.index_status = IndexStatus(self.statusBar())
+        self.index_status.skippedClicked.connect(self.show_skipped)
+        self.resize(1360, 820)
+        self.splitter.setSizes([880, 480])
+
+    def _build_shortcuts(self) -> None:
+        for keys in ("Ctrl+K", "Ctrl+L"):
+            QShortcut(QKeySequence(keys), self).activated.connect(self.focus_search)
+        for number, (mode, _) in enumerate(MODES, start=1):
+            shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
+            shortcut.activated.connect(lambda m=mode: self.set_mode(m))
+
+    def _build_timers(self) -> None:
+        self.refresh_timer = QTimer(self)
+        self.refresh_timer.setSingleShot(True)
+        self.refresh_timer.timeout.connect(self._refresh)
+        self.model_timer = QTimer(self)
+        self.model_timer.setInterval(MODEL_POLL_MS)
+        self.model_timer.timeout.connect(self._poll_model)
+        self.model_timer.start()
+
+    def _restore_settings(self) -> None:
+        s = self.settings
+        for option, restore in (
+            (opt.GEOMETRY, self.restoreGeometry),
+            (opt.SPLITTER, self.splitter.restoreState),
+            (opt.HEADER, self.table.horizontalHeader().restoreState),
+        ):
+            state = s.get(option)
+            if not state.isEmpty():
+                restore(state)
+        self.fusion.set_settings(
+            FusionSettings(
+                k=s.get(opt.K),
+                w_fts=s.get(opt.W_FTS),
+                w_vec=s.get(opt.W_VEC),
+                depth=s.get(opt.DEPTH),
+                min_sim=s.get(opt.MIN_SIM),
+            )
+        )
+        self.set_mode(s.get(opt.MODE))
+        self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
+
+    def save_settings(self) -> None:
+        s = self.settings
+        s.set(opt.GEOMETRY, self.saveGeometry())
+        s.set(opt.SPLITTER, self.splitter.saveState())
+        s.set(opt.HEADER, self.table.horizontalHeader().saveState())
+        f = self.fusion.settings()
+        s.set(opt.K, f.k)
+        s.set(opt.W_FTS, f.w_fts)
+        s.set(opt.W_VEC, f.w_vec)
+        s.set(opt.DEPTH, f.depth)
+        s.set(opt.MIN_SIM, f.min_sim)
+        s.set(opt.MODE, self.mode())
+        s.set(opt.LAST_QUERY, self.search_field.text())
+        s.sync()
+
+    # ================================================================== the session's parts
+
+    @property
+    def service(self) -> SearchService | None:
+        return self.session.service if self.session is not None else None
+
+    @property
+    def live(self) -> LiveIndex | None:
+        return self.session.live if self.session is not None else None
+
+    @property
+    def health(self) -> dict[str, Any] | None:
+        return self.session.health if self.session is not None else None
+
+    @property
+    def searching(self) -> bool:
+        return self.session is not None and self.session.searching
+
+    def live_settled(self) -> bool:
+        """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
+        return self.session is not None and self.session.settled()
+
+    # ================================================================== vaults
+
+    def open_vault(self, path: Path) -> None:
+        """Switch to ``path``: close the old vault (in the background), open this one."""
+        path = Path(path).expanduser().resolve()
+        if not path.is_dir():
+            QMessageBox.warning(self, "Open Vault", f"Not a folder: {path}")
+            return
+        self._close_session()
+        self.vault = path
+        self.settings.remember_vault(str(path))
+        self.settings.sync()
+        self.setWindowTitle(f"{path.name} — Vault Explorer")
+        self.preview.set_vault(path)
+        self.lists = self.response = self.query = None
+        self.last_raw = None
+        self.model.clear()
+        self.index_status.counts.setText("opening index…")
+        session = VaultSession(path, self.data_dir, self.provider, watch=self.watch, parent=self)
+        session.opened.connect(self._session_opened)
+        session.openFailed.connect(self._session_failed)
+        session.searched.connect(self._search_finished)
+        session.liveEvent.connect(self._live_event)
+        session.healthChanged.connect(self._health_changed)
+        self.session = session
+        session.open()
+        self.vaultOpened.emit(path)
+
+    def open_sample_vault(self) -> None:
+        self.open_vault(sample_vault())
+
+    def _close_session(self, wait: bool = False) -> None:
+        self.debounce.stop()
+        self.refresh_timer.stop()
+        if self.session is not None:
+            session, self.session = self.session, None
+            for signal in (session.searched, session.liveEvent, session.healthChanged):
+                signal.disconnect()
+            session.close(wait=wait)
+            session.deleteLater()
+        self.index_status.hide_progress()
+
+    def _session_opened(self, notices: list[str]) -> None:
+        for notice in notices:
+            self.statusBar().showMessage(notice, 10_000)
+        self.search_now()
+
+    def _session_failed(self, message: str) -> None:
+        self.index_status.counts.setText("index unavailable")
+        self._show_empty(f"The index could not be opened: {html.escape(message)}")
+        QMessageBox.critical(self, "Vault Explorer", f"The index could not be opened:\n{message}")
+
+    def choose_vault(self) -> None:
+        start = str(self.vault.parent) if self.vault else str(Path.home())
+        chosen = QFileDialog.getExistingDirectory(self, "Open Vault", start)
+        if chosen:
+            self.open_vault(Path(chosen))
+
+    def fill_recent(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.get(opt.RECENT_VAULTS)
+        for entry in recent:
+            action = self.recent_menu.addAction(entry)
+            action.setEnabled(Path(entry).is_dir())
+            action.triggered.connect(lambda _=False, p=entry: self.open_vault(Path(p)))
+        if not recent:
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    def reconcile(self) -> None:
+        if self.session is not None:
+            self.session.reconcile()
+            self.statusBar().showMessage("Reconciling the index with the vault…", 3000)
+
+    # ================================================================== searching
+
+    def mode(self) -> str:
+        return self.search_bar.mode()
+
+    def set_mode(self, mode: str) -> None:
+        self.search_bar.set_mode(mode)
+
+    def options(self) -> SearchOptions:
+        f = self.fusion.settings()
+        return SearchOptions(
+            mode=self.mode(),
+            limit=RESULT_LIMIT,
+            k=f.k,
+            w_fts=f.w_fts,
+            w_vec=f.w_vec,
+            depth=f.depth,
+            min_sim=f.min_sim,
+        )
+
+    def set_query(self, text: str, *, search: bool = True) -> None:
+        """Put ``text`` in the search field and (by default) search it at once."""
+        self.search_field.setText(text)
+        if search:
+            self.search_now()
+
+    def search_now(self) -> None:
+        """Search the field's text now (Enter, the debounce timer, a refresh).  Before the
+        index is open this does nothing: the search runs as soon as it is."""
+        self.debounce.stop()
+        if self.session is None or not self.session.is_open:
+            return
+        self.session.search(self.search_field.text(), self.options())
+        self.summary.setText("searching…")
+
+    def _search_finished(self, result: SearchResult) -> None:
+        if result.error is not None or result.candidates is None:
+            self.lists = self.response = None
+            self.last_raw = result.raw
+            self.model.clear()
+            self.preview.clear()
+            self.summary.setText("")
+            self._show_empty(html.escape(result.error or "search failed"))
+            self._update_banner()
+            return
+        if result.raw != self.last_raw:
+            self._chosen_path = None  # a new query: follow its top hit
+        # Movement marks compare a refresh of the same query with what is on screen; not when
+        # the vector list just arrived (every row would move, which says nothing).
+        same_query = (
+            result.raw == self.last_raw
+            and self.response is not None
+            and self.response.semantic.available == result.candidates.semantic.available
+        )
+        self.last_raw = result.raw
+        self.lists = CachedLists.of(result.raw, result.candidates, result.options)
+        self.query = result.candidates.query
+        self.refuse(compare=same_query)
+
+    def refuse(self, *, compare: bool = True) -> None:
+        """Fuse the cached lists with the current settings and show them (no new search)."""
+        options = self.options()
+        if self.lists is None or not self.lists.covers(options):
+            self.search_now()
+            return
+        response, self._shown_candidates = self.lists.fuse(options)
+        self.response = response
+        self.model.set_response(response, compare=compare)
+        self.legend.update_legend(self.model.tinted or not response.hits)
+        self._restore_selection(self._chosen_path)
+        self._update_summary(response)
+        self._update_banner()
+        self.resultsShown.emit(response)
+
+    def _restore_selection(self, path: str | None) -> None:
+        """Select the hit the user chose if it is still there, else the first row."""
+        if not self.model.rowCount():
+            self.preview.clear()
+            return
+        row = self.model.row_of(path) if path else -1
+        proxy_row = (
+            self.proxy.mapFromSource(self.model.index(row, Column.TITLE)).row() if row >= 0 else 0
+        )
+        had_focus = self.search_field.hasFocus()
+        self._auto_selecting = True
+        try:
+            self.table.select_row(proxy_row)
+        finally:
+            self._auto_selecting = False
+        if had_focus:
+            self.search_field.setFocus()
+
+    def _update_summary(self, response: SearchResponse) -> None:
+        hits = len(response.hits)
+        if response.listing:
+            text = f"{hits} most recently modified notes"
+        elif not hits:
+            text = "no results"
+        else:
+            ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))
+            text = f"{hits} hits · {ms:.0f} ms"
+        self.summary.setText(text)
+        if hits or response.listing:
+            self.empty.hide()
+        elif response.options.mode == "semantic" and not response.semantic.available:
+            reason = html.escape(response.semantic.reason or "no model")
+            self._show_empty(f"Semantic search is unavailable: {reason}.")
+        else:
+            self._show_empty(f"No notes match <b>{html.escape(response.query)}</b>.")
+
+    def _show_empty(self, text: str) -> None:
+        self.empty.setText(text)
+        self.empty.show()
+
+    def _mode_changed(self, _mode: str) -> None:
+        if self.lists is not None:
+            self.refuse(compare=False)
+        else:
+            self.search_now()
+        self._update_banner()
+
+    def _fusion_changed(self, _settings: FusionSettings) -> None:
+        if self.lists is not None:
+            self.refuse(compare=True)
+
+    def add_filter(self, kind: str, value: str) -> None:
+        """Add ``tag:``/``path:`` to the query (a click in the preview) and search."""
+        token = filter_token(kind, value)
+        text = self.search_field.text().strip()
+        if token not in text.split():
+            self.set_query(f"{text} {token}".strip())
+
+    # ================================================================== live index
+
+    def _live_event(self, event: LiveEvent) -> None:
+        self.last_event = event
+        kind = event.kind
+        if kind in ("sync", "embed-done"):
+            self.stall.mark(f"{kind}: {event.message}")
+        if kind == "sync" and event.touched:
+            self._schedule_refresh(event.touched, REFRESH_MS)
+            if self.preview.shown_path in event.touched:
+                self.preview.refresh()
+        elif kind == "embed-progress":
+            self.index_status.show_progress("Embedding", event.done, event.total, event.rate)
+            # New vectors: worth a re-search when the shown result has none yet, or when they
+            # belong to notes on screen (the rest arrives with embed-done).
+            if self.response is not None and (
+                not self.response.semantic.available
+                or {h.path for h in self.response.hits} & event.touched
+            ):
+                self._schedule_refresh(None, EMBED_REFRESH_MS)
+        elif kind == "embed-done":
+            self.index_status.hide_progress()
+            self._schedule_refresh(None, REFRESH_MS)
+        elif kind in ("error", "notice") and event.message:
+            self.statusBar().showMessage(event.message, 8000)
+        if self.session is not None:
+            self.session.poll_health()
+
+    def _schedule_refresh(self, touched: frozenset[str] | None, delay: int) -> None:
+        """Re-search the current query soon, if a change may affect it: it names a note shown,
+        or it could match (a path filter rules out notes elsewhere; anything else may now
+        match).  The re-search runs on the search thread; if the hits are the same, nothing
+        visible changes."""
+        response = self.response
+        if self.lists is None and response is None:
+            return
+        if touched is not None and response is not None and self.query is not None:
+            shown = {hit.path for hit in response.hits}
+            paths = tuple(self.query.paths)
+            if not shown & touched and paths and not any(t.startswith(paths) for t in touched):
+                return
+        if self.refresh_timer.isActive() and self.refresh_timer.remainingTime() <= delay:
+            return
+        self.refresh_timer.start(delay)
+
+    def _refresh(self) -> None:
+        if self.searching:
+            self.refresh_timer.start(REFRESH_MS)  # after the search under way
+        else:
+            self.search_now()
+
+    def _health_changed(self, health: dict[str, Any]) -> None:
+        self.index_status.show_health(health, model_text(self.provider))
+        watcher = health.get("watcher") or {}
+        embedding = health.get("embedding") or {}
+        if watcher.get("state") == "starting" and not self.live_settled():
+            # The start-up reconcile reports only when it is done: show that it is under way.
+            self.index_status.show_busy("Indexing the vault…")
+        elif embedding.get("state") == "embedding" and int(embedding.get("total") or 0):
+            self.index_status.show_progress(
+                "Embedding",
+                int(embedding.get("done") or 0),
+                int(embedding.get("total") or 0),
+                float(embedding.get("rate") or 0.0),
+            )
+        else:
+            self.index_status.hide_progress()
+
+    def _poll_model(self) -> None:
+        state = self.provider.state
+        if state == self._model_state:
+            return
+        previous, self._model_state = self._model_state, state
+        self.stall.mark(f"model {state.value}")
+        self.index_status.model.setText(model_text(self.provider))
+        if self.provider.error and state in (ModelState.FAILED, ModelState.DISABLED):
+            self.index_status.model.setToolTip(self.provider.error)
+        self._update_banner()
+        if previous is not None and state in (ModelState.READY, ModelState.FAILED):
+            # The model arrived (or never will): hybrid results replace the lexical ones.
+            self._schedule_refresh(None, 0)
+
+    def banner_text(self) -> str | None:
+        return banner_text(self.mode(), self.provider, self.response)
+
+    def _update_banner(self) -> None:
+        text = self.banner_text()
+        if text:
+            self.banner.show_message(text)
+        else:
+            self.banner.hide()
+
+    # ================================================================== selection and actions
+
+    def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
+        hit = self.table.current_hit()
+        response = self.response
+        if hit is None or response is None:
+            self.preview.clear()
+            return
+        if not self._auto_selecting:
+            self._chosen_path = hit.path
+        rank = self.model.row_of(hit.path) + 1
+        ctx = explain_context(hit, rank, response, self._shown_candidates)
+        self.preview.show_hit(hit, self.query, ctx)
+
+    def open_note(self, hit: Hit) -> None:
+        """Open the note in the system's default editor (Enter, double click)."""
+        if self.vault is not None:
+            self.open_url(QUrl.fromLocalFile(str(self.vault / hit.path)))
+            self.statusBar().showMessage(f"Opened {hit.path}", 3000)
+
+    def copy_path(self, hit: Hit) -> None:
+        """Copy the note's full path (Ctrl+C in the results)."""
+        if self.vault is not None:
+            path = str(self.vault / hit.path)
+            QGuiApplication.clipboard().setText(path)
+            self.statusBar().showMessage(f"Copied {path}", 3000)
+
+    def focus_search(self) -> None:
+        self.search_bar.focus()
+
+    def _to_results(self) -> None:
+        if self.model.rowCount():
+            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
+            if not self.table.currentIndex().isValid():
+                self.table.select_row(0)
+
+    def show_skipped(self) -> None:
+        dialog = SkippedDialog(self.health, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        self.skipped_dialog = dialog
+
+    def set_theme(self, theme: str) -> None:
+        self.settings.set(opt.THEME, theme)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            apply_theme(app, theme)
+        self._palette_changed()
+
+    def _palette_changed(self) -> None:
+        self.model.refresh_palette()
+        self.legend.update_legend(self.model.tinted or self.response is None)
+        self._update_banner()
+        self.preview.refresh()
+
+    # ================================================================== events
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if (
+            watched is self.table
+            and isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and event.key() == Qt.Key.Key_Escape
+        ):
+            self.focus_search()  # Esc in the results: back to the query
+            return True
+        return super().eventFilter(watched, event)
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.ApplicationPaletteChange):
+            self._palette_changed()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.save_settings()
+        self.stall.stop()
+        self.model_timer.stop()
+        self.hide()
+        self._close_session(wait=True)
+        super().closeEvent(event)
+
+    # ================================================================== for tools and tests
+
+    def shown_paths(self) -> list[str]:
+        """Paths of the rows in view order (after sorting)."""
+        return [str(self.proxy.index(r, 0).data(Role.PATH)) for r in range(self.proxy.rowCount())]
+
+    def wait_state(self) -> dict[str, Any]:
+        """What a tool waiting for the window to settle looks at (the screenshot, tests)."""
+        response = self.response
+        return {
+            "time": time.time(),
+            "query": response.query if response else None,
+            "hits": len(response.hits) if response else 0,
+            "semantic": response.semantic.available if response else None,
+            "searching": self.searching,
+            "model": self.provider.state.value,
+            "pending": (self.health or {}).get("pendingEmbeddings"),
+            "settled": self.live_settled(),
+            "preview": self.preview.shown_path,
+        }

@@ -1,0 +1,104 @@
+"""The window's menus and help texts: File (vaults, index), View (fusion, theme), Help."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
+from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
+
+from explorer.gui.theme import THEMES
+
+if TYPE_CHECKING:
+    from explorer.gui.main_window import MainWindow
+
+SYNTAX_HELP = (
+    "<p><b>words</b> — notes with all of them first, then any of them<br>"
+    '<b>"a phrase"</b> — the words in this order<br>'
+    "<b>-word</b> — leave out notes with it<br>"
+    "<b>a OR b</b> — either word<br>"
+    "<b>pre*</b> — words starting with it<br>"
+    "<b>tag:name</b>, <b>path:folder/</b> — filters (click a tag or folder in the preview to "
+    "add one)</p>"
+    "<p>An empty query lists the 20 most recently modified notes.</p>"
+    "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
+    "note · Ctrl+C copy its path · Ctrl+1/2/3 mode · F5 reconcile the index</p>"
+)
+
+
+@dataclass
+class Menus:
+    open_vault: QAction
+    recent: QMenu
+    reconcile: QAction
+    skipped: QAction
+    themes: dict[str, QAction]
+
+
+def build_menus(window: MainWindow) -> Menus:
+    """Fill the window's menu bar; actions call the window's methods."""
+    bar = window.menuBar()
+    file_menu = bar.addMenu("&File")
+    open_vault = QAction("&Open Vault…", window)
+    open_vault.setShortcut(QKeySequence.StandardKey.Open)
+    open_vault.triggered.connect(window.choose_vault)
+    file_menu.addAction(open_vault)
+    recent = QMenu("Open &Recent", window)
+    recent.aboutToShow.connect(window.fill_recent)
+    file_menu.addMenu(recent)
+    sample = QAction("Open &Sample Vault", window)
+    sample.triggered.connect(window.open_sample_vault)
+    file_menu.addAction(sample)
+    file_menu.addSeparator()
+    reconcile = QAction("&Reconcile Index Now", window)
+    reconcile.setShortcut(QKeySequence("F5"))
+    reconcile.triggered.connect(window.reconcile)
+    file_menu.addAction(reconcile)
+    skipped = QAction("&Skipped Files…", window)
+    skipped.triggered.connect(window.show_skipped)
+    file_menu.addAction(skipped)
+    file_menu.addSeparator()
+    quit_action = QAction("&Quit", window)
+    quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+    quit_action.triggered.connect(window.close)
+    file_menu.addAction(quit_action)
+
+    view = bar.addMenu("&View")
+    reset = QAction("Reset &Fusion Settings", window)
+    reset.triggered.connect(window.fusion.reset)
+    view.addAction(reset)
+    theme_menu = view.addMenu("&Theme")
+    group = QActionGroup(window)
+    themes: dict[str, QAction] = {}
+    for theme in THEMES:
+        action = QAction(theme.capitalize(), window, checkable=True)
+        action.triggered.connect(lambda _=False, t=theme: window.set_theme(t))
+        group.addAction(action)
+        theme_menu.addAction(action)
+        themes[theme] = action
+
+    help_menu = bar.addMenu("&Help")
+    syntax = QAction("Query &Syntax", window)
+    syntax.triggered.connect(lambda: show_syntax(window))
+    help_menu.addAction(syntax)
+    about = QAction("&About Vault Explorer", window)
+    about.triggered.connect(lambda: show_about(window))
+    help_menu.addAction(about)
+    return Menus(open_vault, recent, reconcile, skipped, themes)
+
+
+def show_syntax(parent: QWidget) -> None:
+    QMessageBox.information(parent, "Query syntax", SYNTAX_HELP)
+
+
+def show_about(parent: QWidget) -> None:
+    from explorer import __version__
+
+    QMessageBox.about(
+        parent,
+        "About Vault Explorer",
+        f"<p><b>Vault Explorer</b> {__version__}</p>"
+        "<p>Hybrid search (SQLite FTS5 + embeddings, fused with weighted Reciprocal Rank "
+        "Fusion) over a folder of markdown notes, with the ranking made visible.</p>",
+    )

@@ -1,0 +1,215 @@
+"""The preview pane: the selected note rendered, its best chunk in view, its rank explained.
+
+Reading and rendering run on a pool thread (a big note must not freeze the window); the HTML is
+set on the GUI thread.  The note browser fetches nothing remote: :meth:`NoteBrowser.loadResource`
+refuses every non-local URL, and local images load only from inside the vault.  Links open in
+the system browser, and only when clicked; ``tag``/``path`` links ask the window to add a filter.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from explorer.gui.render import (
+    BEST_ANCHOR,
+    Colours,
+    ExplainContext,
+    document_css,
+    explain_html,
+    load_note,
+    parse_filter_url,
+    render_note,
+)
+from explorer.gui.theme import is_dark, tints
+from explorer.gui.workers import Latest, run_in_pool
+from explorer.search.hybrid import Hit
+from explorer.search.query import Query
+
+LOCAL_SCHEMES = {"", "file", "qrc", "data"}
+
+
+def palette_colours(palette: QPalette) -> Colours:
+    t = tints(palette)
+    dark = is_dark(palette)
+    return Colours(
+        highlight=t.highlight.name(),
+        highlight_text=t.highlight_text.name(),
+        chunk=t.chunk.name(),
+        muted=palette.color(QPalette.ColorRole.PlaceholderText).name(),
+        code="#2b2b2e" if dark else "#f2f2f2",
+        fts=t.fts_bar.name(),
+        vector=t.vector_bar.name(),
+    )
+
+
+class NoteBrowser(QTextBrowser):
+    """A ``QTextBrowser`` that loads only local resources from inside the vault."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.vault: Path | None = None
+        self.blocked: list[str] = []  # URLs refused (tests look at it)
+        self.setOpenLinks(False)
+        self.setOpenExternalLinks(False)
+
+    def loadResource(self, type: int, name: QUrl | str) -> Any:
+        url = name if isinstance(name, QUrl) else QUrl(name)
+        if url.isRelative() and self.document() is not None:
+            url = self.document().baseUrl().resolved(url)
+        if url.scheme().lower() not in LOCAL_SCHEMES or url.host():
+            self.blocked.append(url.toString())
+            return None
+        if url.scheme().lower() in ("", "file") and self.vault is not None:
+            local = Path(url.toLocalFile() or url.path())
+            try:
+                local.resolve().relative_to(self.vault.resolve())
+            except (ValueError, OSError):
+                self.blocked.append(url.toString())
+                return None
+        return super().loadResource(type, url)
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    path: str
+    html: str
+    error: str | None = None
+
+
+class PreviewPane(QWidget):
+    """Explain block above, the rendered note below (in a splitter)."""
+
+    filterRequested = Signal(str, str)  # kind ("tag" | "path"), value
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.explain = QTextBrowser(self)
+        self.explain.setObjectName("explain")
+        self.explain.setOpenLinks(False)
+        self.explain.setPlaceholderText("Select a hit to see why it ranks where it does.")
+        self.note = NoteBrowser(self)
+        self.note.setObjectName("note")
+        self.note.setPlaceholderText("The selected note is shown here.")
+        self.note.anchorClicked.connect(self._link_clicked)
+        self.title = QLabel(self)
+        self.title.setObjectName("previewTitle")
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.title.setWordWrap(True)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.addWidget(self.explain)
+        self.splitter.addWidget(self.note)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([120, 600])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.splitter, 1)
+        self._latest = Latest()
+        self._current: tuple[Hit, Query | None, ExplainContext] | None = None
+        self.shown_path: str | None = None
+        self._shown_html = ""
+        self.vault: Path | None = None
+        self._apply_css()
+
+    # ------------------------------------------------------------------ showing
+
+    def set_vault(self, vault: Path) -> None:
+        self.vault = vault
+        self.note.vault = vault
+        self.clear()
+
+    def clear(self) -> None:
+        self._latest.next()
+        self._current = None
+        self.shown_path = None
+        self._shown_html = ""
+        self.title.clear()
+        self.explain.clear()
+        self.note.clear()
+
+    def show_hit(self, hit: Hit, query: Query | None, ctx: ExplainContext) -> None:
+        """Explain ``hit`` now; render its note in the background."""
+        self._current = (hit, query, ctx)
+        colours = palette_colours(self.palette())
+        self.title.setText(f"<b>{html.escape(hit.title)}</b>")
+        self.explain.setHtml(explain_html(hit, ctx, colours))
+        if self.vault is None:
+            return
+        request = self._latest.next()
+        vault = self.vault
+
+        def work() -> _Rendered:
+            try:
+                doc = load_note(vault, hit.path)
+            except OSError as exc:
+                return _Rendered(hit.path, "", f"cannot read {hit.path}: {exc.strerror or exc}")
+            return _Rendered(hit.path, render_note(doc, hit, query, colours))
+
+        run_in_pool(work, on_result=lambda r: self._rendered(request, r))
+
+    def _rendered(self, request: int, result: _Rendered) -> None:
+        if not self._latest.is_current(request):
+            return  # a newer selection is on its way
+        if result.error:
+            self.note.setPlainText(result.error)
+            self.shown_path = result.path
+            return
+        if result.path == self.shown_path and result.html == self._shown_html:
+            return  # the same note, rendered the same: keep the reader's scroll position
+        if self.vault is not None:
+            base = (self.vault / result.path).parent
+            self.note.document().setBaseUrl(QUrl.fromLocalFile(str(base) + "/"))
+        self.note.setHtml(result.html)
+        self._shown_html = result.html
+        self.shown_path = result.path
+        if f'name="{BEST_ANCHOR}"' in result.html:
+            self.note.scrollToAnchor(BEST_ANCHOR)
+        else:
+            self.note.verticalScrollBar().setValue(0)
+
+    def refresh(self) -> None:
+        """Render the current hit again (after a palette change or a change of the note)."""
+        if self._current is not None:
+            self.show_hit(*self._current)
+
+    # ------------------------------------------------------------------ links and palette
+
+    def _link_clicked(self, url: QUrl) -> None:
+        text = url.toString()
+        parsed = parse_filter_url(text)
+        if parsed is not None:
+            self.filterRequested.emit(*parsed)
+            return
+        if url.scheme() in ("http", "https", "mailto"):
+            QDesktopServices.openUrl(url)
+            return
+        if url.hasFragment() and not url.path():
+            self.note.scrollToAnchor(url.fragment())
+            return
+        resolved = self.note.document().baseUrl().resolved(url)
+        if resolved.isLocalFile() and self.vault is not None:
+            target = Path(resolved.toLocalFile())
+            try:
+                target.resolve().relative_to(self.vault.resolve())
+            except (ValueError, OSError):
+                return
+            if target.exists():
+                QDesktopServices.openUrl(resolved)
+
+    def _apply_css(self) -> None:
+        self.note.document().setDefaultStyleSheet(document_css(palette_colours(self.palette())))
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._apply_css()
+            self.refresh()

@@ -1,0 +1,63 @@
+"""The shown query's two lists, kept so that every fusion setting re-fuses them at once.
+
+Pure (no Qt): the window keeps one :class:`CachedLists` per shown query.  The lists are fetched
+deeper than the depth control and without a similarity floor (see
+:func:`~explorer.gui.search_service.fetch_options`), so k, the weights, the depth (up to the
+depth fetched), the floor and the mode (Hybrid ↔ Lexical ↔ Semantic, when both lists were
+fetched) all re-fuse without a new search; :meth:`CachedLists.covers` says when one is needed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from explorer.gui.render import ExplainContext
+from explorer.gui.search_service import fetch_options
+from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse, fuse
+
+
+@dataclass(frozen=True)
+class CachedLists:
+    raw: str
+    candidates: Candidates
+    fetched: SearchOptions
+
+    @classmethod
+    def of(cls, raw: str, candidates: Candidates, options: SearchOptions) -> CachedLists:
+        return cls(raw, candidates, fetch_options(options))
+
+    def covers(self, options: SearchOptions) -> bool:
+        """Whether ``options`` can be answered from these lists (else: search again)."""
+        if options.mode != "fts" and self.fetched.mode == "fts":
+            return False  # the vector list was not fetched
+        return options.depth <= self.fetched.depth
+
+    def fuse(self, options: SearchOptions) -> tuple[SearchResponse, Candidates]:
+        """The response for ``options``, and the lists it was fused from (after the floor)."""
+        candidates = self.candidates
+        if options.min_sim > 0 and candidates.vector:
+            # The floor drops the tail of the best-first vector list: exactly a new fetch's list.
+            kept = [v for v in candidates.vector if v.score >= options.min_sim]
+            candidates = replace(candidates, vector=kept)
+        if options.mode == "semantic" and not (candidates.semantic.available or candidates.listing):
+            return SearchResponse(
+                candidates.query.raw, options, candidates.semantic, []
+            ), candidates
+        return fuse(candidates, options), candidates
+
+
+def explain_context(
+    hit: Hit, rank: int, response: SearchResponse, candidates: Candidates | None
+) -> ExplainContext:
+    """What the explain block needs for ``hit`` at fused ``rank`` of ``response``."""
+    depth = min(response.options.depth, candidates.depth) if candidates else 0
+    return ExplainContext(
+        options=response.options,
+        rank=rank,
+        total=len(response.hits),
+        lexical_count=len(candidates.lexical[:depth]) if candidates else 0,
+        vector_count=len(candidates.vector[:depth]) if candidates else 0,
+        semantic_available=response.semantic.available,
+        semantic_reason=response.semantic.reason,
+        listing=response.listing,
+    )

@@ -1,0 +1,475 @@
+"""The preview's HTML: a note rendered from markdown, made safe, with the ranking explained.
+
+No widgets here, only text in and HTML out, so every piece is testable without a window.  Note
+content is rendered by markdown-it-py with raw HTML switched off (a ``<script>`` in a note is
+shown as text) and then passed through nh3 with a short allow-list; remote images are replaced by
+a placeholder before Qt ever sees them.  Query terms are highlighted in text only (never inside a
+tag or an entity), accent-insensitively, so ``creme`` marks ``Crème``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote, unquote
+
+import nh3
+from markdown_it import MarkdownIt
+
+from explorer.index.text import has_cjk
+from explorer.search.hybrid import Hit, SearchOptions
+from explorer.search.query import Query
+from explorer.vault.parse import NotANote, parse_note
+
+FILTER_SCHEME = "vault-filter"
+BEST_ANCHOR = "best-chunk"
+REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
+
+_ALLOWED_TAGS = {
+    "a", "abbr", "b", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4",
+    "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup",
+    "table", "tbody", "td", "th", "thead", "tr", "ul",
+}  # fmt: skip
+_ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title"},
+    "td": {"align"},
+    "th": {"align"},
+    "ol": {"start"},
+}
+_URL_SCHEMES = {"http", "https", "mailto", "file"}
+
+
+@dataclass(frozen=True)
+class Colours:
+    """Colours the HTML uses, chosen by the caller for the current palette."""
+
+    highlight: str = "#ffe066"
+    highlight_text: str = "#000000"
+    chunk: str = "#fff6d6"
+    muted: str = "#666666"
+    code: str = "#f2f2f2"
+    fts: str = "#3b7ddd"
+    vector: str = "#e69b00"
+
+
+@dataclass(frozen=True)
+class NoteDocument:
+    """A note as read from disk for the preview."""
+
+    path: str
+    title: str
+    tags: tuple[str, ...]
+    status: str | None
+    text: str
+    body_start: int
+    warnings: tuple[str, ...] = ()
+
+
+def load_note(vault: Path, rel: str) -> NoteDocument:
+    """Read and parse the note ``rel`` of ``vault`` (raises ``OSError`` if it is gone)."""
+    data = (vault / rel).read_bytes()
+    try:
+        note = parse_note(rel, data)
+    except NotANote as exc:
+        return NoteDocument(rel, rel, (), None, f"({exc})", 0, (str(exc),))
+    return NoteDocument(
+        rel,
+        note.title,
+        tuple(note.tags),
+        note.status,
+        note.text,
+        note.body_start,
+        tuple(note.warnings),
+    )
+
+
+# ----------------------------------------------------------------------------- markdown
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable(["table", "strikethrough"])
+    return md
+
+
+_MD = _markdown()
+
+
+def markdown_to_safe_html(text: str) -> str:
+    """Markdown rendered and sanitised: only formatting tags, links and local images survive."""
+    raw = _MD.render(text)
+    clean = nh3.clean(
+        raw,
+        tags=_ALLOWED_TAGS,
+        clean_content_tags={"script", "style"},
+        attributes=_ALLOWED_ATTRIBUTES,
+        url_schemes=_URL_SCHEMES,
+        link_rel=None,
+    )
+    return _block_remote_images(_qt_tables(clean))
+
+
+_IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
+_ATTR = re.compile(r'(\w+)="([^"]*)"')
+
+
+def _block_remote_images(fragment: str) -> str:
+    """Replace ``<img>`` tags with a remote source by a visible placeholder."""
+
+    def replace(match: re.Match[str]) -> str:
+        attrs = dict(_ATTR.findall(match.group(0)))
+        src = html.unescape(attrs.get("src", ""))
+        if REMOTE.match(src):
+            alt = attrs.get("alt") or "image"
+            return f'<span class="blocked">[remote image not loaded: {alt}]</span>'
+        return match.group(0)
+
+    return _IMG.sub(replace, fragment)
+
+
+def _qt_tables(fragment: str) -> str:
+    # Qt's rich text draws no cell borders unless asked with attributes.
+    return fragment.replace("<table>", '<table border="1" cellspacing="0" cellpadding="4">')
+
+
+# ----------------------------------------------------------------------------- highlighting
+
+_TAG_OR_ENTITY = re.compile(r"(<[^>]*>|&#?\w+;)")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, same length as ``text`` (character by character)."""
+    out = []
+    for ch in text:
+        base = unicodedata.normalize("NFD", ch)[0] if ord(ch) > 127 else ch
+        low = base.lower()
+        out.append(low if len(low) == 1 else base)
+    return "".join(out)
+
+
+#: Words not worth marking in the preview when the query has others (they are everywhere).
+STOP_WORDS = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "so",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "will",
+        "with",
+        "you",
+        "your",
+    ]
+)
+
+
+def term_pattern(query: Query) -> re.Pattern[str] | None:
+    """A regex over folded text matching the query's words (word starts, so stems match)."""
+    parts: list[str] = []
+    terms = query.terms
+    content = [t for t in terms if t.phrase or fold(t.text.strip()) not in STOP_WORDS]
+    for term in content or terms:
+        text = fold(term.text.strip())
+        if not text:
+            continue
+        if term.phrase:
+            words = [re.escape(w) for w in text.split()]
+            parts.append(r"\b" + r"\W+".join(words) + r"\w*")
+        elif has_cjk(text):
+            parts.append(re.escape(text))
+        elif not any(ch.isalnum() for ch in text):
+            continue
+        else:
+            word = re.escape(text)
+            lead = r"\b" if text[0].isalnum() or text[0] == "_" else ""
+            stem = r"\w*" if term.prefix or len(text) >= 4 else r"\b"
+            parts.append(lead + word + stem)
+    if not parts:
+        return None
+    parts.sort(key=len, reverse=True)
+    return re.compile("|".join(parts))
+
+
+def highlight(fragment: str, pattern: re.Pattern[str] | None, style: str) -> str:
+    """Wrap matches of ``pattern`` in the text of an HTML ``fragment`` with a styled span."""
+    if pattern is None:
+        return fragment
+    pieces = _TAG_OR_ENTITY.split(fragment)
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2 == 1 or not piece:
+            out.append(piece)
+            continue
+        folded = fold(piece)
+        last = 0
+        chunks = []
+        for m in pattern.finditer(folded):
+            if m.end() == m.start():
+                continue
+            chunks.append(piece[last : m.start()])
+            chunks.append(f'<span style="{style}">{piece[m.start() : m.end()]}</span>')
+            last = m.end()
+        chunks.append(piece[last:])
+        out.append("".join(chunks))
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------- the note
+
+
+def filter_url(kind: str, value: str) -> str:
+    """The link that adds a ``tag:``/``path:`` filter to the query when clicked."""
+    return f"{FILTER_SCHEME}:{kind}/{quote(value, safe='')}"
+
+
+def parse_filter_url(url: str) -> tuple[str, str] | None:
+    """``("tag", "ops")`` from a link made by :func:`filter_url`, else ``None``."""
+    prefix = f"{FILTER_SCHEME}:"
+    if not url.startswith(prefix):
+        return None
+    kind, _, value = url[len(prefix) :].partition("/")
+    if kind not in ("tag", "path") or not value:
+        return None
+    return kind, unquote(value)
+
+
+def filter_token(kind: str, value: str) -> str:
+    """The query syntax for a filter: ``tag:ops``, ``path:dev/``, quoted if it has spaces."""
+    token = f"{kind}:{value}"
+    return f'"{token}"' if re.search(r"\s", token) else token
+
+
+def _header(doc: NoteDocument, colours: Colours) -> str:
+    crumbs = []
+    parts = PurePosixPath(doc.path).parts
+    for depth in range(len(parts) - 1):
+        prefix = "/".join(parts[: depth + 1]) + "/"
+        crumbs.append(
+            f'<a href="{filter_url("path", prefix)}" title="Add path:{html.escape(prefix)} '
+            f'to the query">{html.escape(parts[depth])}</a>'
+        )
+    crumbs.append(f"<b>{html.escape(parts[-1] if parts else doc.path)}</b>")
+    lines = [f'<p style="color:{colours.muted}">' + " / ".join(crumbs) + "</p>"]
+    meta = []
+    if doc.tags:
+        links = " ".join(
+            f'<a href="{filter_url("tag", tag)}" title="Add tag:{html.escape(tag)} '
+            f'to the query">#{html.escape(tag)}</a>'
+            for tag in doc.tags
+        )
+        meta.append(f"tags: {links}")
+    if doc.status:
+        meta.append(f"status: <b>{html.escape(doc.status)}</b>")
+    for warning in doc.warnings:
+        meta.append(f"<i>{html.escape(warning)}</i>")
+    if meta:
+        lines.append(f'<p style="color:{colours.muted}">' + " · ".join(meta) + "</p>")
+    return "".join(lines) + "<hr/>"
+
+
+def render_note(
+    doc: NoteDocument,
+    hit: Hit | None,
+    query: Query | None,
+    colours: Colours,
+) -> str:
+    """The preview HTML of ``doc``: header, body, the best chunk marked and anchored."""
+    body_start = doc.body_start
+    text = doc.text
+    chunk = hit.best_chunk if hit is not None else None
+    pieces: list[tuple[str, bool]]
+    if chunk is not None and body_start <= chunk[0] < chunk[1] <= len(text):
+        pieces = [
+            (text[body_start : chunk[0]], False),
+            (text[chunk[0] : chunk[1]], True),
+            (text[chunk[1] :], False),
+        ]
+    else:
+        pieces = [(text[body_start:], False)]
+    pattern = term_pattern(query) if query is not None else None
+    style = f"background-color:{colours.highlight}; color:{colours.highlight_text}"
+    out = [_header(doc, colours)]
+    for piece, best in pieces:
+        if not piece.strip():
+            continue
+        rendered = highlight(markdown_to_safe_html(piece), pattern, style)
+        if best:
+            score = f" · cosine {hit.vector_score:.4f}" if hit and hit.vector_score else ""
+            out.append(
+                f'<a name="{BEST_ANCHOR}"></a>'
+                f'<p style="color:{colours.muted}; font-size:small">'
+                f"▼ best-matching passage (vector list){score}</p>"
+                f'<table width="100%" cellspacing="0" cellpadding="8" '
+                f'style="background-color:{colours.chunk}">'
+                f"<tr><td>{rendered}</td></tr></table>"
+            )
+        else:
+            out.append(rendered)
+    return "".join(out)
+
+
+def document_css(colours: Colours) -> str:
+    """Default stylesheet of the preview document (Qt's CSS subset)."""
+    return (
+        f"pre {{ background-color: {colours.code}; padding: 6px; }}"
+        f"code {{ background-color: {colours.code}; }}"
+        "h1 { font-size: x-large; } h2 { font-size: large; } h3 { font-size: medium; }"
+        f".blocked {{ color: {colours.muted}; font-style: italic; }}"
+        "td, th { padding: 4px; }"
+    )
+
+
+# ----------------------------------------------------------------------------- explain
+
+
+@dataclass(frozen=True)
+class ExplainContext:
+    """What the explain block needs besides the hit: settings and list lengths."""
+
+    options: SearchOptions
+    rank: int
+    total: int
+    lexical_count: int
+    vector_count: int
+    semantic_available: bool
+    semantic_reason: str | None = None
+    listing: bool = False
+    extra: list[str] = field(default_factory=list)
+
+
+def formula(hit: Hit, options: SearchOptions) -> str:
+    """The RRF sum with the numbers filled in: ``0.7 / (60 + 1) + 0.3 / (60 + 4) = 0.01616``."""
+    k = f"{options.k:g}"
+    terms = []
+    if hit.fts_rank is not None:
+        terms.append(f"{options.w_fts:g} / ({k} + {hit.fts_rank})")
+    if hit.vector_rank is not None:
+        terms.append(f"{options.w_vec:g} / ({k} + {hit.vector_rank})")
+    if not terms:
+        return f"0 = {hit.fused_score:.5f}"
+    return " + ".join(terms) + f" = {hit.fused_score:.5f}"
+
+
+def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
+    """Why ``hit`` ranks where it does: a row per list (rank, raw score, contribution), then
+    the fusion sum with the numbers filled in."""
+    if ctx.listing:
+        return (
+            f"<b>{html.escape(hit.title)}</b><br/>"
+            f'<span style="color:{colours.muted}">Recently modified note #{ctx.rank}: the query '
+            "has no words to search, so nothing is ranked.</span>"
+        )
+    mode = ctx.options.mode
+    source = {
+        "both": "found by both lists",
+        "fts": "found by the lexical list only",
+        "vector": "found by the vector list only",
+    }.get(hit.source or "", "")
+    muted = f'style="color:{colours.muted}"'
+    rows: list[tuple[str, str, str, str]] = []  # (list, rank, raw score, contribution)
+    notes: list[str] = []
+    if mode != "semantic":
+        name = f'<span style="color:{colours.fts}">■</span> Lexical'
+        if hit.fts_rank is not None:
+            bm25 = f"{hit.fts_score:.4f}" if hit.fts_score is not None else "—"
+            rows.append(
+                (
+                    name,
+                    f"rank {hit.fts_rank} of {ctx.lexical_count}",
+                    f"bm25 {bm25}",
+                    f"{hit.contributions.get('fts', 0.0):.5f}",
+                )
+            )
+        else:
+            depth = f"{ctx.lexical_count} candidates, depth {ctx.options.depth}"
+            rows.append((name, f"not in the list ({depth})", "", ""))
+    if mode != "fts":
+        name = f'<span style="color:{colours.vector}">■</span> Vector'
+        if not ctx.semantic_available:
+            reason = html.escape(ctx.semantic_reason or "unavailable")
+            rows.append((name, f"unavailable ({reason})", "", ""))
+        elif hit.vector_rank is not None:
+            cos = f"{hit.vector_score:.4f}" if hit.vector_score is not None else "—"
+            rows.append(
+                (
+                    name,
+                    f"rank {hit.vector_rank} of {ctx.vector_count}",
+                    f"cosine {cos}",
+                    f"{hit.contributions.get('vector', 0.0):.5f}",
+                )
+            )
+            if hit.best_chunk is not None:
+                start, end = hit.best_chunk
+                notes.append(f"best passage at characters {start}–{end} (marked below)")
+        else:
+            floor = f", floor {ctx.options.min_sim:g}" if ctx.options.min_sim > 0 else ""
+            depth = f"{ctx.vector_count} candidates, depth {ctx.options.depth}{floor}"
+            rows.append((name, f"not in the list ({depth})", "", ""))
+    pad = 'style="padding-right: 14px"'
+    cells = "".join(
+        f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td {pad}>{c}</td><td align=right>{d}</td></tr>"
+        for a, b, c, d in rows
+    )
+    table = (
+        '<table cellspacing="0" cellpadding="1">'
+        f"<tr {muted}><td {pad}></td><td {pad}>rank</td><td {pad}>raw score</td>"
+        f"<td align=right>contribution</td></tr>{cells}</table>"
+    )
+    if mode != "semantic" and hit.fts_rank is not None:
+        notes.append("bm25 is negated: higher is better")
+    if hit.status == "stale":
+        notes.append("<i>status: stale — placed after every note that is not stale</i>")
+    notes.extend(ctx.extra)
+    return (
+        f"<b>Fused rank {ctx.rank}</b> of {ctx.total} · {source}{table}"
+        f"RRF&nbsp; <code>{html.escape(formula(hit, ctx.options))}</code>"
+        f" <span {muted}>(w / (k + rank), k = {ctx.options.k:g})</span>"
+        + (f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else "")
+    )

@@ -1,0 +1,92 @@
+"""The search bar: the query field (search as you type) and the mode switch.
+
+The field asks for a search 150 ms after the last keystroke (a single-shot timer restarted by
+each edit), at once on Enter, and at once when it is cleared (Esc or its clear button), which
+lists the recent notes.  Down moves on to the results.  The mode switch is three exclusive
+buttons (Hybrid / Lexical / Semantic, also Ctrl+1/2/3 on the window).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLineEdit, QPushButton, QWidget
+
+DEBOUNCE_MS = 150
+MODES = (("hybrid", "Hybrid"), ("fts", "Lexical"), ("semantic", "Semantic"))
+PLACEHOLDER = 'Search notes — words, "a phrase", -exclude, a OR b, pre*, tag:name, path:folder/'
+
+
+class SearchBar(QWidget):
+    """Emits ``searchRequested`` when the query should run, ``modeChanged`` on a new mode."""
+
+    searchRequested = Signal()
+    modeChanged = Signal(str)
+    downPressed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.debounce = QTimer(self)
+        self.debounce.setSingleShot(True)
+        self.debounce.setInterval(DEBOUNCE_MS)
+        self.debounce.timeout.connect(self.searchRequested)
+        self.field = QLineEdit(self)
+        self.field.setObjectName("search")
+        self.field.setPlaceholderText(PLACEHOLDER)
+        self.field.setClearButtonEnabled(True)
+        self.field.textEdited.connect(lambda _: self.debounce.start())
+        self.field.textChanged.connect(self._text_changed)
+        self.field.returnPressed.connect(self.searchRequested)
+        self.field.installEventFilter(self)
+
+        self.group = QButtonGroup(self)
+        self.buttons: dict[str, QPushButton] = {}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(8)
+        layout.addWidget(self.field, 1)
+        switch = QHBoxLayout()
+        switch.setSpacing(0)
+        for number, (mode, label) in enumerate(MODES, start=1):
+            button = QPushButton(label, self)
+            button.setObjectName(f"mode-{mode}")
+            button.setCheckable(True)
+            button.setToolTip(f"{label} search (Ctrl+{number})")
+            self.group.addButton(button, number)
+            self.buttons[mode] = button
+            switch.addWidget(button)
+        layout.addLayout(switch)
+        self.buttons["hybrid"].setChecked(True)
+        self.group.idToggled.connect(self._toggled)
+
+    def text(self) -> str:
+        return self.field.text()
+
+    def mode(self) -> str:
+        return next((m for m, b in self.buttons.items() if b.isChecked()), "hybrid")
+
+    def set_mode(self, mode: str) -> None:
+        if mode in self.buttons:
+            self.buttons[mode].setChecked(True)
+
+    def focus(self) -> None:
+        self.field.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.field.selectAll()
+
+    def _toggled(self, _id: int, checked: bool) -> None:
+        if checked:
+            self.modeChanged.emit(self.mode())
+
+    def _text_changed(self, text: str) -> None:
+        if not text and not self.debounce.isActive():
+            self.debounce.start(0)  # cleared: the recent notes at once
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.field and isinstance(event, QKeyEvent):
+            if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
+                self.field.clear()
+                return True
+            if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:
+                self.downPressed.emit()
+                return True
+        return super().eventFilter(watched, event)

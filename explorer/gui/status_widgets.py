@@ -1,0 +1,255 @@
+"""The strips around the results: the degradation banner, the legend, the index status bar.
+
+The banner says, in words, why semantic search is not part of the result (still loading, no
+model, a model that failed, embeddings pending).  The status bar shows the index health the live
+index reports: notes, vectors, pending embeddings, model, watcher state, and a progress bar with
+counts and rate while it indexes or embeds.
+"""
+
+from __future__ import annotations
+
+import html
+from typing import Any
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QStatusBar,
+    QWidget,
+)
+
+from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.gui.theme import tints
+from explorer.search.hybrid import SearchResponse
+
+
+def model_text(provider: EmbedderProvider) -> str:
+    """The model's name and state, for the status bar."""
+    state = provider.state
+    if state == ModelState.DISABLED:
+        return "model: none"
+    label = {
+        ModelState.IDLE: "waiting",
+        ModelState.LOADING: "loading…",
+        ModelState.READY: "ready",
+        ModelState.FAILED: "failed",
+    }[state]
+    return f"model: {provider.name} ({label})"
+
+
+def banner_text(
+    mode: str, provider: EmbedderProvider, response: SearchResponse | None
+) -> str | None:
+    """Why semantic search is not part of what is shown (rich text), or ``None`` if it is.
+
+    The shown response says best (its reason: loading, failed, timed out, no vectors yet); with
+    no response to go by (before the first search, or a listing), the model's state says.
+    """
+    if mode == "fts":
+        return None
+    state = provider.state
+    if response is not None and not response.listing:
+        if response.semantic.available:
+            return None
+        reason = response.semantic.reason or "unavailable"
+    elif state in (ModelState.FAILED, ModelState.DISABLED):
+        reason = provider.error or "no model"
+    elif state in (ModelState.IDLE, ModelState.LOADING):
+        reason = f"model {provider.name} is still loading"
+    else:
+        return None
+    reason_html = html.escape(reason)
+    if state in (ModelState.IDLE, ModelState.LOADING) or "still loading" in reason:
+        then = (
+            "Hybrid shows the lexical result meanwhile."
+            if mode == "hybrid"
+            else "Semantic mode has no results until it is ready."
+        )
+        return f"<b>Semantic search is loading</b> — {reason_html}. {then}"
+    if "pending" in reason:
+        then = (
+            "Hybrid shows the lexical result meanwhile."
+            if mode == "hybrid"
+            else "Semantic mode has no results until then."
+        )
+        return f"<b>Semantic search is not ready</b> — {reason_html}. {then}"
+    then = (
+        "Hybrid shows the lexical result."
+        if mode == "hybrid"
+        else "Switch to Hybrid or Lexical for results."
+    )
+    return f"<b>Semantic search is unavailable</b> — {reason_html}. {then}"
+
+
+class Banner(QFrame):
+    """A coloured strip with a message; hidden when there is nothing to say."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("banner")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        self.label = QLabel(self)
+        self.label.setWordWrap(True)
+        self.label.setTextFormat(Qt.TextFormat.RichText)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 10, 6)
+        layout.addWidget(self.label, 1)
+        self._apply_colours()
+        self.hide()
+
+    def show_message(self, text: str) -> None:
+        self.label.setText(text)
+        self._apply_colours()
+        self.show()
+
+    def message(self) -> str:
+        return self.label.text() if self.isVisible() else ""
+
+    def _apply_colours(self) -> None:
+        parent = self.parentWidget()
+        t = tints(parent.palette() if parent is not None else None)
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Window, t.banner)
+        palette.setColor(QPalette.ColorRole.WindowText, t.banner_text)
+        self.setPalette(palette)
+        self.label.setPalette(palette)
+
+
+class Legend(QWidget):
+    """What the row tints and bar colours mean: painted swatches with a frame, so that even a
+    pale tint is visible as a swatch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("legend")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(2, 0, 2, 0)
+        layout.setSpacing(6)
+        self._swatches: dict[str, QLabel] = {}
+        for key, text in (
+            ("fts", "lexical only"),
+            ("vector", "vector only"),
+            ("both", "both lists"),
+            ("bar", "bar: share of the fused score"),
+        ):
+            swatch = QLabel(self)
+            label = QLabel(text, self)
+            layout.addWidget(swatch)
+            layout.addWidget(label)
+            layout.addSpacing(8)
+            self._swatches[key] = swatch
+        self.note = QLabel(self)
+        self.note.setObjectName("legendNote")
+        layout.addWidget(self.note)
+        layout.addStretch(1)
+        self.update_legend(True)
+
+    def update_legend(self, tinted: bool) -> None:
+        t = tints(self.palette())
+        frame = self.palette().color(QPalette.ColorRole.Mid)
+        base = self.palette().color(QPalette.ColorRole.Base)
+        size = self.fontMetrics().height()
+        self._swatches["fts"].setPixmap(_swatch(size, [t.fts], frame))
+        self._swatches["vector"].setPixmap(_swatch(size, [t.vector], frame))
+        self._swatches["both"].setPixmap(_swatch(size, [base], frame))
+        self._swatches["bar"].setPixmap(_swatch(size, [t.fts_bar, t.vector_bar], frame, 2))
+        self.note.setText("" if tinted else "(tints mark Hybrid results)")
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.update_legend(not self.note.text())
+
+
+def _swatch(size: int, colours: list[QColor], frame: QColor, width_factor: int = 1) -> QPixmap:
+    """A framed rectangle filled with ``colours`` side by side."""
+    w, h = int(size * 1.4) * width_factor, size
+    pixmap = QPixmap(w, h)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    part = (w - 2) // len(colours)
+    for i, colour in enumerate(colours):
+        painter.fillRect(
+            1 + i * part, 1, part if i < len(colours) - 1 else w - 2 - i * part, h - 2, colour
+        )
+    painter.setPen(frame)
+    painter.drawRect(0, 0, w - 1, h - 1)
+    painter.end()
+    return pixmap
+
+
+class IndexStatus(QWidget):
+    """Permanent widgets of the status bar: counts, model, watcher, progress."""
+
+    skippedClicked = Signal()
+
+    def __init__(self, status_bar: QStatusBar) -> None:
+        super().__init__(status_bar)
+        self.progress = QProgressBar(self)
+        self.progress.setObjectName("indexProgress")
+        self.progress.setMaximumWidth(320)
+        self.progress.setMinimumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.counts = QLabel(self)
+        self.counts.setObjectName("indexCounts")
+        self.model = QLabel(self)
+        self.model.setObjectName("modelState")
+        self.watcher = QLabel(self)
+        self.watcher.setObjectName("watcherState")
+        self.skipped = QPushButton(self)
+        self.skipped.setObjectName("skippedButton")
+        self.skipped.setFlat(True)
+        self.skipped.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.skipped.clicked.connect(self.skippedClicked)
+        self.skipped.hide()
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(12)
+        for widget in (self.progress, self.counts, self.skipped, self.model, self.watcher):
+            layout.addWidget(widget)
+        status_bar.addPermanentWidget(self)
+
+    def show_health(self, health: dict[str, Any], model_text: str) -> None:
+        notes = int(health.get("notes") or 0)
+        vectors = int(health.get("vectors") or 0)
+        pending = int(health.get("pendingEmbeddings") or 0)
+        self.counts.setText(f"{notes:,} notes · {vectors:,} vectors · {pending:,} pending")
+        skipped = health.get("skipped") or []
+        if skipped:
+            self.skipped.setText(f"{len(skipped)} skipped…")
+            self.skipped.setToolTip("Files that were not indexed, with the reason")
+            self.skipped.show()
+        else:
+            self.skipped.hide()
+        self.model.setText(model_text)
+        watcher = health.get("watcher")
+        state = watcher.get("state") if isinstance(watcher, dict) else watcher
+        reason = watcher.get("reason") if isinstance(watcher, dict) else None
+        self.watcher.setText(f"watcher: {state or 'starting'}")
+        self.watcher.setToolTip(html.escape(str(reason)) if reason else "")
+
+    def show_progress(self, label: str, done: int, total: int, rate: float = 0.0) -> None:
+        if total <= 0:
+            self.progress.hide()
+            return
+        self.progress.setRange(0, total)
+        self.progress.setValue(min(done, total))
+        rate_text = f" · {rate:,.0f}/s" if rate > 0 else ""
+        self.progress.setFormat(f"{label} {done:,}/{total:,}{rate_text}")
+        self.progress.show()
+
+    def show_busy(self, label: str) -> None:
+        """An indeterminate bar (work whose size is not known yet)."""
+        self.progress.setRange(0, 0)
+        self.progress.setFormat(label)
+        self.progress.show()
+
+    def hide_progress(self) -> None:
+        self.progress.hide()

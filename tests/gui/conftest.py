@@ -1,0 +1,181 @@
+"""Fixtures for driving the real window offscreen: settings in a temporary INI file, windows
+over a copy of the sample vault with their index in ``tmp_path``, and a sample index built once
+per session with the real model (copied into each test's data dir, so no test waits for the
+whole vault to be embedded again: vectors are keyed by chunk text, a copy finds them all)."""
+
+from __future__ import annotations
+
+import os
+
+# Offscreen unless told otherwise, set before any Qt application exists.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QColor, QImage
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.main_window import MainWindow
+from explorer.gui.results_model import Column, Role
+from explorer.gui.settings import Settings
+from explorer.index.db import IndexDB, index_path
+from explorer.index.embedding import embed_pending
+from explorer.index.sync import sync_vault
+from explorer.search.hybrid import SearchOptions
+from tests.sample_vault_facts import VAULT as SAMPLE_VAULT
+
+WindowFactory = Callable[..., MainWindow]
+
+
+@pytest.fixture
+def gui_settings(tmp_path: Path) -> Settings:
+    """Settings in a private INI file (never the user's configuration)."""
+    return Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture
+def fake_provider() -> EmbedderProvider:
+    return EmbedderProvider.of(FakeEmbedder())
+
+
+@pytest.fixture
+def make_window(qtbot: QtBot, gui_settings: Settings, data_dir: Path) -> Iterator[WindowFactory]:
+    """``make_window(provider, vault)``: a shown window with ``vault`` opened; closed (and its
+    live index stopped) at the end of the test."""
+    windows: list[MainWindow] = []
+
+    def make(
+        provider: EmbedderProvider,
+        vault: Path,
+        *,
+        settings: Settings | None = None,
+        watch: bool = True,
+    ) -> MainWindow:
+        window = MainWindow(
+            provider, data_dir=str(data_dir), settings=settings or gui_settings, watch=watch
+        )
+        window.resize(1400, 860)
+        window.show()
+        qtbot.waitExposed(window)
+        window.open_vault(vault)
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+
+
+def wait_for_results(
+    qtbot: QtBot,
+    window: MainWindow,
+    query: str,
+    check: Callable[[MainWindow], None] | None = None,
+    timeout: int = 15_000,
+) -> None:
+    """Wait until the window shows the results of ``query`` (and ``check`` passes)."""
+
+    def shown() -> None:
+        response = window.response
+        assert response is not None, "no results yet"
+        assert response.query == query, f"showing {response.query!r}"
+        assert not window.searching
+        if check is not None:
+            check(window)
+
+    qtbot.waitUntil(shown, timeout=timeout)
+
+
+def wait_indexed(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
+    """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
+
+    def idle() -> None:
+        assert window.live is not None
+        assert window.live_settled()
+
+    qtbot.waitUntil(idle, timeout=timeout)
+
+
+def record_searches(window: MainWindow) -> list[str]:
+    """The queries the window asks its search thread for, from now on."""
+    session = window.session
+    assert session is not None
+    requested: list[str] = []
+    search = session.search
+
+    def recording(raw: str, options: SearchOptions) -> int:
+        requested.append(raw)
+        return search(raw, options)
+
+    session.search = recording  # type: ignore[method-assign]
+    return requested
+
+
+def cell(window: MainWindow, row: int, column: Column) -> str:
+    """The text shown at a view row (after sorting) and column."""
+    return str(window.proxy.index(row, column).data())
+
+
+def row_of(window: MainWindow, path: str) -> int:
+    for row in range(window.proxy.rowCount()):
+        if window.proxy.index(row, 0).data(Role.PATH) == path:
+            return row
+    return -1
+
+
+def row_pixel(window: MainWindow, row: int) -> QColor:
+    """The colour the table painted at the left edge of view row ``row`` (the rank column's
+    padding: its number is right-aligned, so no text is there)."""
+    table = window.table
+    image: QImage = table.viewport().grab().toImage()
+    x = table.columnViewportPosition(Column.RANK) + 2
+    y = table.rowViewportPosition(row) + table.rowHeight(row) // 2
+    ratio = image.devicePixelRatio()
+    return image.pixelColor(int(x * ratio), int(y * ratio))
+
+
+def unselected_row_with(window: MainWindow, source: str) -> int:
+    current = window.table.currentIndex().row()
+    for row in range(window.proxy.rowCount()):
+        if row != current and window.proxy.index(row, 0).data(Role.SOURCE) == source:
+            window.table.scrollTo(window.proxy.index(row, 0))
+            return row
+    raise AssertionError(f"no {source}-only row among {window.shown_paths()}")
+
+
+@pytest.fixture(scope="session")
+def sample_index_seed(
+    tmp_path_factory: pytest.TempPathFactory, real_provider: EmbedderProvider
+) -> Path:
+    """The sample vault indexed and embedded once with the real model; the database file."""
+    root = tmp_path_factory.mktemp("seed")
+    vault = root / "sample-vault"
+    shutil.copytree(SAMPLE_VAULT, vault)
+    db = IndexDB.open(vault, root / "data")
+    sync_vault(db)
+    embed_pending(db, real_provider.get())
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    path = db.path
+    db.close()
+    return path
+
+
+@pytest.fixture
+def seeded_sample(sample_copy: Path, data_dir: Path, sample_index_seed: Path) -> Path:
+    """A private copy of the sample vault whose index (in ``data_dir``) already has every
+    vector of the real model."""
+    target = index_path(sample_copy, data_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(sample_index_seed, target)
+    conn = sqlite3.connect(target)
+    conn.execute("UPDATE meta SET value = ? WHERE key = 'vault'", (str(sample_copy.resolve()),))
+    conn.commit()
+    conn.close()
+    return sample_copy

@@ -1,0 +1,151 @@
+"""The preview's HTML: safe markdown, highlighting, the best chunk, the explain block."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from explorer.gui.render import (
+    BEST_ANCHOR,
+    Colours,
+    ExplainContext,
+    NoteDocument,
+    explain_html,
+    filter_token,
+    filter_url,
+    formula,
+    highlight,
+    load_note,
+    markdown_to_safe_html,
+    parse_filter_url,
+    render_note,
+    term_pattern,
+)
+from explorer.search.hybrid import Hit, SearchOptions
+from explorer.search.query import parse_query
+
+
+def hit(**fields: object) -> Hit:
+    base: dict[str, object] = {
+        "path": "ops/cdn-purge.md",
+        "title": "CDN purge",
+        "snippet": "",
+        "fused_score": 0.7 / 61 + 0.3 / 64,
+        "contributions": {"fts": 0.7 / 61, "vector": 0.3 / 64},
+        "fts_rank": 1,
+        "vector_rank": 4,
+        "fts_score": 7.1234,
+        "vector_score": 0.6131,
+        "source": "both",
+        "best_chunk": None,
+    }
+    base.update(fields)
+    return Hit(**base)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("markdown", "absent", "present"),
+    [
+        ("<script>alert(1)</script>", "<script", "&lt;script&gt;"),
+        ('<img src="x" onerror="alert(1)">', "<img", "&lt;img"),
+        ("[x](javascript:alert(1))", 'href="javascript', "[x]"),
+        ("![tracker](https://example.com/pixel.png)", "<img", "remote image not loaded"),
+        ("![tracker](//example.com/pixel.png)", "<img", "remote image not loaded"),
+        ('<a href="https://example.com" onclick="x()">a</a>', "<a ", "&lt;a"),
+    ],
+)
+def test_note_html_is_sanitised(markdown: str, absent: str, present: str) -> None:
+    out = markdown_to_safe_html(markdown)
+    assert absent not in out
+    assert present in out
+
+
+def test_markdown_keeps_formatting_links_and_local_images() -> None:
+    out = markdown_to_safe_html(
+        "# Title\n\n*em* **strong** `code`\n\n[site](https://example.com) ![pic](img/a.png)\n\n"
+        "| a | b |\n|---|---|\n| 1 | 2 |\n"
+    )
+    for fragment in ("<h1>", "<em>", "<strong>", "<code>", 'href="https://example.com"'):
+        assert fragment in out
+    assert '<img src="img/a.png"' in out
+    assert "<table" in out and "<td>1</td>" in out
+
+
+def test_highlight_marks_words_in_text_only_and_ignores_accents() -> None:
+    pattern = term_pattern(parse_query('creme brulee "cdn purge" href'))
+    fragment = '<p><a href="x">Crème Brûlée</a> &amp; the CDN purged</p>'
+    out = highlight(fragment, pattern, "S")
+    assert '<span style="S">Crème</span>' in out
+    assert '<span style="S">Brûlée</span>' in out
+    assert '<span style="S">CDN purged</span>' in out
+    assert '<a href="x">' in out  # the attribute was not touched although "href" is a term
+    assert "&amp;" in out
+
+
+def test_highlight_skips_stop_words_unless_they_are_all_there_is() -> None:
+    out = highlight("<p>why were the styles stale</p>", term_pattern(parse_query("why stale")), "S")
+    assert '<span style="S">stale</span>' in out and '<span style="S">why</span>' not in out
+    out = highlight("<p>to be or not</p>", term_pattern(parse_query("to be")), "S")
+    assert '<span style="S">to</span>' in out
+
+
+def test_highlight_finds_cjk_substrings() -> None:
+    out = highlight("<p>東京タワーに行った</p>", term_pattern(parse_query("東京")), "S")
+    assert '<span style="S">東京</span>タワー' in out
+
+
+def test_formula_has_the_numbers_filled_in() -> None:
+    assert formula(hit(), SearchOptions()) == "0.7 / (60 + 1) + 0.3 / (60 + 4) = 0.01616"
+    lexical_only = hit(vector_rank=None, fused_score=0.7 / 63, fts_rank=3)
+    assert formula(lexical_only, SearchOptions()) == "0.7 / (60 + 3) = 0.01111"
+    assert formula(hit(), SearchOptions(k=10, w_fts=1.0, w_vec=0.5)).startswith(
+        "1 / (10 + 1) + 0.5 / (10 + 4)"
+    )
+
+
+def test_explain_block_has_scores_ranks_and_formula() -> None:
+    ctx = ExplainContext(SearchOptions(), 2, 20, 34, 50, True)
+    out = explain_html(hit(best_chunk=(10, 400)), ctx, Colours())
+    for fragment in (
+        "Fused rank 2",
+        "rank 1 of 34",
+        "bm25 7.1234",
+        "rank 4 of 50",
+        "cosine 0.6131",
+        "0.7 / (60 + 1) + 0.3 / (60 + 4) = 0.01616",
+        "characters 10–400",
+    ):
+        assert fragment in out
+    degraded = ExplainContext(SearchOptions(), 1, 5, 5, 0, False, "model x is still loading")
+    out = explain_html(hit(vector_rank=None, source="fts"), degraded, Colours())
+    assert "unavailable (model x is still loading)" in out
+
+
+def test_best_chunk_is_anchored_and_wrapped(tmp_path: Path) -> None:
+    text = "---\ntags: [ops]\n---\n# Title\n\nFirst paragraph.\n\nThe best passage here.\n\nLast.\n"
+    (tmp_path / "ops").mkdir()
+    (tmp_path / "ops" / "n.md").write_text(text, encoding="utf-8")
+    doc = load_note(tmp_path, "ops/n.md")
+    start = doc.text.index("The best")
+    end = start + len("The best passage here.")
+    out = render_note(doc, hit(best_chunk=(start, end)), parse_query("passage"), Colours())
+    anchor = out.index(f'name="{BEST_ANCHOR}"')
+    assert out.index("First paragraph") < anchor < out.index("The best") < out.index("Last.")
+    assert "tags:" in out and filter_url("tag", "ops") in out
+    assert filter_url("path", "ops/") in out
+    assert "---" not in out  # frontmatter is not rendered as text
+
+
+def test_filter_links_round_trip() -> None:
+    url = filter_url("path", "dev/a b/")
+    assert parse_filter_url(url) == ("path", "dev/a b/")
+    assert parse_filter_url("https://example.com") is None
+    assert filter_token("tag", "ops") == "tag:ops"
+    assert filter_token("path", "my notes/") == '"path:my notes/"'
+
+
+def test_note_that_is_not_text_is_shown_with_its_reason(tmp_path: Path) -> None:
+    (tmp_path / "b.md").write_bytes(b"\x00\x01binary")
+    doc = load_note(tmp_path, "b.md")
+    assert isinstance(doc, NoteDocument) and "binary" in doc.text

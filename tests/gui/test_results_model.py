@@ -1,0 +1,145 @@
+"""The results model: roles, five decimals, tints, movement marks, sorting, model sanity."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.modeltest import ModelTester
+
+from explorer.gui.results_model import ABSENT, Column, ResultsModel, ResultsProxy, Role
+from explorer.gui.theme import dark_palette, light_palette, tints
+from explorer.search.hybrid import (
+    Candidates,
+    NoteInfo,
+    SearchOptions,
+    SearchResponse,
+    SemanticStatus,
+    VectorCandidate,
+    fuse,
+)
+from explorer.search.query import parse_query
+
+# Lexical list a, b, c, d; vector list b, e, a.  a and b: both; c, d: lexical only; e: vector only.
+LEXICAL = ["a.md", "b.md", "c.md", "d.md"]
+VECTOR = ["b.md", "e.md", "a.md"]
+
+
+def candidates() -> Candidates:
+    c = Candidates(query=parse_query("some words"), mode="hybrid", depth=50)
+    c.lexical = [(p, 10.0 - i, f"snippet of <mark>{p}</mark>") for i, p in enumerate(LEXICAL)]
+    c.vector = [VectorCandidate(p, 0.9 - 0.1 * i, (0, 10), "text") for i, p in enumerate(VECTOR)]
+    c.semantic = SemanticStatus(True, None, "fake")
+    for p in {*LEXICAL, *VECTOR}:
+        c.notes[p] = NoteInfo(p, p.removesuffix(".md").upper(), None, (), 0)
+    return c
+
+
+def response(**options: float | str) -> SearchResponse:
+    return fuse(candidates(), SearchOptions(**options))  # type: ignore[arg-type]
+
+
+def by_path(model: ResultsModel) -> dict[str, int]:
+    return {model.index(r, 0).data(Role.PATH): r for r in range(model.rowCount())}
+
+
+@pytest.mark.qt_log_level_fail("WARNING")
+def test_model_passes_the_model_tester_through_changes(qtmodeltester: ModelTester) -> None:
+    model = ResultsModel()
+    qtmodeltester.check(model)  # Qt's C++ tester stays attached and warns on any violation
+    proxy = ResultsProxy()
+    proxy.setSourceModel(model)
+    ModelTester(None).check(proxy, force_py=True)
+    model.set_response(response())
+    model.set_response(response(w_fts=0.1, w_vec=0.9), compare=True)
+    proxy.sort(Column.VEC_RANK, Qt.SortOrder.DescendingOrder)
+    model.set_response(response(mode="fts"))
+    model.clear()
+    model.set_response(response(k=1.0))
+    model.refresh_palette()
+    assert model.rowCount() == 5 and proxy.rowCount() == 5
+
+
+def test_scores_have_five_decimals_and_absent_ranks_a_dash() -> None:
+    model = ResultsModel()
+    model.set_response(response())
+    rows = by_path(model)
+    a = rows["a.md"]
+    assert model.index(a, Column.FUSED).data() == f"{0.7 / 61 + 0.3 / 63:.5f}"
+    assert model.index(a, Column.FTS_CONTRIB).data() == "0.01148"
+    assert model.index(a, Column.VEC_CONTRIB).data() == f"{0.3 / 63:.5f}"
+    c = rows["c.md"]
+    assert model.index(c, Column.VEC_RANK).data() == ABSENT
+    assert model.index(c, Column.VEC_CONTRIB).data() == ABSENT
+    assert model.index(c, Column.FTS_RANK).data() == "3"
+    for r in range(model.rowCount()):
+        for column in (Column.FUSED, Column.FTS_CONTRIB, Column.VEC_CONTRIB):
+            text = model.index(r, column).data()
+            assert text == ABSENT or len(text.split(".")[1]) == 5, text
+
+
+def test_tints_by_source_only_for_hybrid_results() -> None:
+    model = ResultsModel()
+    model.set_response(response())
+    rows = by_path(model)
+    colours = tints()
+    background = Qt.ItemDataRole.BackgroundRole
+    assert model.index(rows["c.md"], Column.TITLE).data(background).color() == colours.fts
+    assert model.index(rows["e.md"], Column.PATH).data(background).color() == colours.vector
+    assert model.index(rows["a.md"], Column.TITLE).data(background) is None
+    model.set_response(response(mode="fts"))  # one list: every hit is lexical, nothing to say
+    assert all(
+        model.index(r, Column.TITLE).data(background) is None for r in range(model.rowCount())
+    )
+
+
+def test_tints_are_readable_in_light_and_dark_palettes() -> None:
+    light, dark = tints(light_palette()), tints(dark_palette())
+    text_light = light_palette().color(light_palette().ColorRole.Text)
+    text_dark = dark_palette().color(dark_palette().ColorRole.Text)
+    for tint in (light.fts, light.vector):
+        assert tint.lightness() - text_light.lightness() > 150  # pale wash under dark text
+    for tint in (dark.fts, dark.vector):
+        assert text_dark.lightness() - tint.lightness() > 120  # deep wash under light text
+    assert light.fts.blue() > light.fts.red() and light.vector.red() > light.vector.blue()
+    assert dark.fts.blue() > dark.fts.red() and dark.vector.red() > dark.vector.blue()
+
+
+def test_refusion_marks_how_rows_moved() -> None:
+    model = ResultsModel()
+    model.set_response(response())
+    before = [model.index(r, 0).data(Role.PATH) for r in range(model.rowCount())]
+    model.set_response(response(w_fts=0.1, w_vec=0.9), compare=True)
+    after = [model.index(r, 0).data(Role.PATH) for r in range(model.rowCount())]
+    assert before != after
+    for row, path in enumerate(after):
+        moved = before.index(path) - row
+        text = model.index(row, Column.MOVE).data()
+        assert text == ("" if moved == 0 else f"↑{moved}" if moved > 0 else f"↓{-moved}")
+    # A result with a note that was not there before marks it "new".
+    bigger = candidates()
+    bigger.lexical.append(("f.md", 1.0, "f"))
+    bigger.notes["f.md"] = NoteInfo("f.md", "F", None, (), 0)
+    model.set_response(fuse(bigger, SearchOptions()), compare=True)
+    assert model.index(by_path(model)["f.md"], Column.MOVE).data() == "new"
+
+
+def test_proxy_sorts_numbers_and_puts_absent_ranks_last() -> None:
+    model = ResultsModel()
+    model.set_response(response())
+    proxy = ResultsProxy()
+    proxy.setSourceModel(model)
+    proxy.sort(Column.VEC_RANK, Qt.SortOrder.AscendingOrder)
+    shown = [proxy.index(r, Column.VEC_RANK).data() for r in range(proxy.rowCount())]
+    assert shown[:3] == ["1", "2", "3"] and shown[3:] == [ABSENT, ABSENT]
+    proxy.sort(Column.FUSED, Qt.SortOrder.DescendingOrder)
+    scores = [proxy.index(r, Column.FUSED).data(Role.FUSED) for r in range(proxy.rowCount())]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_share_role_splits_the_bar_by_contribution() -> None:
+    model = ResultsModel()
+    model.set_response(response())
+    top = model.index(0, Column.SHARE).data(Role.SHARE)
+    assert top[0] + top[1] == pytest.approx(1.0)  # the top hit fills the bar
+    c = model.index(by_path(model)["c.md"], Column.SHARE).data(Role.SHARE)
+    assert c[1] == 0.0 and 0 < c[0] < 1

@@ -1,0 +1,382 @@
+"""The window driven as a user would, over a copy of the sample vault, with the fake embedder
+(fast, deterministic); the real-model behaviour is in ``test_window_model.py``."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtGui import QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QTextBrowser
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui import settings as opt
+from explorer.gui.main_window import MainWindow
+from explorer.gui.results_model import Column, Role
+from explorer.gui.settings import Settings
+from tests.gui.conftest import (
+    WindowFactory,
+    cell,
+    record_searches,
+    row_pixel,
+    unselected_row_with,
+    wait_for_results,
+    wait_indexed,
+)
+from tests.sample_vault_facts import (
+    ERROR_PASTE_QUERY,
+    ERROR_PASTE_TARGET,
+    TAG_OPS_NOTES,
+    TAR_QUERY,
+    TAR_TARGET,
+)
+
+
+def open_sample(
+    qtbot: QtBot, make_window: WindowFactory, provider: EmbedderProvider, vault: Path
+) -> MainWindow:
+    window = make_window(provider, vault)
+    wait_indexed(qtbot, window)
+    return window
+
+
+def test_typing_a_query_shows_hits_after_one_debounced_search(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    wait_for_results(qtbot, window, "")  # the recent-notes listing of the empty query
+    requested = record_searches(window)
+    window.search_field.setFocus()
+    qtbot.keyClicks(window.search_field, TAR_QUERY)
+
+    def shown(w: MainWindow) -> None:
+        assert w.shown_paths()[0] == TAR_TARGET
+        assert cell(w, 0, Column.TITLE)
+
+    wait_for_results(qtbot, window, TAR_QUERY, shown)
+    # Seven keystrokes, and no search of "t", "ta", "tar"…: only the whole query (debounced).
+    assert requested and set(requested) == {TAR_QUERY}
+    # The preview shows the selected (first) note, its explanation included.
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, TAR_TARGET))
+    assert "Fused rank 1" in window.preview.explain.toPlainText()
+    assert "tar czf" in window.preview.note.toPlainText()
+
+
+def test_enter_searches_at_once_and_error_pastes_are_plain_text(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    window.search_field.setText(ERROR_PASTE_QUERY)
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Return)
+    assert not window.debounce.isActive()
+    window.set_mode("fts")
+    wait_for_results(
+        qtbot,
+        window,
+        ERROR_PASTE_QUERY,
+        lambda w: _assert_equal(w.shown_paths()[0], ERROR_PASTE_TARGET),
+    )
+
+
+def test_changing_a_weight_reorders_rows_without_a_new_search(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    query = "deploy rollback checklist"
+    window.set_query(query)
+    wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
+    requested = record_searches(window)
+    before = window.shown_paths()
+    shown: list[object] = []
+    window.resultsShown.connect(shown.append)
+
+    window.fusion.w_fts_box.setValue(0.0)  # only the vector list counts now
+    moves = [cell(window, r, Column.MOVE) for r in range(window.proxy.rowCount())]
+    assert any(m.startswith("↑") for m in moves) and any(m.startswith("↓") for m in moves)
+    window.fusion.w_vec_box.setValue(1.0)
+
+    assert len(shown) == 2  # re-fused synchronously, once per edit
+    after = window.shown_paths()
+    assert after != before
+    assert window.response is not None
+    fresh = [h for h in window.response.hits if h.status != "stale"]  # stale ones go last
+    vector_ranks = [h.vector_rank for h in fresh]
+    ranked = [r for r in vector_ranks if r is not None]
+    assert ranked == sorted(ranked) and vector_ranks[: len(ranked)] == ranked
+    # The similarity floor and the depth are live too, up to the depth fetched.
+    window.fusion.depth_box.setValue(5)
+    assert window.proxy.rowCount() <= 10
+    window.fusion.reset()
+    assert window.fusion.settings().k == 60 and window.fusion.settings().w_fts == 0.7
+    assert window.shown_paths() == before
+    assert requested == []  # not one new search for all of that
+
+
+def test_a_file_written_while_the_window_is_open_appears(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    query = "quetzalcoatl"
+    window.set_query(query)
+    wait_for_results(qtbot, window, query)
+    assert "inbox/feathered-serpent.md" not in window.shown_paths()
+    (sample_copy / "inbox" / "feathered-serpent.md").write_text(
+        "# Feathered serpent\n\nNotes on Quetzalcoatl for the museum trip.\n", encoding="utf-8"
+    )
+    wait_for_results(
+        qtbot,
+        window,
+        query,
+        lambda w: _assert_equal(w.shown_paths()[:1], ["inbox/feathered-serpent.md"]),
+        timeout=15_000,
+    )
+    assert cell(window, 0, Column.MOVE) == "new"
+
+
+def test_banner_says_why_when_there_is_no_model(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path
+) -> None:
+    provider = EmbedderProvider.disabled("semantic search is switched off")
+    window = open_sample(qtbot, make_window, provider, sample_copy)
+    window.set_query(TAR_QUERY)
+    wait_for_results(qtbot, window, TAR_QUERY)
+    assert window.banner.isVisible()
+    assert "unavailable" in window.banner.message() and "switched off" in window.banner.message()
+    hybrid = window.shown_paths()
+    assert {window.proxy.index(r, 0).data(Role.SOURCE) for r in range(len(hybrid))} == {"fts"}
+    window.set_mode("fts")  # Hybrid showed exactly the lexical result
+    assert window.shown_paths() == hybrid and not window.banner.isVisible()
+    window.set_mode("semantic")
+    assert window.proxy.rowCount() == 0 and window.banner.isVisible()
+    assert "unavailable" in window.empty.text()
+
+
+def test_keyboard_alone(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    opened: list[QUrl] = []
+    window.open_url = opened.append  # type: ignore[method-assign,assignment]
+    window.activateWindow()
+    qtbot.waitUntil(lambda: _assert_equal(QGuiApplication.focusWindow() is not None, True))
+    window.table.setFocus()
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_field.hasFocus()
+    qtbot.keyClicks(window.search_field, "backup")
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Return)
+    wait_for_results(qtbot, window, "backup", lambda w: _assert_more_than(w.proxy.rowCount(), 1))
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
+    assert window.table.hasFocus()
+    first = window.shown_paths()[0]
+    qtbot.keyClick(window.table, Qt.Key.Key_Down)
+    second = window.table.current_hit()
+    assert second is not None and second.path == window.shown_paths()[1] != first
+    qtbot.keyClick(window.table, Qt.Key.Key_Return)
+    assert [u.toLocalFile() for u in opened] == [str(sample_copy.resolve() / second.path)]
+    qtbot.keyClick(window.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == str(sample_copy.resolve() / second.path)
+    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert window.search_field.hasFocus() and window.search_field.selectedText() == "backup"
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)
+    assert window.search_field.text() == ""
+    wait_for_results(qtbot, window, "", lambda w: _assert_equal(w.response.listing, True))  # type: ignore[union-attr]
+
+
+def test_clicking_a_tag_in_the_preview_adds_a_filter(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    window.set_query("purge")
+    wait_for_results(qtbot, window, "purge")
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "ops/cdn-purge.md"))
+    _click_text(qtbot, window.preview.note, "#ops")
+    wait_for_results(qtbot, window, "purge tag:ops")
+    assert set(window.shown_paths()) <= TAG_OPS_NOTES
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "ops/cdn-purge.md"))
+    _click_text(qtbot, window.preview.note, "ops")  # the folder in the breadcrumb
+    wait_for_results(qtbot, window, "purge tag:ops path:ops/")
+    assert all(p.startswith("ops/") for p in window.shown_paths())
+
+
+def test_results_of_a_superseded_search_are_dropped(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    wait_for_results(qtbot, window, "")
+    shown: list[str] = []
+    window.resultsShown.connect(lambda r: shown.append(r.query))
+    window.set_query("cdn")
+    window.set_query("backups")
+    wait_for_results(qtbot, window, "backups")
+    assert shown == ["backups"]
+
+
+def test_skipped_files_are_listed(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    (sample_copy / "inbox" / "photo.md").write_bytes(b"\x89PNG\r\n\x00\x00binary")
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+
+    def listed() -> None:
+        assert window.health is not None and window.health.get("skipped")
+        assert window.index_status.skipped.isVisible()
+
+    qtbot.waitUntil(listed)
+    assert "1 skipped" in window.index_status.skipped.text()
+    qtbot.mouseClick(window.index_status.skipped, Qt.MouseButton.LeftButton)
+    rows = window.skipped_dialog.rows()
+    assert rows[0][0] == "inbox/photo.md" and "binary" in rows[0][2]
+    window.skipped_dialog.close()
+
+
+def test_status_bar_shows_the_index(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+
+    def counted() -> None:
+        text = window.index_status.counts.text()
+        assert text.startswith("51 notes") and "0 pending" in text
+        assert "fake-bow-64 (ready)" in window.index_status.model.text()
+        assert window.index_status.watcher.text() == "watcher: running"
+
+    qtbot.waitUntil(counted)
+
+
+def test_settings_persist_between_sessions(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    gui_settings: Settings,
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    window.set_mode("fts")
+    window.fusion.k_box.setValue(20)
+    window.fusion.w_vec_box.setValue(0.5)
+    window.splitter.setSizes([500, 900])
+    sizes = window.splitter.sizes()
+    window.table.horizontalHeader().resizeSection(Column.PATH, 321)
+    window.close()
+    assert gui_settings.get(opt.LAST_VAULT) == str(sample_copy.resolve())
+    assert gui_settings.get(opt.RECENT_VAULTS)[0] == str(sample_copy.resolve())
+
+    again = MainWindow(fake_provider, settings=gui_settings)
+    qtbot.addWidget(again)
+    again.show()
+    assert again.mode() == "fts"
+    assert again.fusion.settings().k == 20 and again.fusion.settings().w_vec == 0.5
+    # (The offscreen screen is 800 px wide, so the restored window is clamped to it; the left
+    # pane keeps its width.)
+    assert again.splitter.sizes()[0] == sizes[0]
+    assert again.table.horizontalHeader().sectionSize(Column.PATH) == 321
+
+
+def test_stall_monitor_records_a_blocked_event_loop(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = make_window(fake_provider, sample_copy)
+    qtbot.waitUntil(lambda: _assert_more_than(window.stall.ticks, 5))
+    window.stall.reset()
+    deadline = time.perf_counter() + 0.15
+    while time.perf_counter() < deadline:  # the GUI thread is busy: no tick can come
+        pass
+    qtbot.waitUntil(lambda: _assert_more_than(window.stall.max_gap_ms, 149))
+    assert window.stall.report()["stallsOverThreshold"] >= 1
+    assert window.stall.max_gap_between(0.0) > 149
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _assert_equal(a: object, b: object) -> None:
+    assert a == b
+
+
+def _assert_more_than(a: float, b: float) -> None:
+    assert a > b
+
+
+def _assert_both_lists(window: MainWindow) -> None:
+    response = window.response
+    assert response is not None and response.semantic.available
+    sources = {h.source for h in response.hits}
+    assert "both" in sources and len(response.hits) > 5
+
+
+def _click_text(qtbot: QtBot, browser: QTextBrowser, text: str) -> None:
+    """Click (press and release) in the middle of the first occurrence of ``text``."""
+    found = browser.document().find(text)
+    assert not found.isNull(), f"{text!r} is not in the preview"
+    cursor = QTextCursor(browser.document())
+    cursor.setPosition((found.selectionStart() + found.selectionEnd()) // 2)
+    browser.ensureCursorVisible()
+    browser.setTextCursor(cursor)
+    point = browser.cursorRect(cursor).center()
+    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def test_switching_vaults_and_the_recent_list(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    tmp_path: Path,
+    gui_settings: Settings,
+) -> None:
+    other = tmp_path / "other-vault"
+    other.mkdir()
+    (other / "only-here.md").write_text("# Only here\n\nA lonely note.\n", encoding="utf-8")
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    window.open_vault(other)
+    wait_indexed(qtbot, window)
+    window.set_query("lonely")
+    wait_for_results(
+        qtbot, window, "lonely", lambda w: _assert_equal(w.shown_paths(), ["only-here.md"])
+    )
+    assert window.windowTitle().startswith("other-vault")
+    window.recent_menu.aboutToShow.emit()
+    entries = [a.text() for a in window.recent_menu.actions()]
+    assert entries == [str(other.resolve()), str(sample_copy.resolve())]
+
+
+def test_first_run_opens_the_sample_vault(gui_settings: Settings, tmp_path: Path) -> None:
+    from explorer.gui.app import choose_vault
+    from explorer.gui.resources import sample_vault
+    from tests.sample_vault_facts import VAULT
+
+    assert choose_vault(None, gui_settings) == sample_vault() == VAULT
+    gui_settings.set(opt.LAST_VAULT, str(tmp_path))
+    assert choose_vault(None, gui_settings) == tmp_path
+    assert choose_vault(str(tmp_path / "x"), gui_settings) == tmp_path / "x"
+
+
+def test_dark_theme_repaints_the_tints_for_a_dark_palette(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from explorer.gui.theme import tints
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    palette, style = app.palette(), app.style().name()
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    window.set_query("cdn purge")
+    wait_for_results(qtbot, window, "cdn purge", lambda w: _assert_equal(w.model.tinted, True))
+    try:
+        window.set_theme("dark")
+        dark = tints(app.palette())
+        assert dark.dark
+        row = unselected_row_with(window, "vector")
+        assert row_pixel(window, row) == dark.vector
+        text = app.palette().color(app.palette().ColorRole.Text)
+        assert text.lightness() - dark.vector.lightness() > 120  # light text on a deep wash
+    finally:
+        app.setStyle(style)
+        app.setPalette(palette)
