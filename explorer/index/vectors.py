@@ -16,6 +16,9 @@ import numpy.typing as npt
 from explorer.embed.base import Matrix
 from explorer.index.db import IndexDB
 
+#: Rows read per step when loading the matrix.
+_LOAD_BATCH = 4096
+
 
 @dataclass(frozen=True, slots=True)
 class VectorHit:
@@ -36,6 +39,7 @@ class VectorIndex:
         self.spans: npt.NDArray[np.int64] = np.zeros((0, 2), dtype=np.int64)
         self.segment_starts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.segment_notes: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        self.segment_ends: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
 
     @property
     def size(self) -> int:
@@ -52,24 +56,55 @@ class VectorIndex:
         return True
 
     def load(self, db: IndexDB) -> None:
-        rows = db.conn.execute(
-            "SELECT c.note_id, c.start, c.end, v.dim, v.vec FROM chunks c "
-            "JOIN vectors v ON v.hash = c.hash AND v.model = ? ORDER BY c.note_id, c.seq",
-            (self.model,),
-        ).fetchall()
-        if not rows:
+        """Read every chunk vector of the model into one matrix, in note order.
+
+        Rows are streamed in batches into a preallocated matrix, so loading costs the matrix and
+        a few megabytes, never a second copy of every BLOB (at 50k notes that copy is ~230 MB).
+        Vectors of another dimension than the first one found are left out.
+        """
+        conn = db.conn
+        joined = "FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ?"
+        first = conn.execute(
+            f"SELECT v.dim {joined} ORDER BY c.note_id, c.seq LIMIT 1", (self.model,)
+        ).fetchone()
+        if first is None:
             self.__init__(self.model)  # type: ignore[misc]
             return
-        dim = int(rows[0][3])
-        blobs = [r[4] for r in rows if r[3] == dim]
-        rows = [r for r in rows if r[3] == dim]
-        matrix = np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(rows), dim)
-        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-        self.note_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
-        self.spans = np.array([(r[1], r[2]) for r in rows], dtype=np.int64).reshape(-1, 2)
+        dim = int(first[0])
+        (expected,) = conn.execute(
+            f"SELECT count(*) {joined} AND v.dim = ?", (self.model, dim)
+        ).fetchone()
+        matrix = np.empty((int(expected), dim), dtype=np.float32)
+        note_ids = np.empty(int(expected), dtype=np.int64)
+        spans = np.empty((int(expected), 2), dtype=np.int64)
+        cursor = conn.execute(
+            f"SELECT c.note_id, c.start, c.end, v.vec {joined} AND v.dim = ? "
+            "ORDER BY c.note_id, c.seq",
+            (self.model, dim),
+        )
+        n = 0
+        while batch := cursor.fetchmany(_LOAD_BATCH):
+            m = len(batch)
+            if n + m > matrix.shape[0]:  # rows were added since the count: grow
+                size = max(n + m, 2 * matrix.shape[0])
+                matrix = np.resize(matrix, (size, dim))
+                note_ids = np.resize(note_ids, size)
+                spans = np.resize(spans, (size, 2))
+            block = np.frombuffer(b"".join(r[3] for r in batch), dtype="<f4")
+            matrix[n : n + m] = block.reshape(m, dim)
+            note_ids[n : n + m] = [r[0] for r in batch]
+            spans[n : n + m] = [(r[1], r[2]) for r in batch]
+            n += m
+        if n == 0:
+            self.__init__(self.model)  # type: ignore[misc]
+            return
+        self.matrix = matrix[:n] if n < matrix.shape[0] else matrix
+        self.note_ids = note_ids[:n]
+        self.spans = spans[:n]
         change = np.flatnonzero(np.diff(self.note_ids)) + 1
         self.segment_starts = np.concatenate(([0], change)).astype(np.int64)
         self.segment_notes = self.note_ids[self.segment_starts]
+        self.segment_ends = np.append(self.segment_starts[1:], n).astype(np.int64)
 
     def top_notes(
         self,
@@ -93,7 +128,8 @@ class VectorIndex:
             note_best = np.where(mask, note_best, -np.inf)
         if min_sim > 0:
             note_best = np.where(note_best >= min_sim, note_best, -np.inf)
-        candidates = int(np.count_nonzero(np.isfinite(note_best)))
+        filtered = allowed is not None or min_sim > 0
+        candidates = int(np.count_nonzero(np.isfinite(note_best))) if filtered else len(note_best)
         k = min(depth, candidates)
         if k == 0:
             return []
@@ -104,9 +140,8 @@ class VectorIndex:
         # Best first; equal scores by note id, as every ranking here breaks ties.
         order = np.lexsort((self.segment_notes[top], -note_best[top]))
         hits = []
-        ends = np.append(self.segment_starts[1:], self.size)
         for seg in top[order]:
-            lo, hi = int(self.segment_starts[seg]), int(ends[seg])
+            lo, hi = int(self.segment_starts[seg]), int(self.segment_ends[seg])
             best = lo + int(np.argmax(sims[lo:hi]))
             hits.append(
                 VectorHit(

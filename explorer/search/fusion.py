@@ -79,7 +79,8 @@ def convex(
     ``(s - min) / (max - min)``, so the best candidate of a list gets 1 and its worst 0; when
     every candidate of a list has the same score they all get 1 (none is worse than another).
     ``lower_bounds`` replaces the observed minimum of a list by a fixed one (the paper's
-    "theoretical min-max", e.g. 0 for bm25 or -1 for cosine); a score below it normalises to 0.
+    "theoretical min-max", e.g. 0 for bm25): ``(s - low) / (max - low)``, and a score below it
+    normalises to 0; a list whose best score is not above its bound contributes nothing.
 
     ``score(d) = Σ over lists L of w_L · norm_L(d)``; a document a list did not find gets 0 from
     it.  Unlike RRF, the fused score keeps each list's confidence: a cosine far above the rest
@@ -105,10 +106,10 @@ def convex(
         high = max(best.values())
         low = bounds.get(name, min(best.values()))
         span = high - low
-        normalised[name] = {
-            doc: (max(0.0, (score - low) / span) if span > 0 else 1.0)
-            for doc, score in best.items()
-        }
+        if span > 0:
+            normalised[name] = {d: max(0.0, (s - low) / span) for d, s in best.items()}
+        else:  # all equal: none is worse than another, unless none clears a fixed bound
+            normalised[name] = dict.fromkeys(best, 0.0 if name in bounds else 1.0)
     fused = []
     for doc, doc_ranks in ranks.items():
         contributions = {

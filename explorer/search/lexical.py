@@ -61,13 +61,16 @@ def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[Lex
     for expression in _passes(query):
         if len(hits) >= depth:
             break
-        rows = conn.execute(
-            "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s, "
-            f"snippet(notes_fts, 2, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS}) "
-            "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
-            f"WHERE notes_fts MATCH ? AND {where} ORDER BY s, n.path LIMIT ?",
-            (*BM25_WEIGHTS, expression, *params, depth + len(seen)),
-        ).fetchall()
+        want = depth + len(seen)
+        rows = None if query.has_filters else _ranked_by_fts5(conn, expression, want)
+        if rows is None:
+            rows = conn.execute(
+                "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s, "
+                f"snippet(notes_fts, 2, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS}) "
+                "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
+                f"WHERE notes_fts MATCH ? AND {where} ORDER BY s, n.path LIMIT ?",
+                (*BM25_WEIGHTS, expression, *params, want),
+            ).fetchall()
         for note_id, path, score, snippet in rows:
             if note_id in seen:
                 continue
@@ -76,6 +79,40 @@ def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[Lex
             if len(hits) >= depth:
                 break
     return hits
+
+
+def _ranked_by_fts5(
+    conn: sqlite3.Connection, expression: str, want: int
+) -> list[tuple[int, str, float, str]] | None:
+    """The best ``want`` matches of ``expression`` by (bm25, path), with snippets, or ``None``
+    when the cheap way cannot tell the order exactly (the caller then runs the plain query).
+
+    ``ORDER BY rank`` with ``rank MATCH 'bm25(…)'`` lets FTS5 sort the matches itself, so
+    SQLite stops after ``want`` rows and computes ``snippet()`` for those rows only; the plain
+    query (joined to ``notes`` to order ties by path) computes a snippet for every match, which
+    on a natural-language question is most of the index.  FTS5 orders ties by rowid, so the rows
+    are re-sorted by (bm25, path) here; a tie across the cut-off (the row after the last one
+    kept scores the same) is the one case this cannot settle.
+    """
+    rows = conn.execute(
+        f"SELECT rowid, rank, snippet(notes_fts, 2, '{_OPEN}', '{_CLOSE}', '…', "
+        f"{SNIPPET_TOKENS}) FROM notes_fts WHERE notes_fts MATCH ? AND rank MATCH ? "
+        "ORDER BY rank LIMIT ?",
+        (expression, f"bm25({', '.join(map(str, BM25_WEIGHTS))})", want + 1),
+    ).fetchall()
+    if len(rows) > want:
+        if rows[want][1] == rows[want - 1][1]:
+            return None
+        rows = rows[:want]
+    if not rows:
+        return []
+    marks = ",".join("?" * len(rows))
+    paths = dict(
+        conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", [r[0] for r in rows])
+    )
+    out = [(int(i), str(paths[i]), float(rank), str(snip)) for i, rank, snip in rows if i in paths]
+    out.sort(key=lambda r: (r[2], r[1]))
+    return out
 
 
 def _passes(query: Query) -> list[str]:

@@ -100,9 +100,9 @@ def test_concurrent_first_open_migrates_once(tmp_path: Path) -> None:
         vault.mkdir()
         notices: list[list[str]] = []
 
-        def open_it(root: Path = vault, trial: int = trial) -> None:
+        def open_it(root: Path = vault, trial: int = trial, out: list[list[str]] = notices) -> None:
             db = IndexDB.open(root, tmp_path / f"data{trial}")
-            notices.append(db.notices)
+            out.append(db.notices)
             db.close()
 
         threads = [threading.Thread(target=open_it) for _ in range(3)]

@@ -138,6 +138,18 @@ def test_convex_lower_bound_for_cosine() -> None:
         {"vector": [("a", 0.9), ("b", -0.5)]}, {"vector": 1.0}, lower_bounds={"vector": 0.0}
     )
     assert under.score == 0.0
+    # A list with nothing above its floor contributes nothing (without a floor, equal scores
+    # all normalise to 1).
+    fused = convex(
+        {"fts": [("a", 2.0)], "vector": [("a", -0.1), ("b", -0.2)]},
+        {"fts": 0.5, "vector": 0.5},
+        lower_bounds={"fts": 0.0, "vector": 0.0},
+    )
+    assert [(f.id, f.score) for f in fused] == [("a", 0.5), ("b", 0.0)]
+    fused = convex(
+        {"vector": [("a", -0.1), ("b", -0.1)]}, {"vector": 1.0}, lower_bounds={"vector": 0.0}
+    )
+    assert [f.score for f in fused] == [0.0, 0.0]
 
 
 def test_convex_equal_scores_all_normalise_to_one() -> None:

@@ -1,0 +1,535 @@
+"""Speed and memory of the engine, measured in one run on a vault or on a generated one.
+
+What is measured, in order (each figure is one key of :func:`run_bench`'s result):
+
+* ``indexing``: a full lexical sync into a fresh index (notes/s), then a sync of the unchanged
+  vault (the cost of starting on a vault already indexed), then embedding (chunks/s with the real
+  model; ``--embed-sample N`` embeds only N chunks for the rate and fills the other vectors with
+  random unit vectors through the same storage path, so 50k notes stays feasible; ``--no-embed``
+  uses random vectors for everything, query vectors included).
+* ``latencyMs``: p50/p95/max per mode, each query searched as the product searches it
+  (:meth:`Searcher.search`).  ``fts`` is the whole search; ``semantic`` is split into the query
+  embedding and the rest; ``hybrid`` excludes the query embedding (the budget's definition).
+* ``refusionMs``: :func:`fuse` on cached candidates with new weights (what the window does when a
+  slider moves).
+* ``vectorTopK``: :meth:`VectorIndex.top_notes` against a bare ``matrix @ q`` + ``argpartition``
+  over the same matrix, and against reading every vector BLOB from SQLite for each query (as the
+  seed web app's local mode does), as ratios of medians measured in this run.
+* ``indexBytes`` and ``peakRssBytes`` (the process's high-water mark with the model loaded,
+  taken before the BLOB-read baseline, whose extra copies are not the product's).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psutil
+
+from explorer.embed.base import Embedder, Matrix, normalize_rows
+from explorer.embed.provider import EmbedderProvider
+from explorer.evaluate.synth import generate_queries, generate_vault
+from explorer.index.db import IndexDB, data_dir
+from explorer.index.embedding import embed_pending, pending_count
+from explorer.index.sync import sync_vault
+from explorer.index.vectors import VectorIndex
+from explorer.search.hybrid import Searcher, SearchOptions, fuse
+
+#: Depth of the vector top-k comparisons (the search's default candidate depth).
+TOPK_DEPTH = 50
+#: Weight settings cycled through by the re-fusion measurement.
+REFUSION_WEIGHTS = ((0.5, 0.5), (0.9, 0.1), (0.3, 0.7), (0.7, 0.3))
+#: Queries timed with the per-query BLOB-read baseline (it is slow by design).
+BLOB_QUERIES = 10
+RANDOM_MODEL = "bench-random-384"
+
+
+class BenchError(RuntimeError):
+    """The benchmark cannot run as asked; one line for the user."""
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSettings:
+    vault: Path | None = None
+    notes: int = 1000
+    seed: int = 0
+    queries: int = 100
+    embed: bool = True
+    embed_sample: int | None = None
+    freshness: bool = False
+    freshness_samples: int = 20
+    keep: bool = False
+
+
+class RandomEmbedder:
+    """Seeded random unit vectors under a given name and dimension.
+
+    Stands in for the model where only the storage and search paths are measured: the vectors
+    go through :func:`embed_pending` and the vector index exactly as the model's would.
+    """
+
+    def __init__(self, name: str, dimension: int, seed: int = 0) -> None:
+        self._name = name
+        self._dimension = dimension
+        self._rng = np.random.default_rng(seed)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: list[str]) -> Matrix:
+        raw = self._rng.standard_normal((len(texts), self._dimension)).astype(np.float32)
+        return normalize_rows(raw)
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def percentiles(samples_ms: list[float]) -> dict[str, float]:
+    """p50 / p95 / max / mean of a list of milliseconds (numpy's linear interpolation)."""
+    if not samples_ms:
+        return {"p50": 0.0, "p95": 0.0, "max": 0.0, "mean": 0.0, "n": 0}
+    values = np.asarray(samples_ms, dtype=np.float64)
+    return {
+        "p50": round(float(np.percentile(values, 50)), 3),
+        "p95": round(float(np.percentile(values, 95)), 3),
+        "max": round(float(values.max()), 3),
+        "mean": round(float(values.mean()), 3),
+        "n": len(samples_ms),
+    }
+
+
+def peak_rss_bytes() -> int:
+    """The process's peak resident set size so far (``getrusage``; psutil's RSS as a floor)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = peak if sys.platform == "darwin" else peak * 1024  # Linux reports KiB
+    return max(int(peak), int(psutil.Process().memory_info().rss))
+
+
+def index_bytes(path: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            total += Path(str(path) + suffix).stat().st_size
+    return total
+
+
+def _log(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def _progress() -> Callable[..., None]:
+    from explorer.cli import TerminalProgress
+
+    return TerminalProgress()
+
+
+@contextlib.contextmanager
+def _workspace(settings: BenchSettings, data: str | None) -> Iterator[Path]:
+    """A scratch folder for the generated vault and the fresh index, removed unless ``keep``."""
+    parent = data_dir(data) / "bench" if data else None
+    if parent is not None:
+        parent.mkdir(parents=True, exist_ok=True)
+    root = Path(tempfile.mkdtemp(prefix="vault-explorer-bench-", dir=parent))
+    try:
+        yield root
+    finally:
+        if settings.keep:
+            _log(f"kept the generated vault and index under {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def _time_ms(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000
+
+
+# ----------------------------------------------------------------------------- the phases
+
+
+def _embed(
+    db: IndexDB, settings: BenchSettings, model: str | None, progress: Callable[..., None]
+) -> tuple[EmbedderProvider, Embedder, dict[str, Any]]:
+    """Vectors for every chunk; returns the provider searches use, its embedder, the figures."""
+    figures: dict[str, Any] = {}
+    if not settings.embed:
+        fake = RandomEmbedder(RANDOM_MODEL, 384, settings.seed)
+        report = embed_pending(db, fake, lambda d, t, n: progress("vectors", d, t, n))
+        figures.update(
+            model=None,
+            note="--no-embed: random unit vectors for every chunk and query (no model)",
+            randomVectors=report.chunks,
+            randomFillSeconds=round(report.seconds, 2),
+        )
+        return EmbedderProvider.of(fake), fake, figures
+
+    from explorer.embed.provider import shared_provider
+
+    provider = shared_provider(model)
+    started = time.perf_counter()
+    try:
+        embedder = provider.get()
+    except Exception as exc:
+        raise BenchError(f"the embedding model is unavailable ({exc}); try --no-embed") from exc
+    figures["model"] = embedder.name
+    figures["modelLoadSeconds"] = round(time.perf_counter() - started, 2)
+    pending = pending_count(db, embedder.name)
+    sample = settings.embed_sample
+    done = [0]
+
+    def count(d: int, t: int, n: str) -> None:
+        done[0] = d
+        progress("embed", d, min(t, sample) if sample is not None else t, n)
+
+    _log(
+        f"embedding {min(pending, sample) if sample is not None else pending:,} "
+        f"of {pending:,} chunks with {embedder.name}"
+    )
+    report = embed_pending(
+        db,
+        embedder,
+        count,
+        batch_size=128 if sample is None else max(1, min(128, sample)),
+        should_stop=(lambda: done[0] >= sample) if sample is not None else None,
+    )
+    figures["embeddedChunks"] = report.chunks
+    figures["embedSeconds"] = round(report.seconds, 2)
+    figures["embedChunksPerSecond"] = round(report.rate, 1)
+    rest = pending_count(db, embedder.name)
+    if rest:
+        filler = RandomEmbedder(embedder.name, embedder.dimension, settings.seed)
+        _log(f"filling {rest:,} more chunks with random unit vectors (--embed-sample)")
+        fill = embed_pending(db, filler, lambda d, t, n: progress("fill", d, t, n))
+        figures["randomVectors"] = fill.chunks
+        figures["randomFillSeconds"] = round(fill.seconds, 2)
+        figures["note"] = (
+            f"--embed-sample {sample}: the model embedded {report.chunks:,} chunks for the rate; "
+            f"{fill.chunks:,} chunks got random unit vectors through the same storage path"
+        )
+    return provider, embedder, figures
+
+
+def _latency(
+    searcher: Searcher, queries: list[str], progress: Callable[..., None]
+) -> dict[str, Any]:
+    samples: dict[str, list[float]] = {
+        "fts": [],
+        "semanticEmbed": [],
+        "semantic": [],
+        "semanticTotal": [],
+        "hybrid": [],
+        "hybridTotal": [],
+    }
+    total = 3 * len(queries)
+    done = 0
+    for mode in ("fts", "semantic", "hybrid"):
+        options = SearchOptions(mode=mode)
+        for query in queries:
+            started = time.perf_counter()
+            response = searcher.search(query, options)
+            elapsed = (time.perf_counter() - started) * 1000
+            embed_ms = response.timings.get("embed_ms", 0.0)
+            if mode == "fts":
+                samples["fts"].append(elapsed)
+            elif mode == "semantic":
+                samples["semanticEmbed"].append(embed_ms)
+                samples["semantic"].append(elapsed - embed_ms)
+                samples["semanticTotal"].append(elapsed)
+            else:
+                if not response.semantic.available:
+                    raise BenchError(f"hybrid search degraded: {response.semantic.reason}")
+                samples["hybrid"].append(elapsed - embed_ms)
+                samples["hybridTotal"].append(elapsed)
+            done += 1
+            progress("queries", done, total, "")
+    return {name: percentiles(values) for name, values in samples.items()}
+
+
+def _refusion(searcher: Searcher, queries: list[str]) -> dict[str, float]:
+    samples = []
+    for query in queries:
+        candidates = searcher.candidates(query, SearchOptions(mode="hybrid"))
+        for w_fts, w_vec in REFUSION_WEIGHTS:
+            options = SearchOptions(mode="hybrid", w_fts=w_fts, w_vec=w_vec)
+            samples.append(_time_ms(partial(fuse, candidates, options)))
+    return percentiles(samples)
+
+
+def _bare_topk(matrix: Matrix, query: Matrix, depth: int) -> np.ndarray:
+    sims = matrix @ query
+    k = min(depth, sims.shape[0])
+    top = np.argpartition(-sims, k - 1)[:k] if k < sims.shape[0] else np.arange(sims.shape[0])
+    return top[np.argsort(-sims[top])]
+
+
+def _blob_topk(db: IndexDB, model: str, query: Matrix, depth: int) -> list[int]:
+    """The seed web app's local vector search, in Python: read and decode every vector BLOB of
+    the model from SQLite for this query, cosine against each, best chunk per note, top ``depth``.
+    (Decoding is vectorised after the read, which flatters the baseline.)"""
+    rows = db.conn.execute(
+        "SELECT c.note_id, v.vec FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ?",
+        (model,),
+    ).fetchall()
+    if not rows:
+        return []
+    matrix = np.stack([np.frombuffer(blob, dtype="<f4") for _, blob in rows])
+    sims = matrix @ query
+    best: dict[int, float] = {}
+    for (note_id, _), sim in zip(rows, sims.tolist(), strict=True):
+        if sim > best.get(note_id, -2.0):
+            best[note_id] = sim
+    return sorted(best, key=lambda n: (-best[n], n))[:depth]
+
+
+def _vector_topk(
+    db: IndexDB, vectors: VectorIndex, query_vectors: Matrix, model: str
+) -> dict[str, Any]:
+    matrix = vectors.matrix
+    ours: list[float] = []
+    bare: list[float] = []
+    # Interleaved and repeated, so that neither side gets the warmer cache.
+    for _ in range(3):
+        for q in query_vectors:
+            ours.append(_time_ms(partial(vectors.top_notes, q, TOPK_DEPTH)))
+            bare.append(_time_ms(partial(_bare_topk, matrix, q, TOPK_DEPTH)))
+    out: dict[str, Any] = {
+        "chunks": int(matrix.shape[0]),
+        "dimension": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
+        "matrixBytes": int(matrix.nbytes),
+        "depth": TOPK_DEPTH,
+        "engineMs": percentiles(ours),
+        "bareNumpyMs": percentiles(bare),
+    }
+    out["ratioToBareNumpy"] = round(
+        out["engineMs"]["p50"] / max(out["bareNumpyMs"]["p50"], 1e-6), 2
+    )
+    return out
+
+
+def _blob_baseline(db: IndexDB, model: str, query_vectors: Matrix, figures: dict[str, Any]) -> None:
+    blob: list[float] = []
+    for q in query_vectors[:BLOB_QUERIES]:
+        blob.append(_time_ms(partial(_blob_topk, db, model, q, TOPK_DEPTH)))
+    figures["blobReadMs"] = percentiles(blob)
+    figures["blobReadOverEngine"] = round(
+        figures["blobReadMs"]["p50"] / max(figures["engineMs"]["p50"], 1e-6), 1
+    )
+
+
+def _freshness(
+    vault: Path, scratch: Path, samples: int, provider: EmbedderProvider
+) -> dict[str, Any]:
+    """``explorer.evaluate.freshness.run_freshness`` (it works on its own copy of the vault)."""
+    module = importlib.import_module("explorer.evaluate.freshness")
+    result = module.run_freshness(vault, scratch / "freshness", samples, provider)
+    return dict(result) if isinstance(result, dict) else {"result": result}
+
+
+def _check_freshness_available() -> None:
+    try:
+        importlib.import_module("explorer.evaluate.freshness")
+    except ModuleNotFoundError as exc:
+        if exc.name != "explorer.evaluate.freshness":
+            raise
+        raise BenchError(
+            "--freshness needs explorer.evaluate.freshness, which this build does not have"
+        ) from None
+
+
+# ----------------------------------------------------------------------------- the run
+
+
+def run_bench(
+    settings: BenchSettings, data: str | None = None, model: str | None = None
+) -> dict[str, Any]:
+    """Measure everything in one process; returns the figures (what ``--json`` prints)."""
+    if settings.vault is not None and not settings.vault.is_dir():
+        raise BenchError(f"vault folder not found: {settings.vault}")
+    if settings.freshness:
+        _check_freshness_available()
+    progress = _progress()
+    result: dict[str, Any] = {
+        "settings": {
+            "vault": str(settings.vault) if settings.vault else None,
+            "notes": None if settings.vault else settings.notes,
+            "seed": settings.seed,
+            "queries": settings.queries,
+            "embed": settings.embed,
+            "embedSample": settings.embed_sample,
+        }
+    }
+    try:
+        with _workspace(settings, data) as scratch:
+            _run(settings, scratch, model, progress, result)
+    finally:
+        close = getattr(progress, "close", None)
+        if close:
+            close()
+    return result
+
+
+def _run(
+    settings: BenchSettings,
+    scratch: Path,
+    model: str | None,
+    progress: Callable[..., None],
+    result: dict[str, Any],
+) -> None:
+    if settings.vault is not None:
+        vault = settings.vault.resolve()
+    else:
+        vault = scratch / "vault"
+        _log(f"generating a vault of {settings.notes:,} notes (seed {settings.seed})")
+        started = time.perf_counter()
+        generate_vault(vault, settings.notes, settings.seed)
+        result["generateSeconds"] = round(time.perf_counter() - started, 2)
+    queries = generate_queries(vault, settings.queries, settings.seed)
+    phases: dict[str, int] = {"start": peak_rss_bytes()}
+    result["peakRssByPhase"] = phases
+
+    # Lexical indexing into a fresh index, then the same vault again (nothing changed).
+    db = IndexDB.open(vault, path=scratch / "index.sqlite")
+    try:
+        _log(f"indexing {vault}")
+        first = sync_vault(db, progress)
+        notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+        chunks = int(db.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+        again = sync_vault(db)
+        phases["lexicalIndex"] = peak_rss_bytes()
+        indexing: dict[str, Any] = {
+            "notes": notes,
+            "chunks": chunks,
+            "skipped": len(first.skipped),
+            "lexicalSeconds": round(first.seconds, 2),
+            "lexicalNotesPerSecond": round(notes / first.seconds, 1) if first.seconds else None,
+            "unchangedResyncSeconds": round(again.seconds, 3),
+        }
+        result["indexing"] = indexing
+        provider, embedder, embed_figures = _embed(db, settings, model, progress)
+        indexing.update(embed_figures)
+        phases["embedding"] = peak_rss_bytes()
+        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        result["indexBytes"] = index_bytes(db.path)
+
+        searcher = Searcher(db, provider)
+        started = time.perf_counter()
+        searcher.search(queries[0], SearchOptions(mode="hybrid"))  # loads the vector matrix
+        result["firstHybridSearchMs"] = round((time.perf_counter() - started) * 1000, 1)
+        for query in queries[:5]:  # warm the caches of every path
+            for mode in ("fts", "semantic", "hybrid"):
+                searcher.search(query, SearchOptions(mode=mode))
+        _log(f"timing {len(queries)} queries per mode")
+        load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+        result["latencyMs"] = _latency(searcher, queries, progress)
+        result["loadAverage"] = {
+            "beforeQueries": load_before,
+            "afterQueries": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
+        }
+        result["refusionMs"] = _refusion(searcher, queries)
+        phases["queries"] = peak_rss_bytes()
+
+        vectors = searcher.vector_index()
+        assert vectors is not None
+        query_vectors = embedder.embed(queries)
+        topk = _vector_topk(db, vectors, query_vectors, embedder.name)
+        result["peakRssBytes"] = peak_rss_bytes()
+        result["rssBytes"] = int(psutil.Process().memory_info().rss)
+        _log(
+            f"timing the per-query BLOB-read baseline on {min(BLOB_QUERIES, len(queries))} queries"
+        )
+        _blob_baseline(db, embedder.name, query_vectors, topk)
+        result["vectorTopK"] = topk
+        result["peakRssBytesWithBaseline"] = peak_rss_bytes()
+        if settings.freshness:
+            _log("measuring freshness")
+            result["freshness"] = _freshness(vault, scratch, settings.freshness_samples, provider)
+    finally:
+        db.close()
+    result["cpu"] = {
+        "count": os.cpu_count(),
+        "python": sys.version.split()[0],
+        "numpy": np.__version__,
+    }
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def format_bench(result: dict[str, Any]) -> str:
+    """The readable form of :func:`run_bench`'s figures."""
+    ix = result["indexing"]
+    lines = []
+    source = (
+        result["settings"]["vault"] or f"generated vault of {result['settings']['notes']:,} notes"
+    )
+    lines.append(f"bench on {source}: {ix['notes']:,} notes, {ix['chunks']:,} chunks")
+    lines.append(
+        f"lexical indexing   {ix['lexicalNotesPerSecond']:>10,.0f} notes/s "
+        f"({ix['lexicalSeconds']:.1f}s); unchanged re-sync {ix['unchangedResyncSeconds']:.2f}s"
+    )
+    if ix.get("embedChunksPerSecond") is not None:
+        lines.append(
+            f"embedding          {ix['embedChunksPerSecond']:>10,.1f} chunks/s "
+            f"({ix['embeddedChunks']:,} chunks in {ix['embedSeconds']:.1f}s, {ix['model']}; "
+            f"model load {ix['modelLoadSeconds']:.1f}s)"
+        )
+    if ix.get("note"):
+        lines.append(f"                   {ix['note']}")
+    lines.append("")
+    lines.append(f"{'latency (ms)':<34}{'p50':>8}{'p95':>8}{'max':>8}")
+    labels = {
+        "fts": "fts",
+        "semanticEmbed": "semantic: query embedding",
+        "semantic": "semantic: search (excl. embedding)",
+        "hybrid": "hybrid (excl. query embedding)",
+        "hybridTotal": "hybrid (incl. query embedding)",
+    }
+    for key, label in labels.items():
+        p = result["latencyMs"][key]
+        lines.append(f"{label:<34}{p['p50']:>8.2f}{p['p95']:>8.2f}{p['max']:>8.2f}")
+    r = result["refusionMs"]
+    lines.append(
+        f"{'re-fusion (weights only)':<34}{r['p50']:>8.3f}{r['p95']:>8.3f}{r['max']:>8.3f}"
+    )
+    v = result["vectorTopK"]
+    lines.append("")
+    lines.append(
+        f"vector top-{v['depth']} over {v['chunks']:,} x {v['dimension']} "
+        f"({v['matrixBytes'] / 1e6:.0f} MB): engine p50 {v['engineMs']['p50']:.2f} ms, "
+        f"bare numpy {v['bareNumpyMs']['p50']:.2f} ms (ratio {v['ratioToBareNumpy']:.2f}x); "
+        f"BLOB reads per query {v['blobReadMs']['p50']:.0f} ms "
+        f"({v['blobReadOverEngine']:.0f}x slower than the engine)"
+    )
+    lines.append(
+        f"index on disk {result['indexBytes'] / 1e6:.1f} MB; peak RSS "
+        f"{result['peakRssBytes'] / 2**20:.0f} MiB (with the BLOB baseline "
+        f"{result['peakRssBytesWithBaseline'] / 2**20:.0f} MiB); first hybrid search "
+        f"{result['firstHybridSearchMs']:.0f} ms (loads the vector matrix)"
+    )
+    load = result.get("loadAverage") or {}
+    if load.get("beforeQueries") is not None:
+        lines.append(
+            f"machine load (1-min average) while timing queries: {load['beforeQueries']:.1f} -> "
+            f"{load['afterQueries']:.1f} on {result['cpu']['count']} CPUs"
+        )
+    if "freshness" in result:
+        lines.append(f"freshness: {result['freshness']}")
+    return "\n".join(lines)

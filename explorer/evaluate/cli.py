@@ -1,0 +1,273 @@
+"""The ``eval`` and ``bench`` commands (registered by :mod:`explorer.cli` when importable)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.search.hybrid import DEFAULT_MIN_SIM, FUSION_METHODS
+
+
+def _usage_error(message: str) -> Exception:
+    from explorer.cli import UsageError
+
+    return UsageError(message)
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    from explorer.evaluate.runner import MODES
+
+    modes = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
+    if not modes or any(m not in MODES for m in modes):
+        raise argparse.ArgumentTypeError(f"a comma-separated subset of {','.join(MODES)}")
+    return modes
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
+    return value
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from explorer.cli import TerminalProgress
+    from explorer.embed.provider import shared_provider
+    from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
+    from explorer.evaluate.runner import (
+        EvalError,
+        EvalSettings,
+        evaluate_beir,
+        evaluate_vault,
+        format_report,
+        stderr_log,
+        write_per_query,
+    )
+
+    folder = Path(args.dataset).expanduser()
+    if not folder.is_dir():
+        raise _usage_error(f"not a folder: {args.dataset}")
+    folder = folder.resolve()
+    settings = EvalSettings(
+        k=args.k,
+        w_fts=args.w_fts,
+        w_vec=args.w_vec,
+        depth=args.depth,
+        fusion=args.fusion,
+        min_sim=args.min_sim,
+        modes=args.modes,
+    )
+    progress = TerminalProgress()
+    try:
+        settings.validate()
+        provider = shared_provider(args.model) if settings.needs_model else None
+        if args.judgments:
+            judgments = load_judgments(Path(args.judgments).expanduser())
+            if not judgments:
+                raise _usage_error(f"{args.judgments}: no judgments in the file")
+            report = evaluate_vault(
+                folder,
+                judgments,
+                settings,
+                provider,
+                args.data_dir,
+                limit_queries=args.limit_queries,
+                progress=progress,
+                log=stderr_log,
+            )
+        else:
+            if not (folder / "corpus.jsonl").is_file():
+                raise _usage_error(
+                    f"{folder} is not a BEIR data set (no corpus.jsonl); "
+                    "to evaluate a vault, pass --judgments FILE"
+                )
+            dataset = load_beir(folder, args.split)
+            report = evaluate_beir(
+                dataset,
+                folder,
+                args.split,
+                settings,
+                provider,
+                args.data_dir,
+                limit_queries=args.limit_queries,
+                progress=progress,
+                log=stderr_log,
+            )
+    except (DatasetError, EvalError) as exc:
+        raise _usage_error(str(exc)) from None
+    except Exception as exc:
+        if type(exc).__name__ == "QueryError":
+            raise _usage_error(str(exc)) from None
+        raise
+    finally:
+        progress.close()
+    if args.per_query:
+        write_per_query(Path(args.per_query).expanduser(), report.rows)
+        stderr_log(f"per-query breakdown written to {args.per_query}")
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(format_report(report))
+    return 0
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
+
+    settings = BenchSettings(
+        vault=Path(args.vault).expanduser() if args.vault else None,
+        notes=args.notes,
+        seed=args.seed,
+        queries=args.queries,
+        embed=not args.no_embed,
+        embed_sample=args.embed_sample,
+        freshness=args.freshness,
+        freshness_samples=args.freshness_samples,
+        keep=args.keep,
+    )
+    try:
+        result = run_bench(settings, args.data_dir, args.model)
+    except BenchError as exc:
+        raise _usage_error(str(exc)) from None
+    if args.json:
+        json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(format_bench(result))
+    budget = args.budget_p95_ms
+    if budget is not None:
+        p95 = _hybrid_p95(result)
+        if p95 is None:
+            print(
+                "vault-explorer: no hybrid latency was measured; budget not checked",
+                file=sys.stderr,
+            )
+        elif p95 > budget:
+            print(
+                f"vault-explorer: hybrid p95 {p95:.1f} ms exceeds the budget of {budget:g} ms",
+                file=sys.stderr,
+            )
+            return 3
+    return 0
+
+
+def _hybrid_p95(result: dict[str, Any]) -> float | None:
+    hybrid = result.get("latencyMs", {}).get("hybrid")
+    return None if hybrid is None else float(hybrid["p95"])
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    """Add ``eval`` and ``bench`` to the ``vault-explorer`` parser."""
+    p = sub.add_parser(
+        "eval",
+        parents=[common],
+        help="retrieval quality per mode, on a BEIR data set or a vault with judgments",
+        description="Retrieval quality (nDCG@10, MRR@10, recall@1/3/10/100) of the fts, semantic "
+        "and hybrid modes, on a BEIR-format folder (corpus.jsonl, queries.jsonl, "
+        "qrels/SPLIT.tsv) or on a vault with a judgments file (query<TAB>note path<TAB>grade "
+        "0-3). The corpus index is cached under the data directory.",
+    )
+    p.add_argument("dataset", metavar="DATASET", help="BEIR folder, or a vault with --judgments")
+    p.add_argument("--split", default="test", help="qrels split of a BEIR folder (default test)")
+    p.add_argument("--judgments", metavar="FILE", help="judgments.tsv: evaluate DATASET as a vault")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+    p.add_argument("--k", type=float, default=60.0, help="RRF k (default 60)")
+    p.add_argument("--w-fts", type=float, default=0.7, help="weight of the lexical list (0.7)")
+    p.add_argument("--w-vec", type=float, default=0.3, help="weight of the vector list (0.3)")
+    p.add_argument(
+        "--depth", type=int, default=100, help="candidates per list (default 100, for recall@100)"
+    )
+    p.add_argument("--fusion", choices=FUSION_METHODS, default="rrf", help="default rrf")
+    p.add_argument("--min-sim", type=float, default=DEFAULT_MIN_SIM, help="vector floor")
+    p.add_argument(
+        "--modes",
+        type=_modes,
+        default=("fts", "semantic", "hybrid"),
+        help="comma-separated modes to evaluate (default fts,semantic,hybrid)",
+    )
+    p.add_argument(
+        "--per-query",
+        metavar="FILE",
+        help="write each query's first relevant rank per mode, and whether hybrid "
+        "helped or hurt (.json for JSON, else TSV)",
+    )
+    p.add_argument(
+        "--limit-queries", type=_positive_int, metavar="N", help="evaluate only the first N queries"
+    )
+    p.set_defaults(func=cmd_eval)
+
+    p = sub.add_parser(
+        "bench",
+        parents=[common],
+        help="speed and memory figures, with a latency budget",
+        description="Indexing throughput, query latency per mode, re-fusion time, vector top-k "
+        "against bare numpy and against per-query BLOB reads, index size and peak memory, on "
+        "VAULT or on a generated vault of --notes notes.",
+    )
+    p.add_argument(
+        "vault", nargs="?", metavar="VAULT", help="vault to measure (default: generate one)"
+    )
+    p.add_argument(
+        "--notes",
+        type=_positive_int,
+        default=1000,
+        help="notes in the generated vault (default 1000)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the generated vault and queries")
+    p.add_argument(
+        "--queries", type=_positive_int, default=100, help="queries timed per mode (default 100)"
+    )
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--budget-p95-ms",
+        type=float,
+        metavar="MS",
+        help="exit with status 3 when hybrid p95 latency exceeds MS",
+    )
+    p.add_argument(
+        "--no-embed",
+        action="store_true",
+        help="no model: random unit vectors stand in for every embedding",
+    )
+    p.add_argument(
+        "--embed-sample",
+        type=_non_negative_int,
+        metavar="N",
+        help="embed only N chunks with the model (for the rate), fill the rest with "
+        "random unit vectors through the same storage path",
+    )
+    p.add_argument(
+        "--freshness",
+        action="store_true",
+        help="also measure edit-to-searchable latency (explorer.evaluate.freshness)",
+    )
+    p.add_argument(
+        "--freshness-samples",
+        type=_positive_int,
+        default=20,
+        metavar="N",
+        help="edits timed by --freshness (default 20)",
+    )
+    p.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the generated vault and its index (printed) instead of deleting",
+    )
+    p.set_defaults(func=cmd_bench)

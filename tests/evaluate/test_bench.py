@@ -1,0 +1,116 @@
+"""``bench``: a smoke run on a small generated vault (no model), the budget gate, freshness."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from explorer.cli import main
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.evaluate.bench import (
+    BenchSettings,
+    RandomEmbedder,
+    format_bench,
+    percentiles,
+    run_bench,
+)
+
+SMALL = ["bench", "--notes", "60", "--queries", "5", "--no-embed"]
+
+
+def test_percentiles() -> None:
+    p = percentiles([float(v) for v in range(1, 101)])
+    # numpy's linear interpolation: p50 of 1..100 is 50.5, p95 is 95.05.
+    assert (p["p50"], p["p95"], p["max"], p["n"]) == (50.5, 95.05, 100.0, 100)
+    assert percentiles([])["n"] == 0
+
+
+def test_random_embedder_gives_unit_vectors() -> None:
+    matrix = RandomEmbedder("m", 16, seed=1).embed(["a", "b", "c"])
+    assert matrix.shape == (3, 16) and matrix.dtype == np.float32
+    assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0)
+
+
+def test_bench_smoke(tmp_path: Path) -> None:
+    result = run_bench(BenchSettings(notes=60, queries=5, embed=False), str(tmp_path / "data"))
+    ix = result["indexing"]
+    assert ix["notes"] == 60 and ix["chunks"] >= 60
+    assert ix["lexicalNotesPerSecond"] > 0 and ix["randomVectors"] == ix["chunks"]
+    assert "random unit vectors" in ix["note"]
+    for mode in ("fts", "semantic", "semanticEmbed", "hybrid", "hybridTotal"):
+        stats = result["latencyMs"][mode]
+        assert stats["n"] == 5 and 0 <= stats["p50"] <= stats["p95"] <= stats["max"]
+    assert result["refusionMs"]["n"] == 5 * 4
+    topk = result["vectorTopK"]
+    assert topk["chunks"] == ix["chunks"] and topk["dimension"] == 384
+    assert topk["ratioToBareNumpy"] > 0 and topk["blobReadOverEngine"] > 0
+    assert result["indexBytes"] > 0 and result["peakRssBytes"] > 0
+    assert set(result["peakRssByPhase"]) == {"start", "lexicalIndex", "embedding", "queries"}
+    assert "hybrid (excl. query embedding)" in format_bench(result)
+    # The scratch vault and index are gone.
+    assert not list((tmp_path / "data" / "bench").iterdir())
+
+
+def test_embed_sample_fills_the_rest_through_the_same_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fake = FakeEmbedder(dimension=32)
+    provider = EmbedderProvider.of(fake)
+    monkeypatch.setattr("explorer.embed.provider.shared_provider", lambda choice: provider)
+    result = run_bench(BenchSettings(notes=40, queries=3, embed_sample=10), str(tmp_path))
+    ix = result["indexing"]
+    assert ix["model"] == "fake-bow-64"
+    assert 10 <= ix["embeddedChunks"] < ix["chunks"]
+    assert ix["embeddedChunks"] + ix["randomVectors"] == ix["chunks"]
+    assert "--embed-sample 10" in ix["note"]
+    assert result["vectorTopK"]["chunks"] == ix["chunks"]  # every chunk has a vector of the model
+
+
+def test_cli_bench_json_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*SMALL, "--json", "--budget-p95-ms", "100000"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settings"]["notes"] == 60 and "latencyMs" in data
+    assert main([*SMALL, "--budget-p95-ms", "0.000001"]) == 3
+    out = capsys.readouterr()
+    assert "exceeds the budget" in out.err and "latency (ms)" in out.out
+
+
+def test_cli_bench_on_a_given_vault(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(12):
+        (vault / f"note {i}.md").write_text(f"# Note {i}\n\nalpha beta gamma {i} delta\n")
+    assert main(["bench", str(vault), "--queries", "3", "--no-embed", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["settings"]["vault"] == str(vault) and data["indexing"]["notes"] == 12
+    assert main(["bench", str(vault / "missing"), "--no-embed"]) == 2
+
+
+def test_freshness_missing_module_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "explorer.evaluate.freshness", None)  # as if absent
+    assert main([*SMALL, "--freshness"]) == 2
+    assert "explorer.evaluate.freshness" in capsys.readouterr().err
+
+
+def test_freshness_result_is_reported(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    calls = []
+
+    def run_freshness(vault: Path, data_dir: Path, samples: int, provider: object) -> dict:
+        calls.append((vault, samples))
+        return {"p50Ms": 12.5, "samples": samples}
+
+    module = types.ModuleType("explorer.evaluate.freshness")
+    module.run_freshness = run_freshness  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "explorer.evaluate.freshness", module)
+    assert main([*SMALL, "--freshness", "--freshness-samples", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["freshness"] == {"p50Ms": 12.5, "samples": 3}
+    assert calls and calls[0][1] == 3
