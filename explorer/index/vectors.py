@@ -134,21 +134,33 @@ class VectorIndex:
         if k == 0:
             return []
         if k < note_best.shape[0]:
-            top = np.argpartition(-note_best, k - 1)[:k]
+            # Every note scoring at least the k-th best, so that a tie across the cut-off is
+            # settled by note id below, not by where the partition happened to put it.
+            kth = note_best[np.argpartition(-note_best, k - 1)[k - 1]]
+            top = np.flatnonzero(note_best >= kth)
         else:
             top = np.arange(note_best.shape[0])
         # Best first; equal scores by note id, as every ranking here breaks ties.
-        order = np.lexsort((self.segment_notes[top], -note_best[top]))
-        hits = []
-        for seg in top[order]:
-            lo, hi = int(self.segment_starts[seg]), int(self.segment_ends[seg])
-            best = lo + int(np.argmax(sims[lo:hi]))
-            hits.append(
-                VectorHit(
-                    note_id=int(self.segment_notes[seg]),
-                    score=float(note_best[seg]),
-                    chunk_start=int(self.spans[best, 0]),
-                    chunk_end=int(self.spans[best, 1]),
-                )
+        chosen = top[np.lexsort((self.segment_notes[top], -note_best[top]))[:k]]
+        rows = self._best_rows(sims, chosen)
+        return [
+            VectorHit(note_id, score, start, end)
+            for note_id, score, start, end in zip(
+                self.segment_notes[chosen].tolist(),
+                note_best[chosen].tolist(),
+                self.spans[rows, 0].tolist(),
+                self.spans[rows, 1].tolist(),
+                strict=True,
             )
-        return hits
+        ]
+
+    def _best_rows(self, sims: Matrix, segments: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The row of each segment's best chunk (the first one, on a tie), without a loop."""
+        lo = self.segment_starts[segments]
+        lengths = self.segment_ends[segments] - lo
+        offsets = np.cumsum(lengths) - lengths  # where each segment starts in ``rows``
+        rows = np.repeat(lo - offsets, lengths) + np.arange(int(lengths.sum()))
+        values = sims[rows]
+        is_best = values == np.repeat(np.maximum.reduceat(values, offsets), lengths)
+        firsts = np.flatnonzero(is_best)
+        return rows[firsts[np.searchsorted(firsts, offsets)]]
