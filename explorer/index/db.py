@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,9 +54,25 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
     conn.execute("PRAGMA busy_timeout = 30000")
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
-        conn.execute("PRAGMA journal_mode = WAL")
+        _set_wal(conn)
         conn.execute("PRAGMA synchronous = NORMAL")
     return conn
+
+
+def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
+    """Switch to WAL, waiting out another connection that is creating the same new database.
+
+    Changing the journal mode needs an exclusive lock and SQLite does not call the busy handler
+    for it, so "database is locked" here means "someone else is mid-setup": wait and retry.
+    """
+    for attempt in range(attempts):
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.05)
 
 
 class IndexDB:

@@ -34,8 +34,11 @@ FUSION_METHODS = ("rrf", "convex")
 #: theoretical minima (0 for bm25, -1 for cosine) 0.719-0.736, best at the lowest w_fts.
 CONVEX_LOWER_BOUNDS: dict[str, float] = {"fts": 0.0, "vector": 0.0}
 EMBED_TIMEOUT_S = 3.0
-#: Default similarity floor of the vector list; see README "Choosing the similarity floor".
-DEFAULT_MIN_SIM = 0.0
+#: Default similarity floor of the vector list.  Without one, every note of a vault smaller than
+#: the depth enters the vector list and no hit is ever lexical-only.  Measured on SciFact train
+#: (hybrid nDCG@10): floor 0 → 0.7242, 0.3 → 0.7254, 0.45 → 0.7228.  0.3 costs nothing in quality
+#: and lets "found only by words" show again; all-MiniLM-L6-v2 cosines under 0.3 are unrelated.
+DEFAULT_MIN_SIM = 0.3
 LISTING_SIZE = 20
 
 
