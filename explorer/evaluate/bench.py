@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 import psutil
 
-from explorer.embed.base import Embedder, Matrix, normalize_rows
+from explorer.embed.base import Embedder, FakeEmbedder, Matrix, normalize_rows
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.synth import generate_queries, generate_vault
 from explorer.index.db import IndexDB, data_dir
@@ -73,7 +73,7 @@ class BenchSettings:
     keep: bool = False
 
 
-class RandomEmbedder:
+class RandomEmbedder(FakeEmbedder):
     """Seeded random unit vectors under a given name and dimension.
 
     Stands in for the model where only the storage and search paths are measured: the vectors
@@ -81,20 +81,12 @@ class RandomEmbedder:
     """
 
     def __init__(self, name: str, dimension: int, seed: int = 0) -> None:
-        self._name = name
-        self._dimension = dimension
+        super().__init__(dimension=dimension, name=name)
         self._rng = np.random.default_rng(seed)
 
-    @property
-    def name(self) -> str:
-        return self._name
-
-    @property
-    def dimension(self) -> int:
-        return self._dimension
-
     def embed(self, texts: list[str]) -> Matrix:
-        raw = self._rng.standard_normal((len(texts), self._dimension)).astype(np.float32)
+        self.calls += len(texts)
+        raw = self._rng.standard_normal((len(texts), self.dimension)).astype(np.float32)
         return normalize_rows(raw)
 
 

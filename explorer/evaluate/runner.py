@@ -205,11 +205,11 @@ class IndexInfo:
 
 
 def _quiet(_: str) -> None:
-    pass
+    """A log that says nothing (library use; the CLI passes ``stderr_log``)."""
 
 
 def _no_progress(*_: object) -> None:
-    pass
+    """A progress callback that shows nothing."""
 
 
 def write_corpus_notes(dataset: BeirDataset, notes_dir: Path, names: Mapping[str, str]) -> int:

@@ -188,7 +188,7 @@ class IndexDB:
 
 
 class _TooNew(Exception):
-    pass
+    """The database was written by a newer version of this program."""
 
 
 def _open_checked(path: Path) -> sqlite3.Connection:

@@ -310,14 +310,15 @@ class Searcher:
         return {int(i): str(p) for i, p in rows}
 
     def _chunk_texts(self, keys: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
-        out = {}
-        for note_id, start in keys:
-            row = self.db.conn.execute(
-                "SELECT text FROM chunks WHERE note_id = ? AND start = ?", (note_id, start)
-            ).fetchone()
-            if row:
-                out[(note_id, start)] = str(row[0])
-        return out
+        """Texts of the given (note id, chunk start) chunks, in one query."""
+        if not keys:
+            return {}
+        pairs = ",".join("(?, ?)" for _ in keys)
+        rows = self.db.conn.execute(
+            f"SELECT note_id, start, text FROM chunks WHERE (note_id, start) IN (VALUES {pairs})",
+            [v for key in keys for v in key],
+        )
+        return {(int(n), int(s)): str(t) for n, s, t in rows}
 
     def _load_notes(self, result: Candidates, paths: list[str]) -> None:
         missing = [p for p in paths if p not in result.notes]
