@@ -27,6 +27,13 @@ class IndexError_(RuntimeError):
     """The index cannot be opened or written, even after a rebuild."""
 
 
+class IndexUnavailable(IndexError_):
+    """The index cannot be used *here and now* because of the environment, not because it is
+    broken: a read-only or missing data folder, a locked database, a full disk, no permission,
+    another process holding the writer's lock.  The database is left exactly as it was.  The
+    message is one sentence for the user: what is wrong and what to do."""
+
+
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Where indexes live: ``--data-dir``, else ``$VAULT_EXPLORER_DATA``, else the user data dir."""
     chosen = override or os.environ.get(ENV_DATA_DIR)
