@@ -7,6 +7,7 @@ the way and built again from the vault; :attr:`IndexDB.notices` tells the user i
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -20,6 +21,8 @@ import platformdirs
 from explorer.index.migrations import LATEST_VERSION, migrate
 
 ENV_DATA_DIR = "VAULT_EXPLORER_DATA"
+#: How long a connection waits for another's write lock before it says the index is busy.
+BUSY_TIMEOUT_MS = 30_000
 APP_NAME = "vault-explorer"
 
 
@@ -57,8 +60,10 @@ def connect(path: Path, readonly: bool = False) -> sqlite3.Connection:
             f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
         )
     else:
-        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-    conn.execute("PRAGMA busy_timeout = 30000")
+        conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        )
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_MS)}")
     conn.execute("PRAGMA foreign_keys = ON")
     if not readonly:
         _set_wal(conn)
@@ -95,26 +100,48 @@ class IndexDB:
     def open(
         cls, vault: Path, data: str | os.PathLike[str] | None = None, *, path: Path | None = None
     ) -> IndexDB:
-        """Open (creating, migrating or rebuilding as needed) the index of ``vault``."""
+        """Open (creating, migrating or rebuilding as needed) the index of ``vault``.
+
+        Only a damaged database (SQLite says corrupt or not a database, its schema is missing,
+        or it is too new) is moved aside and rebuilt.  A busy, locked, read-only or unwritable
+        one is left exactly as it is and :class:`IndexUnavailable` says why.
+        """
         vault = vault.expanduser().resolve()
         path = path or index_path(vault, data)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise IndexUnavailable(_folder_problem(path.parent, exc)) from exc
         notices: list[str] = []
         try:
             conn = _open_checked(path)
-        except (sqlite3.DatabaseError, _TooNew) as exc:
+        except (sqlite3.Error, _Damaged) as exc:
+            if not is_damage(exc):
+                raise IndexUnavailable(describe_error(exc, path)) from exc
             notices.append(
-                f"index at {path} could not be used ({exc}); rebuilding it from the vault"
+                f"index at {path} could not be used ({exc}); it was moved aside to "
+                f"{path.name}.broken; rebuilding it from the vault"
             )
-            _remove_database(path)
+            try:
+                _remove_database(path)
+            except OSError as move:
+                raise IndexUnavailable(
+                    f"the index at {path} is damaged ({exc}) and cannot be moved aside "
+                    f"({move.strerror or move}); delete it, or choose another --data-dir"
+                ) from move
             try:
                 conn = _open_checked(path)
-            except (sqlite3.DatabaseError, _TooNew) as again:
+            except (sqlite3.Error, _Damaged) as again:
+                if not is_damage(again):
+                    raise IndexUnavailable(describe_error(again, path)) from again
                 raise IndexError_(f"cannot create the index at {path}: {again}") from again
+        except OSError as exc:
+            raise IndexUnavailable(_folder_problem(path.parent, exc)) from exc
         db = cls(conn, path, vault)
         db.notices = notices
         if db.get_meta("vault") is None:
-            db.set_meta("vault", str(vault))
+            with db.transaction():
+                db.set_meta("vault", str(vault))
         return db
 
     @classmethod
@@ -124,11 +151,16 @@ class IndexDB:
         path = index_path(vault, data)
         if not path.exists():
             raise FileNotFoundError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-        conn = connect(path)
         try:
-            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        except sqlite3.DatabaseError:
-            conn.close()
+            conn = connect(path)
+            try:
+                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+            except BaseException:
+                conn.close()
+                raise
+        except sqlite3.Error as exc:
+            if is_environment(exc):
+                raise IndexUnavailable(describe_error(exc, path)) from exc
             raise
         if version != LATEST_VERSION:
             conn.close()
@@ -146,14 +178,31 @@ class IndexDB:
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error."""
-        self.conn.execute("BEGIN IMMEDIATE")
+        """``BEGIN IMMEDIATE`` … ``COMMIT``, rolled back on any error.
+
+        An environment error (busy, read-only, disk full, I/O) comes out as
+        :class:`IndexUnavailable` naming the real cause, even when SQLite has already rolled the
+        transaction back by itself (as it does on a full disk).
+        """
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._translated(exc) from exc
         try:
             yield self.conn
-        except BaseException:
-            self.conn.execute("ROLLBACK")
+            self.conn.execute("COMMIT")
+        except BaseException as exc:
+            if self.conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise self._translated(exc) from exc
             raise
-        self.conn.execute("COMMIT")
+
+    def _translated(self, exc: sqlite3.Error) -> Exception:
+        if is_environment(exc):
+            return IndexUnavailable(describe_error(exc, self.path))
+        return exc
 
     def get_meta(self, key: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -183,6 +232,17 @@ class IndexDB:
         with self.transaction():
             self.conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')")
 
+    def integrity(self) -> str | None:
+        """``None`` when SQLite's ``PRAGMA integrity_check`` finds every page sound, else what
+        it found (its first lines).  Reads the whole file: for ``status``, not for every open."""
+        try:
+            rows = [str(r[0]) for r in self.conn.execute("PRAGMA integrity_check(20)")]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+        if rows == ["ok"]:
+            return None
+        return "; ".join(rows[:5]) + (f" (and {len(rows) - 5} more)" if len(rows) > 5 else "")
+
     def fts_integrity(self) -> str | None:
         """``None`` when FTS5's integrity-check passes, else its message."""
         try:
@@ -194,19 +254,92 @@ class IndexDB:
         return None
 
 
-class _TooNew(Exception):
-    """The database was written by a newer version of this program."""
+class _Damaged(Exception):
+    """The database is not usable as an index: too new, or its schema is missing."""
+
+
+#: SQLite's primary result codes (the low byte of an extended code).
+_CORRUPT, _NOTADB = 11, 26
+_BUSY, _LOCKED = 5, 6
+_READONLY, _FULL, _CANTOPEN, _PERM, _IOERR, _AUTH, _NOMEM = 8, 13, 14, 3, 10, 23, 7
+_ENVIRONMENT = {_BUSY, _LOCKED, _READONLY, _FULL, _CANTOPEN, _PERM, _IOERR, _AUTH, _NOMEM}
+
+
+def _primary_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return None if code is None else int(code) & 0xFF
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database file itself is damaged (the only reason to move it
+    aside): SQLite's ``SQLITE_CORRUPT`` or ``SQLITE_NOTADB``, a schema that is not ours, or a
+    version from a newer program."""
+    return isinstance(exc, _Damaged) or _primary_code(exc) in (_CORRUPT, _NOTADB)
+
+
+def is_environment(exc: BaseException) -> bool:
+    """Whether ``exc`` is a problem of the machine rather than of the index or the program:
+    busy or locked, read-only, disk full, cannot open, no permission, I/O error, no memory."""
+    return _primary_code(exc) in _ENVIRONMENT
+
+
+def describe_error(exc: BaseException, path: Path) -> str:
+    """One sentence for the user: what is wrong with the index at ``path``, and what to do."""
+    code = _primary_code(exc)
+    if code in (_BUSY, _LOCKED):
+        return (
+            f"the index at {path} is busy: another process is writing it ({exc}); "
+            "try again when it has finished"
+        )
+    if code in (_READONLY, _CANTOPEN, _PERM, _AUTH):
+        return (
+            f"cannot write the index at {path}: its folder is read-only or not permitted "
+            f"({exc}); fix the permissions or choose another --data-dir"
+        )
+    if code == _FULL:
+        return f"the disk holding the index at {path} is full; free some space and run again"
+    if code == _IOERR:
+        return f"cannot read or write the index at {path} ({exc}); check the disk"
+    if code == _NOMEM:
+        return f"out of memory while using the index at {path}"
+    return f"the index at {path} cannot be used: {exc}"
+
+
+def _folder_problem(folder: Path, exc: OSError) -> str:
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return (
+            f"the data folder {folder} is not a folder (a file is in the way); "
+            "choose another --data-dir"
+        )
+    if isinstance(exc, PermissionError) or exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return (
+            f"cannot write to the data folder {folder} ({exc.strerror or exc}); fix its "
+            "permissions or choose another --data-dir"
+        )
+    if exc.errno == errno.ENOSPC:
+        return f"the disk holding {folder} is full; free some space and run again"
+    return f"cannot use the data folder {folder}: {exc.strerror or exc}"
 
 
 def _open_checked(path: Path) -> sqlite3.Connection:
+    """Open ``path`` and make sure it is a current index.  Takes the write lock only to create
+    or migrate: opening a current index reads, so it never waits for a writer."""
     conn = connect(path)
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])
         if version > LATEST_VERSION:
-            raise _TooNew(f"schema version {version} is newer than this program's {LATEST_VERSION}")
-        migrate(conn)
-        conn.execute("SELECT count(*) FROM notes").fetchone()
-        conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH 'x'").fetchone()
+            raise _Damaged(
+                f"schema version {version} is newer than this program's {LATEST_VERSION}"
+            )
+        if version < LATEST_VERSION:
+            migrate(conn)
+        try:
+            conn.execute("SELECT count(*) FROM notes").fetchone()
+            conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH 'x'").fetchone()
+        except sqlite3.Error as exc:
+            if _primary_code(exc) == 1:  # SQLITE_ERROR: "no such table", a schema not ours
+                raise _Damaged(str(exc)) from exc
+            raise
     except BaseException:
         conn.close()
         raise

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import random
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
-from explorer.index.db import IndexDB, index_path
+import pytest
+
+from explorer.index import db as db_module
+from explorer.index.db import IndexDB, IndexUnavailable, index_path, is_damage, is_environment
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.sync import sync_vault
+from tests.privileges import unprivileged
 
 
 def test_index_lives_in_the_data_dir_not_the_vault(vault: Path, data_dir: Path) -> None:
@@ -111,3 +118,151 @@ def test_concurrent_first_open_migrates_once(tmp_path: Path) -> None:
         for t in threads:
             t.join()
         assert notices == [[], [], []]
+
+
+# ----------------------------------------------------------------------------- faults
+
+
+def test_a_busy_writer_does_not_make_a_reader_throw_the_index_away(
+    vault: Path, data_dir: Path
+) -> None:
+    """Opening a current index only reads: it neither waits for a writer nor takes "locked"
+    for corruption (it used to wait out the busy timeout, then move the index aside)."""
+    path = _indexed(vault, data_dir)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("UPDATE notes SET title = 'being written'")
+    try:
+        db = IndexDB.open(vault, data_dir)
+        assert db.notices == []
+        assert db.conn.execute("SELECT title FROM notes").fetchall() == [("N",)]
+        db.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
+    assert not Path(f"{path}.broken").exists()
+    db = IndexDB.open(vault, data_dir)
+    assert db.conn.execute("SELECT count(*) FROM notes").fetchone()[0] == 1
+    db.close()
+
+
+def test_a_busy_database_that_needs_migrating_is_left_alone(
+    vault: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only damage moves a database aside: busy is said, and the file stays as it was."""
+    monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 50)
+    path = index_path(vault, data_dir)
+    path.parent.mkdir(parents=True)
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("PRAGMA journal_mode = WAL")
+    writer.execute("CREATE TABLE keep (x)")  # user_version 0: the open wants to migrate
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO keep VALUES (1)")
+    try:
+        with pytest.raises(IndexUnavailable, match="busy"):
+            IndexDB.open(vault, data_dir)
+    finally:
+        writer.execute("COMMIT")
+        writer.close()
+    assert not Path(f"{path}.broken").exists()
+    check = sqlite3.connect(path)
+    assert check.execute("SELECT x FROM keep").fetchall() == [(1,)]
+    check.close()
+
+
+def test_only_damage_counts_as_damage() -> None:
+    def error(code: int) -> sqlite3.Error:
+        exc = sqlite3.OperationalError("x")
+        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        return exc
+
+    assert is_damage(error(11)) and is_damage(error(26)) and is_damage(error(11 | 256))
+    for code in (5, 6, 8, 13, 14, 10, 3 | 256):  # busy, locked, read-only, full, can't open, io
+        assert not is_damage(error(code))
+        assert is_environment(error(code))
+
+
+def test_a_full_disk_says_so_and_keeps_the_index(vault: Path, data_dir: Path) -> None:
+    """SQLite rolls back by itself on a full disk: the error said "cannot rollback - no
+    transaction is active", hiding the cause.  ``max_page_count`` makes the disk "full"."""
+    (vault / "small.md").write_text("# Small\n\nhello\n")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    pages = db.conn.execute("PRAGMA page_count").fetchone()[0]
+    db.conn.execute(f"PRAGMA max_page_count = {pages}")
+    (vault / "big.md").write_text("# Big\n\n" + "many words in a long note. " * 40_000)
+    with pytest.raises(IndexUnavailable, match="full"):
+        sync_vault(db)
+    assert not db.conn.in_transaction
+    db.close()
+    db = IndexDB.open(vault, data_dir)
+    assert [p for (p,) in db.conn.execute("SELECT path FROM notes")] == ["small.md"]
+    db.close()
+
+
+def test_a_data_dir_that_is_a_file_is_said(vault: Path, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with pytest.raises(IndexUnavailable, match="not a folder"):
+        IndexDB.open(vault, blocker)
+
+
+def _open_unprivileged(vault: Path, data: Path) -> subprocess.CompletedProcess[str]:
+    script = (
+        "import sys; from pathlib import Path; from explorer.index.db import IndexDB\n"
+        "IndexDB.open(Path(sys.argv[1]), sys.argv[2]).close()\n"
+    )
+    return subprocess.run(
+        [*unprivileged(), sys.executable, "-c", script, str(vault), str(data)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_a_read_only_data_dir_never_moves_the_index_aside(vault: Path, tmp_path: Path) -> None:
+    data = tmp_path / "ro-data"
+    path = _indexed(vault, data)
+    before = path.read_bytes()
+    folder = path.parent
+    folder.chmod(0o555)
+    try:
+        proc = _open_unprivileged(vault, data)
+    finally:
+        folder.chmod(0o755)
+    assert proc.returncode != 0
+    assert "IndexUnavailable" in proc.stderr and "read-only" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in folder.iterdir()) == [path.name]
+    assert path.read_bytes() == before
+
+
+def test_a_read_only_data_dir_for_a_new_index_is_said(vault: Path, tmp_path: Path) -> None:
+    data = tmp_path / "ro-new"
+    data.mkdir()
+    data.chmod(0o555)
+    try:
+        proc = _open_unprivileged(vault, data)
+    finally:
+        data.chmod(0o755)
+    assert proc.returncode != 0
+    assert "IndexUnavailable" in proc.stderr and "data folder" in proc.stderr, proc.stderr
+
+
+def test_integrity_check_finds_damaged_pages(vault: Path, data_dir: Path) -> None:
+    """Random bytes 80 % into the file: FTS5's check may pass, SQLite's must not."""
+    for i in range(60):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\n" + f"words of note {i}. " * 400)
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    assert db.integrity() is None
+    db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
+    path = index_path(vault, data_dir)
+    data = bytearray(path.read_bytes())
+    page = 4096
+    at = (len(data) * 8 // 10) // page * page
+    data[at : at + page] = random.Random(8).randbytes(page)
+    path.write_bytes(bytes(data))
+    db = IndexDB.open_existing(vault, data_dir)
+    assert db.integrity() is not None
+    db.close()
