@@ -173,7 +173,7 @@ def test_a_busy_database_that_needs_migrating_is_left_alone(
 def test_only_damage_counts_as_damage() -> None:
     def error(code: int) -> sqlite3.Error:
         exc = sqlite3.OperationalError("x")
-        exc.sqlite_errorcode = code  # type: ignore[attr-defined]
+        exc.sqlite_errorcode = code
         return exc
 
     assert is_damage(error(11)) and is_damage(error(26)) and is_damage(error(11 | 256))
