@@ -40,8 +40,9 @@ import psutil
 
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, ModelState
-from explorer.index.db import IndexDB, connect, index_path
+from explorer.index.db import IndexDB, IndexUnavailable, connect, index_path
 from explorer.index.embedding import encode_vector, pending_count
+from explorer.index.lease import Holder, IndexHeld, WriterLease, holder
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.vault.watch import DEFAULT_MAX_WAIT, DEFAULT_QUIET, Batch, VaultWatcher, WatchError
@@ -56,6 +57,9 @@ EMBED_BATCH = 16
 RESTART_DELAY = 30.0
 #: While the watcher is degraded, reconcile at least this often.
 DEGRADED_RECONCILE = 60.0
+#: While another process holds the writer lease: how often to look for its changes, and
+#: whether it has gone (then this one takes over).
+READER_POLL = 1.0
 #: Notes saved recently are embedded before the backlog, newest first: how many are looked up
 #: per embedding batch, and how many are remembered (the others wait in the chunk-order pass).
 _HOT_LOOKUP = 64
@@ -68,6 +72,9 @@ class WatcherState(Enum):
     RUNNING = "running"
     STOPPED = "stopped"
     DEGRADED = "degraded"
+    #: Another process holds the index's writer lease: this one only reads (and takes over
+    #: when that process ends).
+    READER = "reader"
 
 
 @dataclass(frozen=True)
@@ -129,7 +136,12 @@ class LiveIndex:
         embed_batch: int = EMBED_BATCH,
         retry_delay: float = 1.0,
         max_retry_delay: float = 60.0,
+        role: str = "the vault-explorer window",
+        share: bool = True,
     ) -> None:
+        """``role`` names this process to another that finds the index taken.  With ``share``,
+        an index another process is writing is read (state :attr:`WatcherState.READER`) until
+        that process ends, then taken over; without it, that is an error (``watch``)."""
         if reconcile_interval <= 0:
             raise ValueError(f"reconcile interval must be positive, got {reconcile_interval:g}")
         self.vault = vault.expanduser().resolve()
@@ -139,6 +151,8 @@ class LiveIndex:
         self.embed_batch = embed_batch
         self.retry_delay = retry_delay
         self.max_retry_delay = max_retry_delay
+        self.role = role
+        self.share = share
         self._db_path = index_path(self.vault, data_dir)
         self._watcher = VaultWatcher(self.vault, quiet=quiet, max_wait=max_wait) if watch else None
         self._stop = threading.Event()
@@ -159,6 +173,7 @@ class LiveIndex:
         self._initial_done = False
         self._busy = False
         self._sync_failures = 0
+        self._sync_degraded = False  # DEGRADED because syncs fail, not because of the watcher
         self._last_batch: dict[str, Any] | None = None
         # Embedder state.
         self._hot: dict[str, None] = {}  # notes added or changed by batches, newest last
@@ -267,7 +282,10 @@ class LiveIndex:
             "vault": str(self.vault),
             "database": str(self._db_path),
         }
-        if self._opened.is_set() and self._open_error is None and self._db_path.exists():
+        readable = self._state is WatcherState.READER or (
+            self._opened.is_set() and self._open_error is None
+        )
+        if readable and self._db_path.exists():
             try:
                 conn = connect(self._db_path)
                 try:
@@ -330,17 +348,85 @@ class LiveIndex:
                 db.set_meta("watcher_started", _PROCESS_STARTED)
                 if self._last_batch is not None:
                     db.set_meta("last_batch", json.dumps(self._last_batch))
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, IndexUnavailable) as exc:
             log.warning("cannot record the watcher state: %s", exc)
 
     def _run_writer(self) -> None:
+        lease = self._take_lease()
+        if lease is None:
+            return
+        try:
+            self._run_owner()
+        finally:
+            lease.release()
+
+    def _take_lease(self) -> WriterLease | None:
+        """The index's writer lease; while another process holds it, read what it writes."""
+        seen_generation: int | None = None
+        seen_ns = time.time_ns()
+        while not self._stop.is_set():
+            try:
+                lease = WriterLease.try_acquire(self._db_path, self.role)
+            except IndexUnavailable as exc:
+                self._fail_open(str(exc))
+                return None
+            if lease is not None:
+                if self._state is WatcherState.READER:
+                    self._set_state(WatcherState.STARTING, None, persist=None)
+                    self._event("notice", "the other writer has gone: this one keeps the index")
+                return lease
+            other = holder(self._db_path) or Holder(None, "another process", "", None)
+            if not self.share:
+                self._fail_open(str(IndexHeld(self._db_path, other, self.role)))
+                return None
+            self._set_state(
+                WatcherState.READER,
+                f"{other.describe()} keeps this index current; here it is only read",
+                persist=None,
+            )
+            seen_generation, seen_ns = self._follow(seen_generation, seen_ns)
+            self._stop.wait(READER_POLL)
+        return None
+
+    def _follow(self, generation: int | None, since_ns: int) -> tuple[int | None, int]:
+        """Publish what the writer in another process changed since the last look."""
+        if not self._db_path.exists():
+            return generation, since_ns
+        now_ns = time.time_ns()
+        try:
+            conn = connect(self._db_path, readonly=True)
+            try:
+                db = IndexDB(conn, self._db_path, self.vault)
+                current = db.generation()
+                changed = [
+                    str(p)
+                    for (p,) in conn.execute(
+                        "SELECT path FROM notes WHERE indexed_ns >= ?", (since_ns,)
+                    )
+                ]
+            finally:
+                conn.close()
+        except sqlite3.Error:
+            return generation, since_ns  # mid-creation, or it is being rebuilt: next time
+        if generation is not None and current != generation:
+            message = "the index was updated by the process that keeps it"
+            if changed:
+                self._event("sync", message, touched=frozenset(changed))
+            else:  # vectors arrived, or notes were deleted
+                self._event("embed-done", message)
+        return current, now_ns
+
+    def _fail_open(self, message: str) -> None:
+        self._open_error = message
+        self._opened.set()
+        self._set_state(WatcherState.STOPPED, message, persist=None)
+        self._event("error", message)
+
+    def _run_owner(self) -> None:
         try:
             db = IndexDB.open(self.vault, self.data_dir)
         except Exception as exc:
-            self._open_error = f"cannot open the index: {type(exc).__name__}: {exc}"
-            self._opened.set()
-            self._set_state(WatcherState.STOPPED, self._open_error, persist=None)
-            self._event("error", self._open_error)
+            self._fail_open(f"cannot open the index: {exc}")
             return
         with self._lock:
             self._notices = list(db.notices)
@@ -352,6 +438,9 @@ class LiveIndex:
             self._writer_loop(db)
         except _Stopping:
             pass
+        except IndexUnavailable as exc:  # the machine, not a bug: say what is wrong
+            final_reason = str(exc)
+            self._event("error", final_reason)
         except Exception as exc:  # a bug: say so, leave the index as the last commit left it
             log.exception("live index writer failed")
             final_reason = f"the index writer failed: {type(exc).__name__}: {exc}"
@@ -467,7 +556,7 @@ class LiveIndex:
         except _Stopping:
             raise
         except Exception as exc:
-            self._sync_failed(f"{why} failed: {type(exc).__name__}: {exc}")
+            self._sync_failed(db, f"{why} failed: {type(exc).__name__}: {exc}")
             return False
         finally:
             with self._lock:
@@ -481,17 +570,21 @@ class LiveIndex:
         except _Stopping:
             raise
         except Exception as exc:
-            self._sync_failed(f"batch of {len(batch.paths)} paths failed: {exc}")
+            self._sync_failed(db, f"batch of {len(batch.paths)} paths failed: {exc}")
             return False
         self._synced(db, report, f"batch of {len(batch.paths)} paths", batch)
         return True
 
-    def _sync_failed(self, message: str) -> None:
+    def _sync_failed(self, db: IndexDB, message: str) -> None:
         log.warning("%s", message)
         with self._lock:
             self._sync_failures += 1
         self._reconcile.clear()
         self._event("error", message + "; a full reconcile will follow")
+        # The index is not following the vault: the state says so until a sync succeeds.
+        if self._state in (WatcherState.RUNNING, WatcherState.STARTING):
+            self._sync_degraded = True
+            self._set_state(WatcherState.DEGRADED, message, persist=db)
 
     def _synced(self, db: IndexDB, report: SyncReport, what: str, batch: Batch | None) -> None:
         moved = len(report.renamed)
@@ -512,6 +605,11 @@ class LiveIndex:
             "summary": report.summary(),
         }
         fresh = [*report.added, *report.changed]
+        if self._sync_degraded:
+            self._sync_degraded = False
+            watching = self._watcher is not None and self._watcher.running
+            if self._state is WatcherState.DEGRADED and watching:
+                self._set_state(WatcherState.RUNNING, None, persist=None)  # persisted below
         with self._lock:
             self._sync_failures = 0
             self._last_batch = last
@@ -707,25 +805,30 @@ _PROCESS_STARTED = "" if _STARTED is None else repr(_STARTED)
 
 
 def persisted_watcher(db: IndexDB) -> dict[str, Any]:
-    """The watcher state another process wrote into ``db`` (``vault-explorer status``): its
-    state, reason and pid, and its last batch.  A watcher whose process is gone (killed, crashed)
-    is reported as stopped."""
+    """The state of the process that keeps ``db`` current (``vault-explorer status``): its
+    state, reason, pid and role, and its last batch.  Who holds the writer lease decides whether
+    one runs; the state it wrote into the index says how it is doing."""
     state = db.get_meta("watcher_state") or WatcherState.STOPPED.value
     reason = db.get_meta("watcher_reason") or None
     pid_text = db.get_meta("watcher_pid")
     pid = int(pid_text) if pid_text and pid_text.isdigit() else None
-    if state != WatcherState.STOPPED.value:
-        recorded = db.get_meta("watcher_started")
-        started = _process_started(pid) if pid is not None else None
-        # The same pid in a newer process is not the watcher: compare the start times too.
-        alive = started is not None and (not recorded or abs(started - float(recorded)) < 1.0)
-        if not alive:
+    role = None
+    owner = holder(db.path)
+    if owner is None:
+        if state != WatcherState.STOPPED.value:
             state = WatcherState.STOPPED.value
             reason = f"the watcher process ({pid}) is no longer running"
+    else:
+        role = owner.role
+        if owner.pid != pid or state == WatcherState.STOPPED.value:
+            # The holder has not written its state yet (or is an ``index`` run, which does not).
+            state, reason = WatcherState.RUNNING.value, None
+        pid = owner.pid
     last = db.get_meta("last_batch")
     return {
         "state": state,
         "reason": reason,
         "pid": pid,
+        "role": role,
         "lastBatch": json.loads(last) if last else None,
     }

@@ -376,3 +376,77 @@ def test_a_watcher_that_dies_degrades_and_recovers(
         wait_until(lambda: live.health()["notes"] == 2)
     finally:
         live.stop()
+
+
+# ----------------------------------------------------------------------------- one writer
+
+
+def test_a_second_live_index_reads_and_takes_over_when_the_first_stops(
+    vault: Path, data_dir: Path, start: Start, reader: Callable[[], Reader]
+) -> None:
+    """Two windows on one vault: one writes, the other follows what it writes, and becomes the
+    writer when the first closes (before, both wrote and embedded everything)."""
+    (vault / "a.md").write_text("# A\n\nalpha\n")
+    first_embedder, second_embedder = FakeEmbedder(), FakeEmbedder()
+    first = start(EmbedderProvider.of(first_embedder))
+    second = LiveIndex(vault, str(data_dir), EmbedderProvider.of(second_embedder), quiet=0.1)
+    seen: list[LiveEvent] = []
+    second.subscribe(seen.append)
+    second.start()
+    try:
+        wait_until(lambda: second.state is WatcherState.READER)
+        assert "keeps this index current" in (second.state_reason or "")
+        wait_until(lambda: second.health().get("notes") == 1)
+
+        (vault / "b.md").write_text("# B\n\nbravo\n")
+        wait_until(lambda: any(e.kind == "sync" and "b.md" in e.touched for e in seen))
+        assert first.wait_idle(30)
+        assert second_embedder.calls == 0, "a reader embeds nothing"
+        state = persisted_watcher(reader().db)
+        assert (state["state"], state["pid"]) == ("running", os.getpid())
+
+        first.stop()
+        wait_until(lambda: second.state is WatcherState.RUNNING)
+        (vault / "c.md").write_text("# C\n\ncharlie\n")
+        r = reader()
+        wait_until(lambda: r.find("charlie") == ["c.md"])
+    finally:
+        second.stop()
+
+
+def test_a_live_index_that_must_write_says_who_holds_the_index(
+    vault: Path, data_dir: Path, start: Start
+) -> None:
+    start(EmbedderProvider.of(FakeEmbedder()), role="watch")
+    other = LiveIndex(vault, str(data_dir), EmbedderProvider.disabled(), share=False, role="x")
+    other.start()
+    try:
+        wait_until(lambda: not other.running)
+        assert other.state is WatcherState.STOPPED
+        assert f"watch (pid {os.getpid()}" in (other.state_reason or "")
+    finally:
+        other.stop()
+
+
+def test_a_failing_reconcile_shows_as_a_watcher_error(
+    vault: Path, data_dir: Path, start: Start, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every reconcile failed while the state still said "running"."""
+    live = start(EmbedderProvider.disabled())
+    assert live.state is WatcherState.RUNNING
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise OSError("the vault went away")
+
+    monkeypatch.setattr(live_module, "sync_vault", broken)
+    live.request_reconcile()
+    wait_until(lambda: live.state is WatcherState.DEGRADED)
+    assert "the vault went away" in (live.state_reason or "")
+    db = IndexDB.open_existing(vault, data_dir)
+    try:
+        assert persisted_watcher(db)["state"] == "degraded"
+    finally:
+        db.close()
+    monkeypatch.undo()
+    live.request_reconcile()
+    wait_until(lambda: live.state is WatcherState.RUNNING)
