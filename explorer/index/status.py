@@ -6,13 +6,32 @@ import os
 import time
 from typing import Any
 
+import numpy as np
+
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
 from explorer.index.migrations import FTS_TOKENIZER, LATEST_VERSION
 
 
+def damaged_vectors(db: IndexDB, model: str) -> int:
+    """Vectors of ``model`` that a search would never use: a BLOB of the wrong length, or a
+    value that is not finite (reads every vector)."""
+    count = 0
+    cursor = db.conn.execute("SELECT dim, vec FROM vectors WHERE model = ?", (model,))
+    while rows := cursor.fetchmany(4096):
+        for dim, blob in rows:
+            sound = len(blob) == 4 * int(dim) and np.isfinite(np.frombuffer(blob, "<f4")).all()
+            count += not sound
+    return count
+
+
 def index_status(db: IndexDB, model: str, *, check_fts: bool = True) -> dict[str, Any]:
-    """Counts, skipped files with reasons, model, database path, last sync (read-only)."""
+    """Counts, skipped files with reasons, model, database path, last sync (read-only).
+
+    ``check_fts`` also runs the checks that read the whole database: SQLite's integrity check,
+    FTS5's, and a look at every vector (``integrity``, ``ftsIntegrity``, ``damagedVectors``;
+    ``None`` when not run).
+    """
     conn = db.conn
     notes = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -61,6 +80,8 @@ def index_status(db: IndexDB, model: str, *, check_fts: bool = True) -> dict[str
         "lastSync": float(last_sync) if last_sync else None,
         "lastSyncAge": (time.time() - float(last_sync)) if last_sync else None,
         "lastSyncSummary": db.get_meta("last_sync_summary"),
+        "integrity": (db.integrity() or "ok") if check_fts else None,
         "ftsIntegrity": (db.fts_integrity() or "ok") if check_fts else None,
+        "damagedVectors": damaged_vectors(db, model) if check_fts else None,
         "notices": list(db.notices),
     }

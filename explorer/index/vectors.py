@@ -40,6 +40,8 @@ class VectorIndex:
         self.segment_starts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.segment_notes: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.segment_ends: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
+        #: Vectors of the model left out of the last load because they were damaged.
+        self.damaged = 0
 
     @property
     def size(self) -> int:
@@ -60,10 +62,15 @@ class VectorIndex:
 
         Rows are streamed in batches into a preallocated matrix, so loading costs the matrix and
         a few megabytes, never a second copy of every BLOB (at 50k notes that copy is ~230 MB).
-        Vectors of another dimension than the first one found are left out.
+        Vectors of another dimension than the first one found are left out, and so are
+        damaged ones (a BLOB of the wrong length, a value that is not finite): they are counted
+        in :attr:`damaged`, never computed with.
         """
         conn = db.conn
-        joined = "FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ?"
+        joined = (
+            "FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? "
+            "AND length(v.vec) = 4 * v.dim"
+        )
         first = conn.execute(
             f"SELECT v.dim {joined} ORDER BY c.note_id, c.seq LIMIT 1", (self.model,)
         ).fetchone()
@@ -83,6 +90,13 @@ class VectorIndex:
             (self.model, dim),
         )
         n = 0
+        damaged = int(
+            conn.execute(
+                "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash "
+                "AND v.model = ? AND length(v.vec) != 4 * v.dim",
+                (self.model,),
+            ).fetchone()[0]
+        )
         while batch := cursor.fetchmany(_LOAD_BATCH):
             m = len(batch)
             if n + m > matrix.shape[0]:  # rows were added since the count: grow
@@ -90,14 +104,23 @@ class VectorIndex:
                 matrix = np.resize(matrix, (size, dim))
                 note_ids = np.resize(note_ids, size)
                 spans = np.resize(spans, (size, 2))
-            block = np.frombuffer(b"".join(r[3] for r in batch), dtype="<f4")
-            matrix[n : n + m] = block.reshape(m, dim)
+            block = np.frombuffer(b"".join(r[3] for r in batch), dtype="<f4").reshape(m, dim)
+            sound = np.isfinite(block).all(axis=1)
+            if not sound.all():
+                damaged += int(m - np.count_nonzero(sound))
+                keep = np.flatnonzero(sound)
+                block = block[keep]
+                batch = [batch[i] for i in keep.tolist()]
+                m = len(batch)
+            matrix[n : n + m] = block
             note_ids[n : n + m] = [r[0] for r in batch]
             spans[n : n + m] = [(r[1], r[2]) for r in batch]
             n += m
         if n == 0:
             self.__init__(self.model)  # type: ignore[misc]
+            self.damaged = damaged
             return
+        self.damaged = damaged
         self.matrix = matrix[:n] if n < matrix.shape[0] else matrix
         self.note_ids = note_ids[:n]
         self.spans = spans[:n]

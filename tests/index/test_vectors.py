@@ -72,3 +72,39 @@ def test_vector_index_follows_changes(vault: Path, open_db: Callable[[Path], Ind
     other = VectorIndex("another-model")
     other.refresh(db)
     assert other.size == 0  # vectors of another model are never mixed in
+
+
+def test_damaged_vectors_are_never_computed_with(
+    vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """A page of random bytes can turn a stored vector into NaNs or cut its BLOB short: such a
+    vector is left out of the matrix and counted, and ``status`` reports it."""
+    from explorer.index.status import index_status
+
+    for name in ("good", "nan", "short"):
+        (vault / f"{name}.md").write_text(f"# {name}\n\nthe {name} note\n")
+    db = open_db(vault)
+    fake = FakeEmbedder()
+    sync_vault(db)
+    embed_pending(db, fake)
+
+    def hash_of(path: str) -> str:
+        return str(
+            db.conn.execute(
+                "SELECT c.hash FROM chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = ?",
+                (path,),
+            ).fetchone()[0]
+        )
+
+    bad = np.full(fake.dimension, np.nan, dtype=np.float32)
+    db.conn.execute(
+        "UPDATE vectors SET vec = ? WHERE hash = ?", (encode_vector(bad), hash_of("nan.md"))
+    )
+    db.conn.execute("UPDATE vectors SET vec = x'00ff' WHERE hash = ?", (hash_of("short.md"),))
+    index = VectorIndex(fake.name)
+    index.load(db)
+    assert index.size == 1 and index.damaged == 2
+    assert np.isfinite(index.matrix).all()
+    hits = index.top_notes(fake.embed(["the good note"])[0], 10)
+    assert len(hits) == 1 and np.isfinite(hits[0].score)
+    assert index_status(db, fake.name)["damagedVectors"] == 2
