@@ -7,6 +7,8 @@ on vault-relative POSIX paths so the scanner and the watcher agree on every path
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path, PurePosixPath
 
 import pathspec
@@ -16,6 +18,8 @@ IGNORE_FILE = ".explorerignore"
 ALWAYS_IGNORED_DIRS = frozenset({"node_modules"})
 #: Lock and backup files editors leave beside a note (Emacs ``.#note.md``, LibreOffice ``.~lock``).
 EDITOR_DROPPINGS = (".#", ".~")
+#: More than any list of patterns needs; the rest of a bigger file is not read.
+MAX_IGNORE_BYTES = 1024 * 1024
 
 
 class IgnoreRules:
@@ -27,12 +31,10 @@ class IgnoreRules:
 
     @classmethod
     def for_vault(cls, root: Path) -> IgnoreRules:
-        """Rules of ``root``: the built-in ones plus its ``.explorerignore``, if readable."""
-        try:
-            text = (root / IGNORE_FILE).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return cls()
-        return cls(text.splitlines())
+        """Rules of ``root``: the built-in ones plus its ``.explorerignore``, if it is a readable
+        regular file (a FIFO of that name is never waited on)."""
+        text = _read_small_file(root / IGNORE_FILE)
+        return cls() if text is None else cls(text.splitlines())
 
     def ignores_dir(self, rel: str) -> bool:
         """Whether a folder (vault-relative, POSIX) and everything below it is skipped."""
@@ -59,3 +61,21 @@ def is_note_name(name: str) -> bool:
 
 def _hidden_or_vendored(part: str) -> bool:
     return part.startswith(".") or part in ALWAYS_IGNORED_DIRS
+
+
+def _read_small_file(path: Path) -> str | None:
+    """The text of the regular file ``path`` (its first :data:`MAX_IGNORE_BYTES`), or ``None``
+    if it is missing, unreadable or not a regular file.  Opened without blocking: opening a
+    FIFO for reading would wait for a writer."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = fh.read(MAX_IGNORE_BYTES)
+        except OSError:
+            return None
+    return data.decode("utf-8", errors="replace")

@@ -1,8 +1,9 @@
 """From the bytes of a note file to what the index stores: title, tags, status, text, chunks.
 
-Nothing here raises on bad content.  A broken YAML frontmatter is kept as body text; bytes that
-are not UTF-8 are decoded as Windows-1252 (which maps every byte) and the note says so; a file
-that looks binary is refused with a reason, so the caller can list it as skipped.
+Nothing here raises on bad content.  A broken (or too deeply nested) YAML frontmatter is kept as
+body text; a lone surrogate that a YAML escape makes is replaced by U+FFFD; bytes that are not
+UTF-8 are decoded as Windows-1252 (which maps every byte) and the note says so; a file that looks
+binary is refused with a reason, so the caller can list it as skipped.
 """
 
 from __future__ import annotations
@@ -93,6 +94,8 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
             loaded = yaml.safe_load(match.group(1) or "")
         except yaml.YAMLError as exc:
             warnings.append(f"frontmatter is not valid YAML, kept as text ({_first_line(exc)})")
+        except RecursionError:  # PyYAML builds nested values recursively
+            warnings.append("frontmatter is nested too deeply, kept as text")
         else:
             if loaded is None or isinstance(loaded, dict):
                 meta = {str(k): v for k, v in (loaded or {}).items()}
@@ -104,17 +107,28 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
     tags = _merge_tags(_frontmatter_tags(meta.get("tags")), inline_tags(body))
     status = meta.get("status")
     note = ParsedNote(
-        title=title,
-        tags=tags,
-        status=str(status).strip().lower() if status is not None else None,
+        title=_storable(title),
+        tags=_merge_tags([_storable(t) for t in tags]),
+        status=_storable(str(status).strip().lower()) if status is not None else None,
         text=text,
         body_start=body_start,
         chunks=chunk_text(body, offset=body_start),
         content_hash=content_hash(data),
-        warnings=warnings,
+        warnings=[_storable(w) for w in warnings],
         title_from_content=from_content,
     )
     return note
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _storable(text: str) -> str:
+    """``text`` with lone surrogates (which a YAML escape such as ``"\\ud800"`` can make, and
+    which UTF-8 cannot store) replaced by U+FFFD; a valid pair becomes its character."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
 def _first_line(exc: Exception) -> str:
