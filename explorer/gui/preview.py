@@ -1,28 +1,35 @@
 """The preview pane: the selected note rendered, its best chunk in view, its rank explained.
 
-Reading and rendering run on a pool thread (a big note must not freeze the window); the HTML is
-set on the GUI thread.  The note browser fetches nothing remote: :meth:`NoteBrowser.loadResource`
-refuses every non-local URL, and local images load only from inside the vault.  Links open in
-the system browser, and only when clicked; ``tag``/``path`` links ask the window to add a filter.
+Reading and rendering run on a pool thread (a big note must not freeze the window), and so does
+loading the note's images (:mod:`explorer.gui.images`: regular files inside the vault, bounded);
+the HTML is set on the GUI thread.  The note browser loads nothing itself:
+:meth:`NoteBrowser.loadResource` serves the images the worker loaded and an empty image for
+every other name (remote, outside the vault, a FIFO, a device, too large), so Qt never falls
+back to reading a file on its own.  Links open in the system browser, and only when clicked;
+``tag``/``path`` links ask the window to add a filter.  Names and titles from the vault are shown
+with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
 """
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, Qt, QUrl, Signal
-from PySide6.QtGui import QDesktopServices, QPalette
+from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
+from explorer.display import safe_text
+from explorer.gui.images import NoteImages, load_images
 from explorer.gui.render import (
     BEST_ANCHOR,
     Colours,
     ExplainContext,
     document_css,
     explain_html,
+    image_sources,
     load_note,
     parse_filter_url,
     render_note,
@@ -31,8 +38,6 @@ from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
 from explorer.search.hybrid import Hit
 from explorer.search.query import Query
-
-LOCAL_SCHEMES = {"", "file", "qrc", "data"}
 
 
 def palette_colours(palette: QPalette) -> Colours:
@@ -50,12 +55,13 @@ def palette_colours(palette: QPalette) -> Colours:
 
 
 class NoteBrowser(QTextBrowser):
-    """A ``QTextBrowser`` that loads only local resources from inside the vault."""
+    """A ``QTextBrowser`` that loads nothing itself: it shows the images it is given."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.vault: Path | None = None
-        self.blocked: list[str] = []  # URLs refused (tests look at it)
+        self.images = NoteImages()  # the shown note's images, loaded off the GUI thread
+        self.blocked: list[str] = []  # names answered with nothing (tests look at it)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
 
@@ -63,17 +69,14 @@ class NoteBrowser(QTextBrowser):
         url = name if isinstance(name, QUrl) else QUrl(name)
         if url.isRelative() and self.document() is not None:
             url = self.document().baseUrl().resolved(url)
-        if url.scheme().lower() not in LOCAL_SCHEMES or url.host():
+        if type == int(QTextDocument.ResourceType.ImageResource):
+            image = self.images.get(url) if self.vault is not None else None
+            if image is not None:
+                return image
             self.blocked.append(url.toString())
-            return None
-        if url.scheme().lower() in ("", "file") and self.vault is not None:
-            local = Path(url.toLocalFile() or url.path())
-            try:
-                local.resolve().relative_to(self.vault.resolve())
-            except (ValueError, OSError):
-                self.blocked.append(url.toString())
-                return None
-        return super().loadResource(type, url)
+            return QImage()  # shown as nothing; never "no answer", which makes Qt read the file
+        self.blocked.append(url.toString())
+        return QByteArray()  # style sheets, linked documents: notes have none to load
 
 
 @dataclass(frozen=True)
@@ -81,6 +84,7 @@ class _Rendered:
     path: str
     html: str
     error: str | None = None
+    images: NoteImages = field(default_factory=NoteImages)
 
 
 class PreviewPane(QWidget):
@@ -135,12 +139,13 @@ class PreviewPane(QWidget):
         self.title.clear()
         self.explain.clear()
         self.note.clear()
+        self.note.images = NoteImages()
 
     def show_hit(self, hit: Hit, query: Query | None, ctx: ExplainContext) -> None:
         """Explain ``hit`` now; render its note in the background."""
         self._current = (hit, query, ctx)
         colours = palette_colours(self.palette())
-        self.title.setText(f"<b>{html.escape(hit.title)}</b>")
+        self.title.setText(f"<b>{html.escape(safe_text(hit.title))}</b>")
         self.explain.setHtml(explain_html(hit, ctx, colours))
         if self.vault is None:
             return
@@ -151,8 +156,12 @@ class PreviewPane(QWidget):
             try:
                 doc = load_note(vault, hit.path)
             except OSError as exc:
-                return _Rendered(hit.path, "", f"cannot read {hit.path}: {exc.strerror or exc}")
-            return _Rendered(hit.path, render_note(doc, hit, query, colours))
+                reason = exc.strerror or exc
+                return _Rendered(hit.path, "", f"cannot read {safe_text(hit.path)}: {reason}")
+            rendered = render_note(doc, hit, query, colours)
+            base = (vault / hit.path).parent
+            images = load_images(vault, base, image_sources(rendered))
+            return _Rendered(hit.path, rendered, images=images)
 
         run_in_pool(work, on_result=lambda r: self._rendered(request, r))
 
@@ -165,6 +174,7 @@ class PreviewPane(QWidget):
             return
         if result.path == self.shown_path and result.html == self._shown_html:
             return  # the same note, rendered the same: keep the reader's scroll position
+        self.note.images = result.images  # before the HTML, whose layout asks for them
         if self.vault is not None:
             base = (self.vault / result.path).parent
             self.note.document().setBaseUrl(QUrl.fromLocalFile(str(base) + "/"))

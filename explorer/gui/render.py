@@ -131,6 +131,17 @@ def _block_remote_images(fragment: str) -> str:
     return _IMG.sub(replace, fragment)
 
 
+def image_sources(fragment: str) -> list[str]:
+    """The ``src`` of every ``<img>`` in ``fragment`` (HTML made by this module), unescaped, in
+    order: what the preview's worker loads before the widget sees the HTML."""
+    sources = []
+    for match in _IMG.finditer(fragment):
+        src = dict(_ATTR.findall(match.group(0))).get("src")
+        if src:
+            sources.append(html.unescape(src))
+    return sources
+
+
 def _qt_tables(fragment: str) -> str:
     # Qt's rich text draws no cell borders unless asked with attributes.
     return fragment.replace("<table>", '<table border="1" cellspacing="0" cellpadding="4">')

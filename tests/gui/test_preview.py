@@ -3,10 +3,16 @@ best chunk is scrolled into view."""
 
 from __future__ import annotations
 
+import errno
+import os
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QImage, QTextCursor, QTextDocument
+from PySide6.QtGui import QDesktopServices, QImage, QPixmap, QTextCursor, QTextDocument
+from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.preview import NoteBrowser, PreviewPane
@@ -49,17 +55,23 @@ def test_remote_resources_are_refused_and_local_ones_stay_in_the_vault(
     browser.vault = vault
     browser.document().setBaseUrl(QUrl.fromLocalFile(str(vault) + "/"))
     kind = int(QTextDocument.ResourceType.ImageResource)
-    assert browser.loadResource(kind, QUrl("https://example.com/pixel.png")) is None
-    assert browser.loadResource(kind, QUrl("http://example.com/a.png")) is None
-    assert browser.loadResource(kind, QUrl.fromLocalFile(str(tmp_path / "outside.png"))) is None
-    assert browser.loadResource(kind, QUrl("../outside.png")) is None
-    assert browser.loadResource(kind, QUrl("img/dot.png")) is not None
+    # An empty image, not "nothing": given nothing, Qt's document would load the file itself.
+    for refused in (
+        QUrl("https://example.com/pixel.png"),
+        QUrl("http://example.com/a.png"),
+        QUrl("http:a.png"),
+        QUrl.fromLocalFile(str(tmp_path / "outside.png")),
+        QUrl("../outside.png"),
+        QUrl("img/dot.png"),  # inside, but not among the note's images the worker loaded
+    ):
+        assert _is_empty_image(browser.loadResource(kind, refused)), refused
     assert "https://example.com/pixel.png" in browser.blocked
     # Even HTML that slips an <img> through asks this method, and gets nothing.
     browser.blocked.clear()
     browser.show()
     browser.setHtml('<p>x</p><img src="https://example.com/track.png">')
     qtbot.waitUntil(lambda: _assert("https://example.com/track.png" in browser.blocked))
+    assert [_is_empty_image(v) for v in shown_images(browser).values()] == [True]
 
 
 def test_links_open_in_the_system_browser_only_when_clicked(qtbot: QtBot, tmp_path: Path) -> None:
@@ -111,3 +123,154 @@ def test_best_chunk_is_scrolled_into_view(qtbot: QtBot, tmp_path: Path) -> None:
 
 def _assert(condition: bool) -> None:
     assert condition
+
+
+# ----------------------------------------------------------------------------- images
+
+#: Over the preview's size cap for one image (20 MB).
+OVER_CAP = 20 * 1024 * 1024 + 1
+
+
+#: The rescuer: after ``timeout`` seconds without word from the test (its stdin closing), it
+#: opens the FIFO's other end, which lets a reader blocked in ``open`` go, and says so.
+_RESCUER = """
+import os, select, sys
+fifo, timeout = sys.argv[1], float(sys.argv[2])
+ready, _, _ = select.select([sys.stdin], [], [], timeout)
+if not ready:
+    try:
+        fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError:
+        pass  # nobody is waiting to read it
+    else:
+        os.close(fd)
+        print("fired", flush=True)
+"""
+
+
+class FifoRescue:
+    """The test's safety net against a GUI thread blocked in ``open`` of a FIFO: unless the
+    test is done within ``timeout`` seconds, another process releases the FIFO (and the test
+    fails because it had to).  A process, because the blocked thread holds the interpreter
+    lock: no thread of this one could run.  Never a speed threshold: a passing run never waits
+    for it."""
+
+    def __init__(self, fifo: Path | None, timeout: float = 60.0) -> None:
+        self.fifo = fifo
+        self.timeout = timeout
+        self.fired = False
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> FifoRescue:
+        if self.fifo is not None:
+            self._proc = subprocess.Popen(
+                [sys.executable, "-c", _RESCUER, str(self.fifo), str(self.timeout)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._proc is not None:
+            assert self._proc.stdin is not None
+            self._proc.stdin.close()  # the test is done: the rescuer exits
+            assert self._proc.stdout is not None
+            self.fired = b"fired" in self._proc.stdout.read()
+            self._proc.wait()
+
+
+def _fifo_has_reader(path: Path) -> bool:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        assert exc.errno == errno.ENXIO, exc
+        return False
+    os.close(fd)
+    return True
+
+
+def _png(path: Path, colour: Qt.GlobalColor = Qt.GlobalColor.red) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    image = QImage(4, 4, QImage.Format.Format_RGB32)
+    image.fill(colour)
+    assert image.save(str(path))
+    return path
+
+
+def shown_images(browser: QTextBrowser) -> dict[str, object]:
+    """Every image the document lays out, by its source, with the resource Qt draws for it."""
+    doc = browser.document()
+    images: dict[str, object] = {}
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                name = fmt.toImageFormat().name()
+                images[name] = doc.resource(int(QTextDocument.ResourceType.ImageResource), name)
+            it += 1
+        block = block.next()
+    return images
+
+
+def _is_empty_image(resource: object) -> bool:
+    return isinstance(resource, QImage) and resource.isNull()
+
+
+def _is_picture(resource: object) -> bool:
+    return isinstance(resource, QImage | QPixmap) and not resource.isNull()
+
+
+def _hostile(kind: str, tmp_path: Path, vault: Path) -> tuple[str, Path | None]:
+    """The image source a note uses for the case ``kind`` (and the FIFO, if it is one)."""
+    outside = _png(tmp_path / "outside" / "pic.png", Qt.GlobalColor.green)
+    if kind == "fifo":
+        fifo = vault / "pipe.png"
+        os.mkfifo(fifo)
+        return "pipe.png", fifo
+    if kind == "device":
+        return "/dev/zero", None
+    if kind == "parent":
+        return "../outside/pic.png", None
+    if kind == "absolute":
+        return str(outside), None
+    if kind == "symlink":
+        (vault / "link.png").symlink_to(outside)
+        return "link.png", None
+    if kind == "over-cap":
+        big = vault / "big.png"
+        big.write_bytes(outside.read_bytes())
+        os.truncate(big, OVER_CAP)  # sparse: a real file of that size, no disk used
+        return "big.png", None
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "parent", "absolute", "symlink", "over-cap"])
+def test_an_image_the_vault_does_not_own_shows_as_nothing_and_blocks_nothing(
+    qtbot: QtBot, tmp_path: Path, kind: str
+) -> None:
+    vault = tmp_path / "vault"
+    (vault / "img").mkdir(parents=True)
+    _png(vault / "img" / "dot.png")
+    src, fifo = _hostile(kind, tmp_path, vault)
+    (vault / "n.md").write_text(
+        f"# Images\n\n![bad]({src})\n\n![good](img/dot.png)\n\nThe end.\n", encoding="utf-8"
+    )
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(600, 500)
+    pane.show()
+    pane.set_vault(vault)
+    with FifoRescue(fifo) as rescue:
+        show(qtbot, pane, make_hit("n.md"))
+        qtbot.waitUntil(lambda: _assert("The end." in pane.note.toPlainText()))
+        images = shown_images(pane.note)
+        if fifo is not None:
+            assert not _fifo_has_reader(fifo), "the preview opened the FIFO"
+    assert not rescue.fired, "the GUI thread was blocked until the safety net released it"
+    assert len(images) == 2, images
+    bad = [value for name, value in images.items() if "dot.png" not in name]
+    good = [value for name, value in images.items() if "dot.png" in name]
+    assert _is_empty_image(bad[0]), bad
+    assert _is_picture(good[0]), good
