@@ -18,6 +18,7 @@ from urllib.parse import quote, unquote
 
 import nh3
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import StateBlock
 
 from explorer.index.text import has_cjk
 from explorer.search.hybrid import Hit, SearchOptions
@@ -93,7 +94,39 @@ def load_note(vault: Path, rel: str) -> NoteDocument:
 def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
+    md.block.ruler.before("table", "flatten_deep", _flatten_deep)
     return md
+
+
+#: Blocks this many levels below the nesting limit are shown flat.  A list level is two
+#: (the list and its item), a quote one; no block rule opens more than two before it parses
+#: its content, so the limit itself is never reached.
+_FLATTEN_MARGIN = 4
+
+
+def _flatten_deep(state: StateBlock, start: int, end: int, silent: bool) -> bool:
+    """Near markdown-it's nesting limit (``maxNesting``), take the block as plain lines.
+
+    At the limit markdown-it skips the rest of the note ("not an ordinary situation"), so the
+    text after a list nested ten levels deep would vanish.  Here the lines of a block that deep
+    (up to a blank line or a line that belongs to an outer block) become one paragraph, a line
+    break for each line, markers and all: everything is shown, flattened.
+    """
+    if silent or state.level < state.md.options.maxNesting - _FLATTEN_MARGIN:
+        return False
+    line = start + 1
+    while line < end and not state.isEmpty(line) and state.sCount[line] >= state.blkIndent:
+        line += 1
+    lines = [state.getLines(n, n + 1, state.blkIndent, False).strip() for n in range(start, line)]
+    state.line = line
+    token = state.push("paragraph_open", "p", 1)
+    token.map = [start, line]
+    token = state.push("inline", "", 0)
+    token.content = "\\\n".join(lines)  # a backslash at the end of a line: a hard break
+    token.map = [start, line]
+    token.children = []
+    state.push("paragraph_close", "p", -1)
+    return True
 
 
 _MD = _markdown()

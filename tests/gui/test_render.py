@@ -149,3 +149,18 @@ def test_note_that_is_not_text_is_shown_with_its_reason(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_bytes(b"\x00\x01binary")
     doc = load_note(tmp_path, "b.md")
     assert isinstance(doc, NoteDocument) and "binary" in doc.text
+
+
+def test_text_after_a_list_nested_twelve_levels_deep_is_rendered() -> None:
+    items = "".join("  " * depth + f"- level {depth}\n" for depth in range(12))
+    out = markdown_to_safe_html(items + "\nThe paragraph after the list.\n\n## A heading after\n")
+    assert "The paragraph after the list." in out
+    assert "<h2>A heading after</h2>" in out
+    for depth in range(12):  # the deepest levels too, flattened if need be
+        assert f"level {depth}" in out
+
+
+def test_text_after_deeply_nested_quotes_is_rendered() -> None:
+    out = markdown_to_safe_html(">" * 200 + " deep quote\n\nAfter the quote.\n")
+    assert "deep quote" in out
+    assert "<p>After the quote.</p>" in out
