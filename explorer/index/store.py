@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from explorer.index.text import space_cjk
 from explorer.vault.parse import ParsedNote, content_hash
-from explorer.vault.scan import FileStat
+from explorer.vault.scan import FileStat, escape_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,11 +125,23 @@ def delete_orphan_vectors(conn: sqlite3.Connection) -> int:
 
 
 def set_skipped(conn: sqlite3.Connection, path: str, reason: str | None) -> None:
+    """List ``path`` as skipped with ``reason`` (``None``: no longer).  A name that is not valid
+    UTF-8 is listed escaped (``caf\\xe9.md``), as the scanner names it."""
+    path = escape_name(path)
     if reason is None:
         conn.execute("DELETE FROM skipped WHERE path = ?", (path,))
     else:
         conn.execute(
             "INSERT INTO skipped(path, reason) VALUES (?, ?) "
             "ON CONFLICT(path) DO UPDATE SET reason = excluded.reason",
-            (path, reason),
+            (path, escape_name(reason)),
         )
+
+
+def clear_skipped(conn: sqlite3.Connection, path: str) -> None:
+    """Forget the skipped listings of ``path`` and of everything below it (a folder)."""
+    path = escape_name(path)
+    conn.execute(
+        "DELETE FROM skipped WHERE path = ? OR (path >= ? AND path < ?)",
+        (path, path + "/", path + "0"),  # "0" follows "/": the range of paths below it
+    )

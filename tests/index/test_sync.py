@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from explorer.embed.base import FakeEmbedder
+from explorer.index import sync
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
+from explorer.vault.parse import ParsedNote
+from explorer.vault.scan import NOT_UTF8_NAME
+from explorer.vault.watch import VaultWatcher
 from tests.index.helpers import mentions, snapshot, table_counts
+from tests.vault.test_watch import wait_until
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -175,3 +184,240 @@ def test_racy_edit_within_timestamp_resolution_is_caught(
     path.write_text("# R\n\nsecond\n")  # same size …
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # … and same mtime as indexed
     assert sync_vault(db).changed == ["r.md"]
+
+
+def _bytes_write(vault: Path, rel: bytes, content: str) -> None:
+    """Write a file whose name is bytes that need not be UTF-8 (Linux allows any)."""
+    path = os.path.join(os.fsencode(vault), rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(content)
+
+
+def _skipped(db: IndexDB) -> dict[str, str]:
+    return dict(db.conn.execute("SELECT path, reason FROM skipped"))
+
+
+def _notes(db: IndexDB) -> set[str]:
+    return {row[0] for row in db.conn.execute("SELECT path FROM notes")}
+
+
+BAD_NAMES = {"caf\\xe9.md": NOT_UTF8_NAME, "d\\xff/inner.md": NOT_UTF8_NAME}
+
+
+def test_a_name_that_is_not_utf8_is_skipped_and_the_rest_indexed(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for i in range(300):  # more than one transaction's worth
+        write(f"n{i:03}.md", f"# Note {i}\n\nplain words {i}\n")
+    _bytes_write(vault, b"caf\xe9.md", "# Cafe\n\ncafewords\n")
+    _bytes_write(vault, b"d\xff/inner.md", "# Inner\n\ninnerwords\n")
+    db = open_db(vault)
+    report = sync_vault(db)
+    assert len(_notes(db)) == 300 and len(report.added) == 300
+    assert _skipped(db) == BAD_NAMES
+    assert report.skipped == BAD_NAMES
+    assert mentions(db, "cafewords") == [] and mentions(db, "innerwords") == []
+    # Renamed to a valid name, the note is indexed and the listing goes away.
+    os.rename(os.path.join(os.fsencode(vault), b"caf\xe9.md"), vault / "café.md")
+    sync_vault(db)
+    assert "café.md" in _notes(db)
+    assert _skipped(db) == {"d\\xff/inner.md": NOT_UTF8_NAME}
+
+
+def test_a_targeted_sync_of_names_that_are_not_utf8_skips_them(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    db = open_db(vault)
+    sync_vault(db)
+    write("good.md", "# Good\n\ngoodwords\n")
+    _bytes_write(vault, b"caf\xe9.md", "# Cafe\n\ncafewords\n")
+    _bytes_write(vault, b"d\xff/inner.md", "# Inner\n\ninnerwords\n")
+    # The paths as the watcher hands them out: str with surrogate escapes.
+    events = {"good.md", os.fsdecode(b"caf\xe9.md"), os.fsdecode(b"d\xff")}
+    report = sync_vault(db, paths=events | {os.fsdecode(b"d\xff/inner.md")})
+    assert report.added == ["good.md"]
+    assert _notes(db) == {"good.md"}
+    assert _skipped(db) == BAD_NAMES
+    os.unlink(os.path.join(os.fsencode(vault), b"caf\xe9.md"))
+    shutil.rmtree(os.path.join(os.fsencode(vault), b"d\xff"))
+    sync_vault(db, paths=events)  # gone: no longer listed
+    assert _skipped(db) == {}
+    assert _notes(db) == {"good.md"}
+
+
+def _links(vault: Path, outside: Path) -> None:
+    (vault / "sub").mkdir(exist_ok=True)
+    (vault / "sub" / "real.md").write_text("# Real\n\ninsidewords\n")
+    outside.mkdir()
+    (outside / "passwd.md").write_text("root:x:0:0:root:/root:/bin/bash\n")
+    os.symlink(outside / "passwd.md", vault / "passwd.md")
+    os.symlink("../outside/passwd.md", vault / "relative.md")
+    os.symlink("sub/real.md", vault / "alias.md")
+    os.symlink(vault / "missing.md", vault / "dangling.md")
+    os.mkfifo(vault / "pipe.md")
+
+
+LINKED_NOTES = {"sub/real.md", "alias.md"}
+LINK_SKIPS = {
+    "passwd.md": "symlink to a file outside the vault",
+    "relative.md": "symlink to a file outside the vault",
+    "pipe.md": "not a regular file",
+}
+
+
+def _link_skips(db: IndexDB) -> dict[str, str]:
+    skipped = _skipped(db)
+    assert "broken symlink" in skipped.pop("dangling.md", "")
+    return skipped
+
+
+def test_symlinked_files_are_indexed_only_when_their_target_is_inside_the_vault(
+    vault: Path, tmp_path: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    _links(vault, tmp_path / "outside")
+    db = open_db(vault)
+    sync_vault(db)
+    assert _notes(db) == LINKED_NOTES
+    assert _link_skips(db) == LINK_SKIPS
+    assert mentions(db, "root") == []
+    assert "notes_fts" in mentions(db, "insidewords")
+
+
+def test_a_targeted_sync_refuses_symlinks_out_of_the_vault_and_fifos(
+    vault: Path, tmp_path: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    db = open_db(vault)
+    sync_vault(db)
+    _links(vault, tmp_path / "outside")
+    paths = {"sub", "sub/real.md", "passwd.md", "relative.md", "alias.md", "dangling.md"}
+    sync_vault(db, paths=paths | {"pipe.md"})
+    assert _notes(db) == LINKED_NOTES
+    assert _link_skips(db) == LINK_SKIPS
+    assert mentions(db, "root") == []
+    # A note replaced by a link out of the vault leaves the index.
+    os.replace(vault / "passwd.md", vault / "alias.md")
+    sync_vault(db, paths={"alias.md", "passwd.md"})
+    assert _notes(db) == {"sub/real.md"}
+    assert _skipped(db)["alias.md"] == "symlink to a file outside the vault"
+    assert mentions(db, "root") == []
+
+
+def test_the_watchers_batches_skip_bad_names_links_out_and_fifos(
+    vault: Path, tmp_path: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """A real watchdog observer feeding targeted syncs, as the live index does."""
+    db = open_db(vault)
+    sync_vault(db)
+    watcher = VaultWatcher(vault, quiet=0.1, max_wait=1.0)
+    watcher.start()
+    try:
+        _bytes_write(vault, b"caf\xe9.md", "# Cafe\n\ncafewords\n")
+        _bytes_write(vault, b"d\xff/inner.md", "# Inner\n\ninnerwords\n")
+        _links(vault, tmp_path / "outside")
+        (vault / "sentinel.md").write_text("# Sentinel\n\nlast one\n")
+
+        def applied() -> bool:
+            batch = watcher.next_batch(0.05)
+            if batch is not None:
+                try:
+                    sync_vault(db, paths=batch.paths)  # must not raise
+                finally:
+                    watcher.task_done()
+            return _notes(db) == LINKED_NOTES | {"sentinel.md"} and len(_skipped(db)) == 6
+
+        wait_until(applied)
+        assert _link_skips(db) == {**LINK_SKIPS, **BAD_NAMES}
+        assert mentions(db, "root") == [] and mentions(db, "cafewords") == []
+        assert watcher.failure() is None
+    finally:
+        watcher.stop()
+
+
+def test_notes_the_parser_once_choked_on_do_not_fail_their_batch(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for i in range(100):
+        write(f"n{i:03}.md", f"# Note {i}\n\nplain words {i}\n")
+    # A YAML escape that makes a lone surrogate (cannot be stored as UTF-8) …
+    write("surrogate.md", '---\ntitle: "\\ud800 odd"\ntags: ["x\\udce9"]\n---\nsurrogatebody\n')
+    # … and frontmatter nested deeper than the YAML constructor can recurse.
+    write("deep.md", "---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n# Deep\n\ndeepbody\n")
+    db = open_db(vault)
+    sync_vault(db)
+    assert len(_notes(db)) == 102
+    assert "notes_fts" in mentions(db, "surrogatebody") and "notes_fts" in mentions(db, "deepbody")
+    title, tags = db.conn.execute(
+        "SELECT title, tags FROM notes WHERE path = 'surrogate.md'"
+    ).fetchone()
+    assert title == "\ufffd odd" and tags == "x\ufffd"
+
+
+def test_one_note_failing_unexpectedly_is_skipped_and_its_batch_kept(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(50):
+        write(f"n{i:03}.md", f"# Note {i}\n\nplain words {i}\n")
+    bad = write("bad.md", "# Bad\n\nfirst version badwords\n")
+    db = open_db(vault)
+    sync_vault(db)
+    bad.write_text("# Bad\n\nsecond version\n")
+    write("new.md", "# New\n\nnewwords\n")
+    real = sync.parse_note
+
+    def parse_failing_on_bad(rel: str, data: bytes) -> ParsedNote:
+        note = real(rel, data)
+        if rel == "bad.md":
+            raise RuntimeError("a bug met this note")
+        return note
+
+    monkeypatch.setattr(sync, "parse_note", parse_failing_on_bad)
+    report = sync_vault(db)
+    assert report.added == ["new.md"]
+    assert report.skipped == {"bad.md": "could not be indexed: RuntimeError: a bug met this note"}
+    assert _skipped(db) == report.skipped
+    assert "bad.md" not in _notes(db) and mentions(db, "badwords") == []  # no stale version
+    assert len(_notes(db)) == 51 and db.fts_integrity() is None
+
+
+def test_an_environment_error_is_not_taken_for_a_bad_note(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(10):
+        write(f"n{i:03}.md", f"# Note {i}\n\nplain words {i}\n")
+    db = open_db(vault)
+
+    def disk_full(*args: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(sync.store, "upsert_note", disk_full)
+    with pytest.raises(sqlite3.OperationalError, match="disk is full"):
+        sync_vault(db)
+    assert _notes(db) == set() and _skipped(db) == {}
+
+
+def test_big_notes_commit_in_transactions_bounded_by_bytes(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    paragraph = "words of a long note that goes on and on\n\n"
+    size = 0
+    for i in range(6):  # six notes of ~1.2 MB: 7 MB, over the byte bound, under the count bound
+        text = f"# Big {i}\n\n" + paragraph * (1_200_000 // len(paragraph))
+        size += len(write(f"big{i}.md", text).read_bytes())
+    assert size > sync.BATCH_BYTES  # and six notes are far under the count bound
+    db = open_db(vault)
+    observer = db.reopen()
+    commits: list[str] = []
+    db.conn.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    seen: list[tuple[int, int]] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "index":  # another connection sees each transaction once it is committed
+            seen.append((done, observer.conn.execute("SELECT count(*) FROM notes").fetchone()[0]))
+
+    sync_vault(db, progress)
+    db.conn.set_trace_callback(None)
+    observer.close()
+    assert len(seen) >= 2 and all(done == visible for done, visible in seen)
+    assert seen[-1] == (6, 6)
+    assert len(commits) >= 2 + len(seen)  # deletions/skips, each batch, the closing one

@@ -71,3 +71,18 @@ def test_embed_text_adds_content_title_but_never_the_file_name() -> None:
     assert note.embed_text(note.chunks[1]).startswith("Deploy\n")
     untitled = parse_note("name.md", ("word " * 400).encode())
     assert all(untitled.embed_text(c) == c.text for c in untitled.chunks)
+
+
+def test_lone_surrogates_from_yaml_escapes_become_replacement_characters() -> None:
+    note = parse_note(
+        "s.md", b'---\ntitle: "\\ud800 x \\ud83d\\ude00"\ntags: ["a\\udce9"]\n---\nb\n'
+    )
+    assert note.title == "\ufffd x \U0001f600"  # a valid pair is its character
+    assert note.tags == ["a\ufffd"]
+    note.title.encode("utf-8")  # storable
+
+
+def test_frontmatter_nested_too_deep_is_kept_as_text() -> None:
+    note = parse_note("d.md", ("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n# Deep\n").encode())
+    assert note.title == "Deep" and note.body_start == 0
+    assert note.warnings == ["frontmatter is nested too deeply, kept as text"]
