@@ -14,7 +14,7 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,8 +72,37 @@ def choose_vault(arg: str | None, settings: Settings) -> Path:
     return sample_vault()
 
 
+def missing_display(
+    env: Mapping[str, str] | None = None, platform: str | None = None
+) -> str | None:
+    """Why no window can open here, or ``None``: on Linux, Qt aborts the process (SIGABRT) when
+    it finds no display to connect to, so this is checked before any ``QApplication`` exists.
+
+    A platform named in ``QT_QPA_PLATFORM`` is trusted (``offscreen``, ``vnc``, …), except X11
+    or Wayland without their display."""
+    env = os.environ if env is None else env
+    platform = sys.platform if platform is None else platform
+    if not platform.startswith("linux"):
+        return None
+    chosen = [p.strip().split(":")[0] for p in env.get("QT_QPA_PLATFORM", "").split(";")]
+    chosen = [p for p in chosen if p]
+    needs = {"xcb": "DISPLAY", "wayland": "WAYLAND_DISPLAY", "wayland-egl": "WAYLAND_DISPLAY"}
+    if chosen and any(needs.get(p) is None or env.get(needs[p]) for p in chosen):
+        return None
+    if not chosen and (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")):
+        return None
+    return (
+        "the window needs a display, and none is set (DISPLAY or WAYLAND_DISPLAY); "
+        "run it in a desktop session, or headless with QT_QPA_PLATFORM=offscreen"
+    )
+
+
 def run_gui(args: argparse.Namespace) -> int:
     """Open the window for ``args`` (see ``vault-explorer gui --help``); returns the exit code."""
+    problem = missing_display()
+    if problem:
+        print(f"vault-explorer: {problem}", file=sys.stderr)
+        return 2
     app = application()
     screenshot = getattr(args, "screenshot", None)
     scratch: tempfile.TemporaryDirectory[str] | None = None

@@ -1,0 +1,64 @@
+"""Starting the window: ``vault-explorer gui`` and the ``vault-explorer-gui`` launcher."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.gui.app import missing_display
+
+NO_DISPLAY = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="X11/Wayland displays")
+@pytest.mark.parametrize(
+    "launcher",
+    [
+        ["-m", "explorer", "gui"],
+        ["-c", "import sys; from explorer.gui.app import main; sys.exit(main(sys.argv[1:]))"],
+    ],
+    ids=["vault-explorer gui", "vault-explorer-gui"],
+)
+def test_without_a_display_it_says_so_in_one_line_and_exits_2(
+    tmp_path: Path, launcher: list[str]
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in NO_DISPLAY}
+    done = subprocess.run(
+        [sys.executable, *launcher, str(vault), "--data-dir", str(tmp_path / "data")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,  # a safety net: it must end on its own
+    )
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "display" in lines[0] and "QT_QPA_PLATFORM=offscreen" in lines[0], lines[0]
+    assert not (tmp_path / "data").exists()  # nothing was opened
+
+
+@pytest.mark.parametrize(
+    ("env", "missing"),
+    [
+        ({}, True),
+        ({"DISPLAY": ":0"}, False),
+        ({"WAYLAND_DISPLAY": "wayland-0"}, False),
+        ({"QT_QPA_PLATFORM": "offscreen"}, False),
+        ({"QT_QPA_PLATFORM": ""}, True),
+        ({"QT_QPA_PLATFORM": "xcb"}, True),
+        ({"QT_QPA_PLATFORM": "xcb", "DISPLAY": ":1"}, False),
+        ({"QT_QPA_PLATFORM": "wayland;xcb", "DISPLAY": ":1"}, False),
+        ({"QT_QPA_PLATFORM": "vnc:size=800x600"}, False),
+    ],
+)
+def test_which_environments_lack_a_display(env: dict[str, str], missing: bool) -> None:
+    assert (missing_display(env, "linux") is not None) == missing
+    assert missing_display({}, "darwin") is None
+    assert missing_display({}, "win32") is None
