@@ -6,10 +6,18 @@ is loaded once and refreshed when the index moves).  Every request gets an id; a
 no longer the latest when its turn comes is skipped, and results of a superseded request are
 dropped by the window.  ``calls`` counts the searches actually run (tests use it to prove that a
 change of fusion settings re-fuses without searching again).
+
+A running search is cancelled, not waited for, when a newer query arrives or the vault closes:
+``Connection.interrupt()`` (thread-safe) stops the statement SQLite is running at once, and a
+progress handler on the search thread's connection aborts any later statement of a search
+that is no longer wanted (an interrupt that lands between two statements would be lost).  The
+search then ends with ``OperationalError: interrupted``, which is a cancellation, not an
+error: nothing is reported.  Closing therefore never waits on a slow search.
 """
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +35,12 @@ MIN_FETCH_DEPTH = 100
 #: The vector list is fetched without a floor and the similarity floor applied while fusing
 #: (dropping the tail of a best-first list is exactly what a floor does), so it is live too.
 FETCH_MIN_SIM = 0.0
+#: SQLite calls the cancellation check every this many virtual-machine steps (about a
+#: millisecond of work: often enough to stop promptly, rare enough to cost nothing).
+PROGRESS_STEPS = 100_000
+#: Closing with ``wait`` waits this long at most for the search thread (an interrupted search
+#: ends at once; this bounds work SQLite cannot interrupt, such as a query embedding).
+CLOSE_WAIT_MS = 5_000
 
 
 @dataclass(frozen=True)
@@ -77,7 +91,15 @@ class SearchService(QObject):
         self._db: IndexDB | None = None
         self._searcher: Searcher | None = None
         self._closed = threading.Event()
+        self._running: int | None = None  # the request on the search thread, if any
+        self.cancelled = 0  # searches stopped by a newer query or by closing (tests read it)
         self.is_open = False
+
+    @property
+    def db(self) -> IndexDB | None:
+        """The index as the search thread holds it (``None`` before it opens, after it
+        closes).  Only the search thread uses its connection."""
+        return self._db
 
     def open(self) -> None:
         """Open (create, migrate) the index on the search thread; emits ``opened``."""
@@ -88,8 +110,23 @@ class SearchService(QObject):
 
     def _open(self) -> list[str]:
         self._db = IndexDB.open(self.vault, self.data_dir)
+        self._db.conn.set_progress_handler(self._abandoned, PROGRESS_STEPS)
         self._searcher = Searcher(self._db, self.provider, wait_for_model=False)
         return list(self._db.notices)
+
+    def _abandoned(self) -> int:
+        """The progress handler (search thread): non-zero aborts the running statement, when
+        the search running is no longer wanted."""
+        running = self._running
+        if running is None:
+            return 0
+        return int(self._closed.is_set() or not self.latest.is_current(running))
+
+    def _interrupt(self) -> None:
+        """Stop the statement of the running search now (from the GUI thread)."""
+        db = self._db
+        if self._running is not None and db is not None:
+            db.conn.interrupt()
 
     def _opened(self, notices: list[str]) -> None:
         self.is_open = True
@@ -98,40 +135,73 @@ class SearchService(QObject):
     def search(self, raw: str, options: SearchOptions) -> int:
         """Queue a search; returns its request id (results arrive via ``finished``)."""
         request = self.latest.next()
+        self._interrupt()  # the running search is superseded (before this one can start)
         worker = Worker(self._run, request, raw, options)
         worker.signals.returned.connect(self._deliver)
         worker.start(self.pool)
         return request
 
     def _run(self, request: int, raw: str, options: SearchOptions) -> SearchResult | None:
-        if not self.latest.is_current(request) or self._closed.is_set():
+        if not self._wanted(request):
             return None  # superseded while waiting: skip the work
         searcher = self._searcher
         if searcher is None:
             return SearchResult(request, raw, options, None, "the index is not open")
         self.calls += 1
-        try:
-            candidates = searcher.candidates(raw, fetch_options(options))
-        except QueryError as exc:
-            return SearchResult(request, raw, options, None, str(exc))
-        except Exception as exc:  # a broken index must not take the window down
-            return SearchResult(request, raw, options, None, f"{type(exc).__name__}: {exc}")
-        return SearchResult(request, raw, options, candidates)
+        for attempt in range(2):
+            self._running = request
+            try:
+                candidates = searcher.candidates(raw, fetch_options(options))
+            except QueryError as exc:
+                return SearchResult(request, raw, options, None, str(exc))
+            except sqlite3.OperationalError as exc:
+                if not _interrupted(exc):
+                    return SearchResult(request, raw, options, None, _describe(exc))
+                if not self._wanted(request):
+                    self.cancelled += 1
+                    return None  # cancelled: superseded or closed, not an error
+                if attempt:
+                    return SearchResult(request, raw, options, None, _describe(exc))
+                # Still wanted: an interrupt meant for the search before; once more.
+            except Exception as exc:  # a broken index must not take the window down
+                return SearchResult(request, raw, options, None, _describe(exc))
+            else:
+                return SearchResult(request, raw, options, candidates)
+            finally:
+                self._running = None
+        return None  # pragma: no cover - the loop always returns
+
+    def _wanted(self, request: int) -> bool:
+        return self.latest.is_current(request) and not self._closed.is_set()
 
     def _deliver(self, result: SearchResult | None) -> None:
         if result is not None:
             self.finished.emit(result)
 
     def close(self, wait: bool = False) -> None:
-        """Stop taking requests and close the connection after the running search (on the
-        search thread, so the GUI thread never waits for it unless ``wait`` says so)."""
+        """Stop taking requests, interrupt the running search and close the connection after
+        it (on the search thread).  The GUI thread never waits for a search: with ``wait`` (the
+        application's exit) it waits for the interrupted search to end, at most
+        :data:`CLOSE_WAIT_MS`."""
         self._closed.set()
         self.latest.next()
+        self._interrupt()
         Worker(self._close_db).start(self.pool)
         if wait:
-            self.pool.waitForDone(10_000)
+            self.pool.waitForDone(CLOSE_WAIT_MS)
 
     def _close_db(self) -> None:
         db, self._db, self._searcher = self._db, None, None
         if db is not None:
             db.close()
+
+
+def _interrupted(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return bool(code == sqlite3.SQLITE_INTERRUPT)
+    return str(exc) == "interrupted"
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"

@@ -12,6 +12,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import shutil
 import sqlite3
+import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -32,6 +34,47 @@ from explorer.search.hybrid import SearchOptions
 from tests.sample_vault_facts import VAULT as SAMPLE_VAULT
 
 WindowFactory = Callable[..., MainWindow]
+
+#: The timeout of waits for a condition that holds at once when things work: a safety net only.
+SAFETY_MS = 60_000
+
+_ENDLESS_NOTES = """
+CREATE TEMP VIEW notes AS
+SELECT m.* FROM main.notes AS m
+WHERE (WITH RECURSIVE spin(x) AS (SELECT entered() UNION ALL SELECT x + 1 FROM spin
+                                  WHERE spinning())
+       SELECT count(*) FROM spin) > 0
+"""
+
+
+class Hold:
+    """Holds every search on ``conn`` inside SQLite until :meth:`release`, deterministically.
+
+    A temporary view shadows the ``notes`` table on that connection only (the live index has
+    its own), and reading it runs a recursive query that counts for as long as ``spinning()``
+    says: until the statement is interrupted or the hold released.  ``entered`` counts the
+    statements that got there.  After ``SAFETY_MS`` it lets go by itself: a safety net, so that
+    a search nobody interrupts fails its test instead of hanging the run (a passing test never
+    gets near it)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.entered = 0
+        self._released = threading.Event()
+        self._deadline = time.monotonic() + SAFETY_MS / 1000
+        conn.create_function("entered", 0, self._entered)
+        conn.create_function("spinning", 0, self._spinning)
+        conn.execute(_ENDLESS_NOTES)
+
+    def _spinning(self) -> int:
+        return 0 if self._released.is_set() or time.monotonic() > self._deadline else 1
+
+    def _entered(self) -> int:
+        self.entered += 1
+        return 1
+
+    def release(self) -> None:
+        self._released.set()
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column, Role
 from explorer.gui.settings import Settings
 from tests.gui.conftest import (
+    SAFETY_MS,
+    Hold,
     WindowFactory,
     cell,
     record_searches,
@@ -289,6 +291,22 @@ def test_stall_monitor_records_a_blocked_event_loop(
     qtbot.waitUntil(lambda: _assert_more_than(window.stall.max_gap_ms, 149))
     assert window.stall.report()["stallsOverThreshold"] >= 1
     assert window.stall.max_gap_between(0.0) > 149
+
+
+def test_closing_the_window_interrupts_a_search_held_inside_sqlite(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    wait_for_results(qtbot, window, "")
+    service = window.service
+    assert service is not None and service.db is not None
+    hold = Hold(service.db.conn)
+    window.set_query("cdn purge deploy")
+    qtbot.waitUntil(lambda: _assert_equal(hold.entered, 1), timeout=SAFETY_MS)
+    assert window.summary.text() == "searching…"
+    window.close()  # waits for the interrupted search only: it ends at once
+    assert service.cancelled == 1
+    assert service.db is None  # the search thread went on to close the connection
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -1,0 +1,105 @@
+"""The search thread: a running search is cancelled by a newer query or by closing, at once.
+
+A search is held inside SQLite deterministically (:class:`tests.gui.conftest.Hold`).  Nothing
+here waits on a clock: each wait is for a condition, with a generous timeout only as a safety
+net.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.search_service import SearchResult, SearchService
+from explorer.index.db import IndexDB
+from explorer.index.sync import sync_vault
+from explorer.search.hybrid import SearchOptions
+from tests.gui.conftest import SAFETY_MS, Hold
+
+FTS = SearchOptions(mode="fts")
+
+
+@pytest.fixture
+def service(
+    qtbot: QtBot, vault: Path, data_dir: Path, fake_provider: EmbedderProvider
+) -> Iterator[SearchService]:
+    for i in range(5):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    db.close()
+    svc = SearchService(vault, str(data_dir), fake_provider)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    assert svc.db is not None
+    conn = svc.db.conn
+    yield svc
+    # Whatever happened, leave no search spinning (a failing run would otherwise never end).
+    svc.close()
+    while svc.pool.activeThreadCount():
+        with contextlib.suppress(sqlite3.ProgrammingError):  # closed: nothing runs on it
+            conn.interrupt()
+        svc.pool.waitForDone(100)
+
+
+def results(svc: SearchService) -> list[SearchResult]:
+    out: list[SearchResult] = []
+    svc.finished.connect(out.append)
+    return out
+
+
+def test_closing_interrupts_a_search_held_inside_sqlite(
+    qtbot: QtBot, service: SearchService
+) -> None:
+    assert service.db is not None
+    hold = Hold(service.db.conn)
+    delivered = results(service)
+    service.search("deploy", FTS)
+    qtbot.waitUntil(lambda: _assert(hold.entered == 1), timeout=SAFETY_MS)  # held in SQLite
+    service.close()  # returns at once: it waits for nothing
+    # The search thread finishes by itself: the statement was interrupted, not released.
+    qtbot.waitUntil(lambda: _assert(service.pool.activeThreadCount() == 0), timeout=SAFETY_MS)
+    QApplication.processEvents()  # deliver whatever the thread emitted
+    assert delivered == []  # an interrupted search is no error, and no result
+    assert service.db is None  # and the connection is closed
+
+
+def test_closing_with_wait_returns_once_the_search_is_interrupted(
+    qtbot: QtBot, service: SearchService
+) -> None:
+    assert service.db is not None
+    hold = Hold(service.db.conn)
+    service.search("deploy", FTS)
+    qtbot.waitUntil(lambda: _assert(hold.entered == 1), timeout=SAFETY_MS)
+    service.close(wait=True)  # the window's exit: bounded, and short since it interrupts
+    assert service.pool.activeThreadCount() == 0
+    assert hold.entered == 1
+
+
+def test_a_new_query_supersedes_a_running_search(qtbot: QtBot, service: SearchService) -> None:
+    assert service.db is not None
+    hold = Hold(service.db.conn)
+    delivered = results(service)
+    first = service.search("deploy", FTS)
+    qtbot.waitUntil(lambda: _assert(hold.entered == 1), timeout=SAFETY_MS)
+    second = service.search("deploy part", FTS)
+    # The first statement is interrupted and the second search starts (one search thread).
+    qtbot.waitUntil(lambda: _assert(hold.entered == 2), timeout=SAFETY_MS)
+    assert delivered == []  # the first was dropped silently, not reported as an error
+    hold.release()  # let the second one finish
+    qtbot.waitUntil(lambda: _assert(len(delivered) == 1), timeout=SAFETY_MS)
+    result = delivered[0]
+    assert result.request == second != first
+    assert result.error is None and result.candidates is not None
+    assert result.candidates.lexical  # it found the notes
+
+
+def _assert(condition: bool) -> None:
+    assert condition
