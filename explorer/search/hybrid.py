@@ -23,6 +23,7 @@ from explorer.index.vectors import VectorIndex
 from explorer.search import fusion
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.query import Query, QueryError, parse_query
+from explorer.search.snippet import body_start
 
 MODES = ("hybrid", "fts", "semantic")
 FUSION_METHODS = ("rrf", "convex")
@@ -336,12 +337,13 @@ class Searcher:
     def _listing(self, result: Candidates, options: SearchOptions) -> None:
         where, params = filter_clause(result.query)
         rows = self.db.conn.execute(
-            "SELECT n.path, substr(n.body, 1, 240) FROM notes n "
-            f"WHERE {where} ORDER BY n.mtime_ns DESC, n.path LIMIT ?",
+            f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
+            "LIMIT ?",
             (*params, max(options.limit, LISTING_SIZE) if options.limit == 20 else options.limit),
         ).fetchall()
-        for path, body in rows:
-            result.lexical.append((str(path), 0.0, _plain_snippet(str(body), result.query)))
+        for note_id, path in rows:
+            body = body_start(self.db.conn, int(note_id), 240)
+            result.lexical.append((str(path), 0.0, _plain_snippet(body, result.query)))
         self._load_notes(result, [p for p, _, _ in result.lexical])
 
 

@@ -3,22 +3,21 @@
 Three passes fill the list up to ``depth``: the whole query as one phrase (an error paste or an
 identifier found verbatim comes first), then all words, then any word (so that a natural question
 is not empty just because one of its words is in no note).  Each pass is ordered by bm25, and a
-note keeps the place of the first pass that found it.
+note keeps the place of the first pass that found it.  Its snippet marks what that pass matched
+(the phrase, or each word) and is made by :mod:`explorer.search.snippet` from a bounded window
+of the body, once the list is known: no statement here reads a body.
 """
 
 from __future__ import annotations
 
-import html
 import sqlite3
 from dataclasses import dataclass
 
-from explorer.index.text import unspace_cjk
 from explorer.search.query import Query
+from explorer.search.snippet import Snippets
 
 #: bm25 column weights for (title, tags, body).
 BM25_WEIGHTS = (4.0, 2.0, 1.0)
-SNIPPET_TOKENS = 24
-_OPEN, _CLOSE = "\x02", "\x03"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,47 +55,51 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
 def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[LexicalHit]:
     """Up to ``depth`` notes matching ``query``, best first."""
     where, params = filter_clause(query)
-    hits: list[LexicalHit] = []
+    found: list[tuple[int, str, float, str]] = []  # id, path, score, what the snippet marks
     seen: set[int] = set()
-    for expression in _passes(query):
-        if len(hits) >= depth:
+    for expression, marks in _passes(query):
+        if len(found) >= depth:
             break
         want = depth + len(seen)
         rows = None if query.has_filters else _ranked_by_fts5(conn, expression, want)
         if rows is None:
             rows = conn.execute(
-                "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s, "
-                f"snippet(notes_fts, 2, '{_OPEN}', '{_CLOSE}', '…', {SNIPPET_TOKENS}) "
+                "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s "
                 "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
                 f"WHERE notes_fts MATCH ? AND {where} ORDER BY s, n.path LIMIT ?",
                 (*BM25_WEIGHTS, expression, *params, want),
             ).fetchall()
-        for note_id, path, score, snippet in rows:
+        for note_id, path, score in rows:
             if note_id in seen:
                 continue
             seen.add(note_id)
-            hits.append(LexicalHit(note_id, path, -float(score), mark_snippet(snippet)))
-            if len(hits) >= depth:
+            found.append((note_id, path, -float(score), marks))
+            if len(found) >= depth:
                 break
-    return hits
+    if not found:
+        return []
+    with Snippets(conn) as snippets:
+        texts = snippets.snippets([(note_id, marks) for note_id, _, _, marks in found])
+    return [
+        LexicalHit(note_id, path, score, text)
+        for (note_id, path, score, _), text in zip(found, texts, strict=True)
+    ]
 
 
 def _ranked_by_fts5(
     conn: sqlite3.Connection, expression: str, want: int
-) -> list[tuple[int, str, float, str]] | None:
-    """The best ``want`` matches of ``expression`` by (bm25, path), with snippets, or ``None``
-    when the cheap way cannot tell the order exactly (the caller then runs the plain query).
+) -> list[tuple[int, str, float]] | None:
+    """The best ``want`` matches of ``expression`` by (bm25, path), or ``None`` when the cheap
+    way cannot tell the order exactly (the caller then runs the plain query).
 
     ``ORDER BY rank`` with ``rank MATCH 'bm25(…)'`` lets FTS5 sort the matches itself, so
-    SQLite stops after ``want`` rows and computes ``snippet()`` for those rows only; the plain
-    query (joined to ``notes`` to order ties by path) computes a snippet for every match, which
-    on a natural-language question is most of the index.  FTS5 orders ties by rowid, so the rows
-    are re-sorted by (bm25, path) here; a tie across the cut-off (the row after the last one
-    kept scores the same) is the one case this cannot settle.
+    SQLite stops after ``want`` rows; the plain query joins every match to ``notes`` to order
+    ties by path.  FTS5 orders ties by rowid, so the rows are re-sorted by (bm25, path) here; a
+    tie across the cut-off (the row after the last one kept scores the same) is the one case
+    this cannot settle.
     """
     rows = conn.execute(
-        f"SELECT rowid, rank, snippet(notes_fts, 2, '{_OPEN}', '{_CLOSE}', '…', "
-        f"{SNIPPET_TOKENS}) FROM notes_fts WHERE notes_fts MATCH ? AND rank MATCH ? "
+        "SELECT rowid, rank FROM notes_fts WHERE notes_fts MATCH ? AND rank MATCH ? "
         "ORDER BY rank LIMIT ?",
         (expression, f"bm25({', '.join(map(str, BM25_WEIGHTS))})", want + 1),
     ).fetchall()
@@ -110,20 +113,20 @@ def _ranked_by_fts5(
     paths = dict(
         conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", [r[0] for r in rows])
     )
-    out = [(int(i), str(paths[i]), float(rank), str(snip)) for i, rank, snip in rows if i in paths]
+    out = [(int(i), str(paths[i]), float(rank)) for i, rank in rows if i in paths]
     out.sort(key=lambda r: (r[2], r[1]))
     return out
 
 
-def _passes(query: Query) -> list[str]:
-    passes: list[str] = []
-    for expression in (query.fts_phrase(), query.fts_all(), query.fts_any()):
-        if expression and expression not in passes:
-            passes.append(expression)
+def _passes(query: Query) -> list[tuple[str, str]]:
+    """The (expression, marks) of each pass: what it matches, and what its snippets mark."""
+    terms = query.fts_terms() or ""
+    passes: list[tuple[str, str]] = []
+    for expression, marks in (
+        (query.fts_phrase(), query.fts_phrase(exclusions=False) or ""),
+        (query.fts_all(), terms),
+        (query.fts_any(), terms),
+    ):
+        if expression and expression not in (e for e, _ in passes):
+            passes.append((expression, marks))
     return passes
-
-
-def mark_snippet(raw: str) -> str:
-    """FTS5 snippet text, HTML-escaped, with its match markers turned into ``<mark>`` tags."""
-    text = html.escape(unspace_cjk(raw).replace("\n", " "), quote=False)
-    return text.replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>")

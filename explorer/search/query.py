@@ -89,13 +89,21 @@ class Query:
         groups = self._fts_groups()
         return self._with_exclusions(" AND ".join(groups)) if groups else None
 
-    def fts_phrase(self) -> str | None:
-        """The whole query as one phrase, when it is two or more plain words (the exact pass)."""
+    def fts_phrase(self, *, exclusions: bool = True) -> str | None:
+        """The whole query as one phrase, when it is two or more plain words (the exact pass);
+        without ``exclusions``, the phrase alone (what that pass's snippets mark)."""
         terms = self.terms
         if len(terms) < 2 or len(self.groups) != len(terms) or any(t.prefix for t in terms):
             return None
         phrase = Term(" ".join(t.text.replace('"', " ") for t in terms), phrase=True).fts()
-        return self._with_exclusions(phrase) if phrase else None
+        if phrase is None or not exclusions:
+            return phrase
+        return self._with_exclusions(phrase)
+
+    def fts_terms(self) -> str | None:
+        """Every term, ORed, without exclusions: what the snippets of the other passes mark."""
+        parts = [p for p in (t.fts() for t in self.terms) if p]
+        return " OR ".join(dict.fromkeys(parts)) if parts else None
 
     def fts_any(self) -> str | None:
         """Any term may match (the fill-up pass for natural-language questions)."""

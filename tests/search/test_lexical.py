@@ -1,0 +1,99 @@
+"""The lexical list on a very large note: found, its words marked, its body never read whole.
+
+FTS5's ``snippet()`` reads the whole body and scores every match against every other one, so a
+search took time growing with the square of the note's size (issue 8, item 4).  The proof here
+is structural, not timed: no SQL statement of a search loads a note's body (FTS5's own content
+lookup included), and the snippet is made from the same number of body bytes for a 2 MB note as
+for a 20 KB one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.lexical import lexical_list
+from explorer.search.query import parse_query
+from tests.conftest import build_index
+
+SENTENCE = "The deployment pipeline was deploying the Crème brûlée service to staging today. "
+
+
+def _note(size: int) -> str:
+    return "# Big\n\n" + SENTENCE * (size // len(SENTENCE))
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
+    """A vault with one ~2 MB note and one ~20 KB note of the same sentence, embedded."""
+    root = tmp_path_factory.mktemp("big-vault")
+    (root / "big.md").write_text(_note(2_000_000), encoding="utf-8")
+    (root / "small.md").write_text(_note(20_000), encoding="utf-8")
+    db = IndexDB.open(root, tmp_path_factory.mktemp("big-data"))
+    yield build_index(db, EmbedderProvider.of(FakeEmbedder()))
+    db.close()
+
+
+@pytest.mark.parametrize("mode", ["fts", "hybrid"])
+def test_a_2mb_note_is_found_with_its_word_marked(big: Searcher, mode: str) -> None:
+    response = big.search("deploying", SearchOptions(mode=mode))
+    hits = {h.path: h for h in response.hits}
+    assert set(hits) == {"big.md", "small.md"}
+    for hit in hits.values():
+        assert "<mark>deploying</mark>" in hit.snippet
+        assert len(hit.snippet) < 1000
+    assert hits["big.md"].snippet.endswith("…")
+
+
+def test_no_statement_of_a_search_loads_a_note_body(big: Searcher) -> None:
+    statements: list[str] = []
+    big.db.conn.set_trace_callback(statements.append)
+    try:
+        for raw in ("deploying", "creme staging", '"crème brûlée"', "staging -nothing"):
+            for mode in ("fts", "hybrid"):
+                assert big.search(raw, SearchOptions(mode=mode)).hits, (raw, mode)
+        assert lexical_list(big.db.conn, parse_query("deploying path:big"), 10)
+        assert big.search("", SearchOptions(mode="fts")).listing
+    finally:
+        big.db.conn.set_trace_callback(None)
+    assert statements, "the trace saw nothing"
+    # FTS5's content lookup for snippet() is "SELECT T.'id', T.'title', T.'tags', T.'body' …".
+    assert [s for s in statements if "body" in s] == []
+
+
+def test_the_snippet_reads_as_much_of_a_2mb_note_as_of_a_20kb_one(big: Searcher) -> None:
+    from explorer.search.snippet import Snippets
+
+    ids = dict(big.db.conn.execute("SELECT path, id FROM notes"))
+    marks = parse_query("deploying").fts_terms()
+    assert marks is not None
+    read = {}
+    for path in ("big.md", "small.md"):
+        with Snippets(big.db.conn) as snippets:
+            assert "<mark>deploying</mark>" in snippets.snippet(ids[path], marks)
+            read[path] = snippets.bytes_read
+    assert read["big.md"] == read["small.md"] > 0
+
+
+def test_a_word_at_the_end_of_a_2mb_note_is_bounded_too(tmp_path: Path) -> None:
+    root = tmp_path / "deep"
+    root.mkdir()
+    (root / "deep.md").write_text(_note(2_000_000) + "\nzebra\n", encoding="utf-8")
+    db = IndexDB.open(root, tmp_path / "deep-data")
+    try:
+        build_index(db, None)
+        statements: list[str] = []
+        db.conn.set_trace_callback(statements.append)
+        (hit,) = lexical_list(db.conn, parse_query("zebra"), 10)
+        db.conn.set_trace_callback(None)
+        assert hit.path == "deep.md"
+        assert hit.snippet.startswith("# Big")
+        assert [s for s in statements if "body" in s] == []
+    finally:
+        db.close()
