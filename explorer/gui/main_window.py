@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui import settings as opt
 from explorer.gui.fusion_controls import FusionControls, FusionSettings
@@ -266,13 +267,13 @@ class MainWindow(QMainWindow):
         """Switch to ``path``: close the old vault (in the background), open this one."""
         path = Path(path).expanduser().resolve()
         if not path.is_dir():
-            QMessageBox.warning(self, "Open Vault", f"Not a folder: {path}")
+            QMessageBox.warning(self, "Open Vault", f"Not a folder: {safe_text(str(path))}")
             return
         self._close_session()
         self.vault = path
         self.settings.remember_vault(str(path))
         self.settings.sync()
-        self.setWindowTitle(f"{path.name} — Vault Explorer")
+        self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
         self.preview.set_vault(path)
         self.lists = self.response = self.query = None
         self.last_raw = None
@@ -304,13 +305,14 @@ class MainWindow(QMainWindow):
 
     def _session_opened(self, notices: list[str]) -> None:
         for notice in notices:
-            self.statusBar().showMessage(notice, 10_000)
+            self.statusBar().showMessage(safe_text(notice), 10_000)
         self.search_now()
 
     def _session_failed(self, message: str) -> None:
         self.index_status.counts.setText("index unavailable")
-        self._show_empty(f"The index could not be opened: {html.escape(message)}")
-        QMessageBox.critical(self, "Vault Explorer", f"The index could not be opened:\n{message}")
+        shown = safe_text(message)
+        self._show_empty(f"The index could not be opened: {html.escape(shown)}")
+        QMessageBox.critical(self, "Vault Explorer", f"The index could not be opened:\n{shown}")
 
     def choose_vault(self) -> None:
         start = str(self.vault.parent) if self.vault else str(Path.home())
@@ -322,7 +324,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.clear()
         recent = self.settings.get(opt.RECENT_VAULTS)
         for entry in recent:
-            action = self.recent_menu.addAction(entry)
+            action = self.recent_menu.addAction(safe_text(entry))
             action.setEnabled(Path(entry).is_dir())
             action.triggered.connect(lambda _=False, p=entry: self.open_vault(Path(p)))
         if not recent:
@@ -375,7 +377,7 @@ class MainWindow(QMainWindow):
             self.model.clear()
             self.preview.clear()
             self.summary.setText("")
-            self._show_empty(html.escape(result.error or "search failed"))
+            self._show_empty(html.escape(safe_text(result.error or "search failed")))
             self._update_banner()
             return
         if result.raw != self.last_raw:
@@ -489,7 +491,7 @@ class MainWindow(QMainWindow):
             self.index_status.hide_progress()
             self._schedule_refresh(None, REFRESH_MS)
         elif kind in ("error", "notice") and event.message:
-            self.statusBar().showMessage(event.message, 8000)
+            self.statusBar().showMessage(safe_text(event.message), 8000)
         if self.session is not None:
             self.session.poll_health()
 
@@ -541,7 +543,7 @@ class MainWindow(QMainWindow):
         self.stall.mark(f"model {state.value}")
         self.index_status.model.setText(model_text(self.provider))
         if self.provider.error and state in (ModelState.FAILED, ModelState.DISABLED):
-            self.index_status.model.setToolTip(self.provider.error)
+            self.index_status.model.setToolTip(safe_text(self.provider.error))
         self._update_banner()
         if previous is not None and state in (ModelState.READY, ModelState.FAILED):
             # The model arrived (or never will): hybrid results replace the lexical ones.
@@ -575,14 +577,14 @@ class MainWindow(QMainWindow):
         """Open the note in the system's default editor (Enter, double click)."""
         if self.vault is not None:
             self.open_url(QUrl.fromLocalFile(str(self.vault / hit.path)))
-            self.statusBar().showMessage(f"Opened {hit.path}", 3000)
+            self.statusBar().showMessage(f"Opened {safe_text(hit.path)}", 3000)
 
     def copy_path(self, hit: Hit) -> None:
         """Copy the note's full path (Ctrl+C in the results)."""
         if self.vault is not None:
             path = str(self.vault / hit.path)
             QGuiApplication.clipboard().setText(path)
-            self.statusBar().showMessage(f"Copied {path}", 3000)
+            self.statusBar().showMessage(f"Copied {safe_text(path)}", 3000)
 
     def focus_search(self) -> None:
         self.search_bar.focus()

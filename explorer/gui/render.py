@@ -20,6 +20,7 @@ import nh3
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
+from explorer.display import safe_text
 from explorer.index.text import has_cjk
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import Query
@@ -336,26 +337,32 @@ def _header(doc: NoteDocument, colours: Colours) -> str:
     for depth in range(len(parts) - 1):
         prefix = "/".join(parts[: depth + 1]) + "/"
         crumbs.append(
-            f'<a href="{filter_url("path", prefix)}" title="Add path:{html.escape(prefix)} '
-            f'to the query">{html.escape(parts[depth])}</a>'
+            f'<a href="{filter_url("path", prefix)}" title="Add path:{_shown(prefix)} '
+            f'to the query">{_shown(parts[depth])}</a>'
         )
-    crumbs.append(f"<b>{html.escape(parts[-1] if parts else doc.path)}</b>")
+    crumbs.append(f"<b>{_shown(parts[-1] if parts else doc.path)}</b>")
     lines = [f'<p style="color:{colours.muted}">' + " / ".join(crumbs) + "</p>"]
     meta = []
     if doc.tags:
         links = " ".join(
-            f'<a href="{filter_url("tag", tag)}" title="Add tag:{html.escape(tag)} '
-            f'to the query">#{html.escape(tag)}</a>'
+            f'<a href="{filter_url("tag", tag)}" title="Add tag:{_shown(tag)} '
+            f'to the query">#{_shown(tag)}</a>'
             for tag in doc.tags
         )
         meta.append(f"tags: {links}")
     if doc.status:
-        meta.append(f"status: <b>{html.escape(doc.status)}</b>")
+        meta.append(f"status: <b>{_shown(doc.status)}</b>")
     for warning in doc.warnings:
-        meta.append(f"<i>{html.escape(warning)}</i>")
+        meta.append(f"<i>{_shown(warning)}</i>")
     if meta:
         lines.append(f'<p style="color:{colours.muted}">' + " · ".join(meta) + "</p>")
     return "".join(lines) + "<hr/>"
+
+
+def _shown(name: str) -> str:
+    """A name or title from the vault as HTML text: controls and bidi controls escaped
+    (:func:`~explorer.display.safe_text`), then HTML-escaped."""
+    return html.escape(safe_text(name))
 
 
 def render_note(
@@ -446,7 +453,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     the fusion sum with the numbers filled in."""
     if ctx.listing:
         return (
-            f"<b>{html.escape(hit.title)}</b><br/>"
+            f"<b>{_shown(hit.title)}</b><br/>"
             f'<span style="color:{colours.muted}">Recently modified note #{ctx.rank}: the query '
             "has no words to search, so nothing is ranked.</span>"
         )
@@ -477,7 +484,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     if mode != "fts":
         name = f'<span style="color:{colours.vector}">■</span> Vector'
         if not ctx.semantic_available:
-            reason = html.escape(ctx.semantic_reason or "unavailable")
+            reason = _shown(ctx.semantic_reason or "unavailable")
             rows.append((name, f"unavailable ({reason})", "", ""))
         elif hit.vector_rank is not None:
             cos = f"{hit.vector_score:.4f}" if hit.vector_score is not None else "—"

@@ -4,7 +4,10 @@ Every column reads from the same :class:`~explorer.search.hybrid.Hit`; custom ro
 raw numbers (ranks, contributions, the share of each list) so the sort proxy and the bar
 delegate never parse display text.  ``BackgroundRole`` gives the source tint — blue for a hit
 only the lexical list found, amber for one only the vector list found, none when both did —
-from a small colour cache chosen for the palette's lightness.
+from a small colour cache chosen for the palette's lightness.  Titles and paths come from the
+vault: they are shown with :func:`~explorer.display.safe_text`, so a bidi override or a control
+character shows as an escape (``Role.PATH`` and ``Role.HIT`` keep the real values, for opening
+and copying).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor
 
+from explorer.display import safe_text
 from explorer.gui.theme import Tints, tints
 from explorer.search.hybrid import Hit, SearchResponse
 
@@ -301,9 +305,9 @@ class ResultsModel(QAbstractTableModel):
         if col == Column.MOVE:
             return movement_text(self._moves.get(hit.path))
         if col == Column.TITLE:
-            return hit.title + ("  (stale)" if hit.status == "stale" else "")
+            return safe_text(hit.title) + ("  (stale)" if hit.status == "stale" else "")
         if col == Column.PATH:
-            return hit.path
+            return safe_text(hit.path)
         if col == Column.FUSED:
             return ABSENT if listing else _five(hit.fused_score)
         if col == Column.FTS_RANK:
@@ -382,8 +386,8 @@ class ResultsModel(QAbstractTableModel):
                 "fts": "found by the lexical list only",
                 "vector": "found by the vector list only",
             }.get(hit.source or "", "")
-            snippet = hit.snippet.replace("<mark>", "<b>").replace("</mark>", "</b>")
-            head = f"<b>{html.escape(hit.title)}</b>"
+            snippet = safe_text(hit.snippet).replace("<mark>", "<b>").replace("</mark>", "</b>")
+            head = f"<b>{html.escape(safe_text(hit.title))}</b>"
             return f"{head}<br>{snippet}" + (f"<br><i>{found}</i>" if found else "")
         return None
 

@@ -1,4 +1,7 @@
-"""The index panel: files that were not indexed (and why), warnings, and the index's facts."""
+"""The index panel: files that were not indexed (and why), warnings, and the index's facts.
+
+Paths and reasons come from the vault: shown with :func:`~explorer.display.safe_text`.
+"""
 
 from __future__ import annotations
 
@@ -15,6 +18,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from explorer.display import safe_text
 
 
 class SkippedDialog(QDialog):
@@ -53,8 +58,8 @@ class SkippedDialog(QDialog):
         self.table.setRowCount(len(rows))
         for r, values in enumerate(rows):
             for c, value in enumerate(values):
-                self.table.setItem(r, c, QTableWidgetItem(str(value)))
-        database = health.get("database", "")
+                self.table.setItem(r, c, QTableWidgetItem(safe_text(str(value))))
+        database = safe_text(str(health.get("database", "")))
         self.summary.setText(
             f"{len(skipped)} file(s) skipped, {len(warnings)} with warnings. Index: {database}"
             if health

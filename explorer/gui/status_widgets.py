@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.theme import tints
 from explorer.search.hybrid import SearchResponse
@@ -63,7 +64,7 @@ def banner_text(
         reason = f"model {provider.name} is still loading"
     else:
         return None
-    reason_html = html.escape(reason)
+    reason_html = html.escape(safe_text(reason))
     if state in (ModelState.IDLE, ModelState.LOADING) or "still loading" in reason:
         then = (
             "Hybrid shows the lexical result meanwhile."
@@ -233,7 +234,7 @@ class IndexStatus(QWidget):
         state = watcher.get("state") if isinstance(watcher, dict) else watcher
         reason = watcher.get("reason") if isinstance(watcher, dict) else None
         self.watcher.setText(f"watcher: {state or 'starting'}")
-        self.watcher.setToolTip(html.escape(str(reason)) if reason else "")
+        self.watcher.setToolTip(html.escape(safe_text(str(reason))) if reason else "")
 
     def show_progress(self, label: str, done: int, total: int, rate: float = 0.0) -> None:
         if total <= 0:

@@ -143,3 +143,23 @@ def test_share_role_splits_the_bar_by_contribution() -> None:
     assert top[0] + top[1] == pytest.approx(1.0)  # the top hit fills the bar
     c = model.index(by_path(model)["c.md"], Column.SHARE).data(Role.SHARE)
     assert c[1] == 0.0 and 0 < c[0] < 1
+
+
+def test_names_and_titles_are_shown_with_their_controls_escaped() -> None:
+    c = candidates()
+    c.lexical = [("evil\u202egpj.md", 1.0, "a <mark>snip</mark>pet \u202eevil")]
+    c.vector = []
+    c.notes = {
+        "evil\u202egpj.md": NoteInfo("evil\u202egpj.md", "Title\u202eevil\x1b]0;x\a", None, (), 0)
+    }
+    model = ResultsModel()
+    model.set_response(fuse(c, SearchOptions(mode="fts")))
+    path = model.index(0, Column.PATH).data()
+    title = model.index(0, Column.TITLE).data()
+    tip = model.index(0, Column.TITLE).data(Qt.ItemDataRole.ToolTipRole)
+    assert path == "evil\\u202egpj.md"  # not "evildm.jpg" on screen
+    assert title == "Title\\u202eevil\\x1b]0;x\\x07"
+    for shown in (path, title, tip, model.cell(0, Column.PATH)[0]):
+        assert "\u202e" not in shown and "\x1b" not in shown, shown
+    assert "\\u202e" in tip and "<b>snip</b>" in tip
+    assert model.index(0, 0).data(Role.PATH) == "evil\u202egpj.md"  # the real name, for actions

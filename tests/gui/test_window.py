@@ -309,6 +309,55 @@ def test_closing_the_window_interrupts_a_search_held_inside_sqlite(
     assert service.db is None  # the search thread went on to close the connection
 
 
+def test_bidi_and_control_characters_in_names_are_shown_escaped(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "v\u202eault"
+    (vault / "sub\u202edir").mkdir(parents=True)
+    (vault / "evil\u202egpj.md").write_text("Deploy notes, no heading.\n", encoding="utf-8")
+    (vault / "sub\u202edir" / "t.md").write_text(
+        '---\ntitle: "Ti\\u202etle\\x1b[41m"\ntags: [ops]\n---\nDeploy here too.\n',
+        encoding="utf-8",
+    )
+    (vault / "bad\u202efdp.md").write_bytes(b"\x89PNG\r\n\x00\x00binary")
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")
+    window.set_query("deploy")
+    wait_for_results(qtbot, window, "deploy", lambda w: _assert_equal(len(w.shown_paths()), 2))
+    evil = window.shown_paths().index("evil\u202egpj.md")
+    titled = 1 - evil
+    assert cell(window, evil, Column.PATH) == "evil\\u202egpj.md"
+    assert cell(window, evil, Column.TITLE) == "evil\\u202egpj"
+    assert cell(window, titled, Column.TITLE) == "Ti\\u202etle\\x1b[41m"
+    assert cell(window, titled, Column.PATH) == "sub\\u202edir/t.md"
+    tip = window.proxy.index(evil, Column.PATH).data(Qt.ItemDataRole.ToolTipRole)
+    assert "evil\\u202egpj" in tip and "\u202e" not in tip
+    assert window.windowTitle() == "v\\u202eault — Vault Explorer"
+    # The preview: its title and the breadcrumb of the path.
+    window.table.select_row(titled)
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "sub\u202edir/t.md"))
+    assert "Ti\\u202etle\\x1b[41m" in window.preview.title.text()
+    header = window.preview.note.toPlainText().split("\n")[0]
+    assert "sub\\u202edir" in header and "\u202e" not in header
+    # The status bar and the skipped-files dialog.
+    window.copy_path(window.model.hits[window.model.row_of("evil\u202egpj.md")])
+    message = window.statusBar().currentMessage()
+    assert "evil\\u202egpj.md" in message and "\u202e" not in message
+    assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
+    qtbot.waitUntil(lambda: _assert_equal(len((window.health or {}).get("skipped") or []), 1))
+    window.show_skipped()
+    assert window.skipped_dialog is not None
+    rows = window.skipped_dialog.rows()
+    assert rows[0][0] == "bad\\u202efdp.md"
+    assert all("\u202e" not in text for row in rows for text in row)
+    assert "\u202e" not in window.skipped_dialog.summary.text()
+    window.skipped_dialog.close()
+
+
 # ----------------------------------------------------------------------------- helpers
 
 
