@@ -9,6 +9,7 @@ tag or an entity), accent-insensitively, so ``creme`` marks ``Crème``.
 
 from __future__ import annotations
 
+import errno
 import html
 import re
 import unicodedata
@@ -25,6 +26,7 @@ from explorer.index.text import has_cjk
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import Query
 from explorer.vault.parse import NotANote, parse_note
+from explorer.vault.scan import read_note
 
 FILTER_SCHEME = "vault-filter"
 BEST_ANCHOR = "best-chunk"
@@ -72,8 +74,16 @@ class NoteDocument:
 
 
 def load_note(vault: Path, rel: str) -> NoteDocument:
-    """Read and parse the note ``rel`` of ``vault`` (raises ``OSError`` if it is gone)."""
-    data = (vault / rel).read_bytes()
+    """Read and parse the note ``rel`` of ``vault`` (raises ``OSError`` if it is gone).
+
+    Read as the indexer reads it (:func:`~explorer.vault.scan.read_note`): a note that has
+    become a FIFO, a device, a link out of the vault or too large since it was indexed is shown
+    as its reason, never waited on or read."""
+    data = read_note(vault, rel)
+    if data is None:
+        raise FileNotFoundError(errno.ENOENT, "no such file", rel)
+    if isinstance(data, str):
+        return NoteDocument(rel, rel, (), None, f"(not shown: {data})", 0, (data,))
     try:
         note = parse_note(rel, data)
     except NotANote as exc:

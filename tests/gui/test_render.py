@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -164,3 +167,31 @@ def test_text_after_deeply_nested_quotes_is_rendered() -> None:
     out = markdown_to_safe_html(">" * 200 + " deep quote\n\nAfter the quote.\n")
     assert "deep quote" in out
     assert "<p>After the quote.</p>" in out
+
+
+def test_a_note_that_became_a_link_out_of_the_vault_is_not_read(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (tmp_path / "secret.txt").write_text("root:x:0:0:SECRET", encoding="utf-8")
+    (vault / "passwd.md").symlink_to(tmp_path / "secret.txt")
+    doc = load_note(vault, "passwd.md")
+    assert "SECRET" not in doc.text
+    assert "outside the vault" in doc.text
+
+
+def test_a_note_that_became_a_fifo_is_refused_without_waiting(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    fifo = vault / "pipe.md"
+    os.mkfifo(fifo)
+    docs: list[NoteDocument] = []
+    reader = threading.Thread(target=lambda: docs.append(load_note(vault, "pipe.md")))
+    reader.start()
+    reader.join(60)  # a safety net only: an open that waits for a writer would wait forever
+    try:
+        assert not reader.is_alive(), "the preview's worker blocked on the FIFO"
+    finally:
+        with contextlib.suppress(OSError):  # let a blocked reader go, if there is one
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join()
+    assert "not a regular file" in docs[0].text
