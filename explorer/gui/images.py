@@ -61,18 +61,27 @@ def source_key(base: Path, src: str) -> str | None:
     return local_key(base_url.resolved(QUrl(src)))
 
 
-def vault_file(vault: Path, key: str) -> Path | None:
+def vault_file(vault: Path, key: str) -> Path | str:
     """The real path of ``key`` if it is a regular file inside ``vault`` (symlinks followed)
-    no larger than :data:`IMAGE_CAP_BYTES`; else ``None``.  Opens nothing."""
+    no larger than :data:`IMAGE_CAP_BYTES`; else the reason it is not shown.  Opens
+    nothing."""
     try:
         real = Path(key).resolve(strict=True)
-        if not real.is_relative_to(vault.resolve(strict=True)):
-            return None
-        st = os.stat(real)
+    except FileNotFoundError:
+        return "not found"
     except (OSError, RuntimeError, ValueError):
-        return None
-    if not stat.S_ISREG(st.st_mode) or st.st_size > IMAGE_CAP_BYTES:
-        return None
+        return "unreadable"
+    try:
+        inside = real.is_relative_to(vault.resolve(strict=True))
+        st = os.stat(real)
+    except OSError:
+        return "unreadable"
+    if not inside:
+        return "outside the vault"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    if st.st_size > IMAGE_CAP_BYTES:
+        return f"larger than {IMAGE_CAP_BYTES // (1024 * 1024)} MB"
     return real
 
 
@@ -170,11 +179,11 @@ def load_images(vault: Path, base: Path, sources: Iterable[str]) -> NoteImages:
         if key in out.images or key in out.refused:
             continue
         if len(out.images) >= MAX_IMAGES:
-            out.refused[key] = f"more than {MAX_IMAGES} images"
+            out.refused[key] = f"more than {MAX_IMAGES} images in the note"
             continue
         real = vault_file(vault, key)
-        if real is None:
-            out.refused[key] = "not a regular file inside the vault, or too large"
+        if isinstance(real, str):
+            out.refused[key] = real
             continue
         data = read_regular_file(vault, real, min(IMAGE_CAP_BYTES, NOTE_BYTES_CAP - read_total))
         if data is None:
@@ -183,8 +192,16 @@ def load_images(vault: Path, base: Path, sources: Iterable[str]) -> NoteImages:
         read_total += len(data)
         image = decode(data, NOTE_DECODED_CAP - decoded_total)
         if image is None:
-            out.refused[key] = "not an image, or too many pixels"
+            out.refused[key] = "not an image Qt may decode here, or too many pixels"
             continue
         decoded_total += image.sizeInBytes()
         out.images[key] = image
     return out
+
+
+def refusal(images: NoteImages, base: Path, src: str) -> str | None:
+    """Why the image ``src`` of a note in folder ``base`` is not shown (``None`` if it is)."""
+    key = source_key(base, src)
+    if key is not None and key in images.images:
+        return None
+    return images.refused.get(key or src) or images.refused.get(src) or "not loaded"

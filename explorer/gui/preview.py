@@ -22,7 +22,7 @@ from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from explorer.display import safe_text
-from explorer.gui.images import NoteImages, load_images
+from explorer.gui.images import NoteImages, load_images, refusal
 from explorer.gui.render import (
     BEST_ANCHOR,
     Colours,
@@ -33,6 +33,7 @@ from explorer.gui.render import (
     load_note,
     parse_filter_url,
     render_note,
+    replace_images,
 )
 from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
@@ -161,6 +162,7 @@ class PreviewPane(QWidget):
             rendered = render_note(doc, hit, query, colours)
             base = (vault / hit.path).parent
             images = load_images(vault, base, image_sources(rendered))
+            rendered = replace_images(rendered, lambda src: refusal(images, base, src))
             return _Rendered(hit.path, rendered, images=images)
 
         run_in_pool(work, on_result=lambda r: self._rendered(request, r))

@@ -13,6 +13,7 @@ import errno
 import html
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
@@ -171,6 +172,21 @@ def _block_remote_images(fragment: str) -> str:
             alt = attrs.get("alt") or "image"
             return f'<span class="blocked">[remote image not loaded: {alt}]</span>'
         return match.group(0)
+
+    return _IMG.sub(replace, fragment)
+
+
+def replace_images(fragment: str, why_not: Callable[[str], str | None]) -> str:
+    """``fragment`` with each ``<img>`` whose source ``why_not`` gives a reason for replaced by
+    a visible placeholder that says it (the preview's worker asks its image loader)."""
+
+    def replace(match: re.Match[str]) -> str:
+        attrs = dict(_ATTR.findall(match.group(0)))
+        reason = why_not(html.unescape(attrs.get("src", "")))
+        if reason is None:
+            return match.group(0)
+        alt = attrs.get("alt") or "image"  # still escaped, as it was in the tag
+        return f'<span class="blocked">[image not shown, {html.escape(reason)}: {alt}]</span>'
 
     return _IMG.sub(replace, fragment)
 

@@ -73,7 +73,7 @@ def test_only_regular_files_inside_the_vault_under_the_cap(tmp_path: Path) -> No
 
     def allowed(src: str) -> bool:
         key = source_key(vault, src)
-        return key is not None and vault_file(vault, key) is not None
+        return key is not None and isinstance(vault_file(vault, key), Path)
 
     assert allowed("img/a.png")
     assert allowed("inside-link.png")  # a link whose target is in the vault
@@ -85,6 +85,10 @@ def test_only_regular_files_inside_the_vault_under_the_cap(tmp_path: Path) -> No
     assert not allowed("big.png")
     assert not allowed("img")  # a folder
     assert not allowed("missing.png")
+    assert vault_file(vault, str(vault / "out-link.png")) == "outside the vault"
+    assert vault_file(vault, "/dev/zero") == "outside the vault"
+    assert vault_file(vault, str(vault / "img")) == "not a regular file"
+    assert vault_file(vault, str(vault / "big.png")) == "larger than 20 MB"
     assert source_key(vault, "https://example.com/a.png") is None
     assert source_key(vault, "//example.com/a.png") is None
 

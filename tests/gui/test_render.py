@@ -23,6 +23,7 @@ from explorer.gui.render import (
     markdown_to_safe_html,
     parse_filter_url,
     render_note,
+    replace_images,
     term_pattern,
 )
 from explorer.search.hybrid import Hit, SearchOptions
@@ -195,3 +196,10 @@ def test_a_note_that_became_a_fifo_is_refused_without_waiting(tmp_path: Path) ->
             os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
         reader.join()
     assert "not a regular file" in docs[0].text
+
+
+def test_refused_images_are_replaced_by_a_placeholder_with_the_reason() -> None:
+    fragment = markdown_to_safe_html("![a &amp; b](x.png) ![kept](y.png)")
+    out = replace_images(fragment, lambda src: "outside the vault" if src == "x.png" else None)
+    assert '<span class="blocked">[image not shown, outside the vault: a &amp; b]</span>' in out
+    assert '<img src="y.png" alt="kept"' in out or 'src="y.png"' in out
