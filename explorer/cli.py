@@ -1,22 +1,41 @@
 """The command line: ``vault-explorer`` (also ``python -m explorer``), over the same core as the
-window.  Exit status 0 on success, 2 on bad input (one line on stderr), 1 on a failure."""
+window.  Exit status 0 on success, 2 on bad input, 1 when the machine stands in the way (a
+read-only folder, a full disk, a busy index) — each with one line on stderr, no traceback.
+
+Names, titles and reasons come from the vault and are untrusted: every line of text goes through
+:func:`explorer.display.safe_text` (:func:`say`), and JSON is written with every control and
+bidi character escaped (:func:`dump_json`).
+"""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
+import math
 import os
 import sqlite3
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from explorer import __version__
+from explorer.display import is_unsafe, safe_text
+from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.embed.sbert import model_name
-from explorer.index.db import IndexDB, index_path
+from explorer.index.db import (
+    ENV_DATA_DIR,
+    IndexDB,
+    IndexError_,
+    IndexUnavailable,
+    data_dir,
+    describe_error,
+    index_path,
+    is_environment,
+)
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
@@ -30,9 +49,53 @@ from explorer.search.hybrid import (
 )
 from explorer.search.query import QueryError
 
+#: A ``search`` that syncs embeds the chunks waiting for a vector first only when there are at
+#: most this many (an edited note or a few: about a second on a laptop's CPU); above it, it
+#: answers with the vectors that exist and says how many are waiting.
+EMBED_BEFORE_SEARCH = 64
+
 
 class UsageError(Exception):
     """Bad input from the user: one clear line, exit status 2."""
+
+
+class EnvironmentProblem(Exception):
+    """The machine stands in the way (permissions, a full disk): one clear line, exit status 1."""
+
+
+# ----------------------------------------------------------------------------- output
+
+
+def say(text: str, file: TextIO | None = None) -> None:
+    """Print one line of text for a person, with control and bidi characters made visible."""
+    print(safe_text(text), file=sys.stdout if file is None else file)
+
+
+def json_text(data: Any) -> str:
+    """``data`` as strict JSON (no ``NaN``/``Infinity``: a ``ValueError`` instead), indented,
+    with every control, bidi-control and lone-surrogate character ``\\u``-escaped — JSON itself
+    escapes only U+0000..U+001F, which leaves DEL, C1 controls and bidi overrides raw."""
+    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
+    # Outside strings the text is ASCII punctuation, digits and the indent's newlines, so every
+    # unsafe character but those newlines is inside a string, where \uXXXX means the same.
+    return "".join(f"\\u{ord(c):04x}" if c != "\n" and is_unsafe(c) else c for c in text)
+
+
+def dump_json(data: Any, out: TextIO | None = None) -> None:
+    """Write ``data`` as :func:`json_text` and a newline."""
+    out = sys.stdout if out is None else out
+    out.write(json_text(data) + "\n")
+
+
+def finite_float(text: str) -> float:
+    """An argparse type: a number that is neither infinite nor NaN (``float`` takes both)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
 
 
 def sample_vault() -> Path:
@@ -63,7 +126,7 @@ class TerminalProgress:
         bar.total = total
         bar.update(done - bar.n)
         if note:
-            bar.set_postfix_str(note[-40:], refresh=False)
+            bar.set_postfix_str(safe_text(note[-40:]), refresh=False)
 
     def close(self) -> None:
         for bar in self._bars.values():
@@ -74,27 +137,52 @@ class TerminalProgress:
 # ----------------------------------------------------------------------------- helpers
 
 
-def _vault(path: str) -> Path:
+def _vault(path: str, *, readable: bool = True) -> Path:
+    """The vault folder named on the command line, checked: it exists and can be walked.
+
+    A vault whose folder cannot be listed, or whose files cannot be looked at, would sync as an
+    empty vault and empty the index; it is refused before the index is opened (``readable``
+    false: the command does not read the vault, as ``search --no-sync`` and ``status``)."""
     vault = Path(path).expanduser()
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {path}")
-    return vault.resolve()
+    vault = vault.resolve()
+    if readable and not os.access(vault, os.R_OK | os.X_OK):
+        raise EnvironmentProblem(
+            f"cannot read the vault folder {vault} (permission denied); make it readable and "
+            "searchable by you (chmod u+rx), then run again — the index was not changed"
+        )
+    return vault
+
+
+def _check_data_dir(override: str | None) -> None:
+    """Refuse a data folder that is a file (or lies below one): bad input, exit status 2."""
+    folder = data_dir(override)
+    named = f"--data-dir {folder}" if override else f"the data folder {folder}"
+    if not override and os.environ.get(ENV_DATA_DIR):
+        named = f"${ENV_DATA_DIR} {folder}"
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        where = "" if probe == folder else f" ({probe} is a file)"
+        raise UsageError(f"{named} is not a folder{where}; give a folder (created if missing)")
 
 
 def _open(args: argparse.Namespace, vault: Path) -> IndexDB:
     db = IndexDB.open(vault, args.data_dir)
     for notice in db.notices:
-        print(f"vault-explorer: {notice}", file=sys.stderr)
+        say(f"vault-explorer: {notice}", sys.stderr)
     return db
 
 
 def _sync(db: IndexDB, progress: TerminalProgress) -> SyncReport:
     report = sync_vault(db, progress)
     for path, reason in sorted(report.skipped.items()):
-        print(f"skipped {path}: {reason}", file=sys.stderr)
+        say(f"skipped {path}: {reason}", sys.stderr)
     for path, warnings in sorted(report.warnings.items()):
         for warning in warnings:
-            print(f"warning {path}: {warning}", file=sys.stderr)
+            say(f"warning {path}: {warning}", sys.stderr)
     return report
 
 
@@ -119,9 +207,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     db = _open(args, vault)
     try:
         report = _sync(db, progress)
-        print(f"indexed {vault}: {report.summary()}")
+        say(f"indexed {vault}: {report.summary()}")
         if not args.no_embed:
-            print(_embed(db, shared_provider(args.model), progress))
+            say(_embed(db, shared_provider(args.model), progress))
     finally:
         progress.close()
         db.close()
@@ -129,7 +217,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    vault = _vault(args.vault)
+    vault = _vault(args.vault, readable=not args.no_sync)
     options = SearchOptions(
         mode=args.mode,
         limit=args.limit,
@@ -142,30 +230,75 @@ def cmd_search(args: argparse.Namespace) -> int:
     )
     options.validate()
     provider = shared_provider(args.model)
-    if args.no_sync:
-        if not index_path(vault, args.data_dir).exists():
-            raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-        db = _open(args, vault)
-    else:
-        db = _open(args, vault)
-        progress = TerminalProgress()
-        try:
-            sync_vault(db, progress)
-            if options.mode != "fts" and pending_count(db, provider.name):
-                _embed(db, provider, progress)
-        finally:
-            progress.close()
+    waiting = 0
+    if args.no_sync and not index_path(vault, args.data_dir).exists():
+        raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+    db = _open(args, vault)
     try:
-        searcher = Searcher(db, provider)
-        response = searcher.search(args.query, options)
+        if options.mode != "fts":
+            waiting = pending_count(db, provider.name)
+        if not args.no_sync:
+            progress = TerminalProgress()
+            try:
+                sync_vault(db, progress)
+                if options.mode != "fts":
+                    waiting = pending_count(db, provider.name)
+                    if 0 < waiting <= EMBED_BEFORE_SEARCH:
+                        _embed(db, provider, progress)
+                        waiting = pending_count(db, provider.name)
+            finally:
+                progress.close()
+        searching = provider
+        any_vectors = waiting == 0 or _has_vectors(db, provider.name)
+        if not any_vectors and provider.error is None:
+            # Nothing to search by meaning: answer now, without loading a model for nothing
+            # (a model that failed to load while embedding is reported as such, below).
+            searching = _unavailable(
+                provider.name,
+                f"no note has a vector yet ({_waiting(waiting)}; "
+                f"run `vault-explorer index {vault}` to embed them)",
+            )
+        response = Searcher(db, searching).search(args.query, options)
     finally:
         db.close()
+    if waiting and not response.listing:
+        using = "results use the vectors that exist" if any_vectors else "results are lexical"
+        say(
+            f"vault-explorer: {_waiting(waiting)}; run `vault-explorer index {vault}` "
+            f"(or `watch`) to embed them — {using}",
+            sys.stderr,
+        )
     if args.json:
-        json.dump(response.to_json(), sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        data = response.to_json()
+        if options.mode != "fts":
+            data["semantic"]["pending"] = waiting
+        dump_json(data)
     else:
         print_table(response, sys.stdout)
     return 0
+
+
+def _waiting(count: int) -> str:
+    return f"{count} chunk{'s are' if count != 1 else ' is'} waiting for embeddings"
+
+
+def _has_vectors(db: IndexDB, model: str) -> bool:
+    """Whether any chunk of the index has a vector of ``model``."""
+    row = db.conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM vectors v JOIN chunks c ON c.hash = v.hash "
+        "WHERE v.model = ?)",
+        (model,),
+    ).fetchone()
+    return bool(row[0])
+
+
+def _unavailable(name: str, reason: str) -> EmbedderProvider:
+    """A provider of model ``name`` that has no embedder, for ``reason``."""
+
+    def load() -> Embedder:
+        raise EmbedderUnavailable(reason)
+
+    return EmbedderProvider(name, load)
 
 
 def print_table(response: SearchResponse, out: TextIO) -> None:
@@ -173,25 +306,25 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
     sem = response.semantic
     mode = response.options.mode
     if mode != "fts" and not sem.available and not response.listing:
-        print(f"(semantic unavailable: {sem.reason}; showing the lexical result)", file=out)
+        say(f"(semantic unavailable: {sem.reason}; showing the lexical result)", out)
     if response.listing:
-        print(f"{len(response.hits)} most recently modified notes", file=out)
+        say(f"{len(response.hits)} most recently modified notes", out)
     header = (
         f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  "
         f"{'source':<6}  path — title"
     )
-    print(header, file=out)
+    say(header, out)
     for i, hit in enumerate(response.hits, start=1):
         c = hit.contributions
-        print(
+        say(
             f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
             f"{c.get('vector', 0.0):7.5f}  "
             f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
             f"{hit.path} — {hit.title}{'  [stale]' if hit.status == 'stale' else ''}",
-            file=out,
+            out,
         )
     if not response.hits:
-        print("no results", file=out)
+        say("no results", out)
 
 
 def _rank(rank: int | None) -> str:
@@ -203,7 +336,7 @@ def cmd_status(args: argparse.Namespace) -> int:
 
     from explorer.live import persisted_watcher
 
-    vault = _vault(args.vault)
+    vault = _vault(args.vault, readable=False)
     model = model_name(args.model)
     path = index_path(vault, args.data_dir)
     if args.rebuild and not path.exists():
@@ -214,7 +347,7 @@ def cmd_status(args: argparse.Namespace) -> int:
             db.rebuild_fts()
         finally:
             db.close()
-        print("rebuilt the full-text table from the notes", file=sys.stderr)
+        say("rebuilt the full-text table from the notes", sys.stderr)
     elif args.rebuild == "all":
         db = IndexDB.open_existing(vault, args.data_dir)
         try:
@@ -231,9 +364,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     if not path.exists():
         data: dict[str, Any] = {"vault": str(vault), "database": str(path), "indexed": False}
         if args.json:
-            print(json.dumps(data, indent=2))
+            dump_json(data)
         else:
-            print(f"{vault} is not indexed yet (database would be {path})")
+            say(f"{vault} is not indexed yet (database would be {path})")
         return 0
     db = IndexDB.open_existing(vault, args.data_dir)
     try:
@@ -244,36 +377,36 @@ def cmd_status(args: argparse.Namespace) -> int:
     finally:
         db.close()
     if args.json:
-        print(json.dumps(data, indent=2, ensure_ascii=False))
+        dump_json(data)
         return 0
     age = data["lastSyncAge"]
-    print(f"vault       {data['vault']}")
-    print(f"database    {data['database']} ({data['databaseBytes'] / 1e6:.1f} MB)")
-    print(f"notes       {data['notes']}")
-    print(f"chunks      {data['chunks']}")
-    print(f"model       {data['model']}")
-    print(f"vectors     {data['vectors']} (pending embeddings: {data['pendingEmbeddings']})")
+    say(f"vault       {data['vault']}")
+    say(f"database    {data['database']} ({data['databaseBytes'] / 1e6:.1f} MB)")
+    say(f"notes       {data['notes']}")
+    say(f"chunks      {data['chunks']}")
+    say(f"model       {data['model']}")
+    say(f"vectors     {data['vectors']} (pending embeddings: {data['pendingEmbeddings']})")
     for other, count in data["otherModels"].items():
-        print(f"            {count} vectors of another model: {other}")
-    print(
+        say(f"            {count} vectors of another model: {other}")
+    say(
         f"last sync   {_age(age)}"
         + (f" — {data['lastSyncSummary']}" if data["lastSyncSummary"] else "")
     )
-    print(f"fts         {data['ftsIntegrity']}")
+    say(f"fts         {data['ftsIntegrity']}")
     state = data["watcher"]
     pid = f" (pid {state['pid']})" if state["state"] != "stopped" and state["pid"] else ""
     reason = f": {state['reason']}" if state["reason"] else ""
-    print(f"watcher     {state['state']}{pid}{reason}")
+    say(f"watcher     {state['state']}{pid}{reason}")
     if data["lastBatch"]:
         last = data["lastBatch"]
-        print(f"last batch  {_age(time.time() - last['time'])} — {last['summary']}")
-    print(f"skipped     {len(data['skipped'])}")
+        say(f"last batch  {_age(time.time() - last['time'])} — {last['summary']}")
+    say(f"skipped     {len(data['skipped'])}")
     for item in data["skipped"]:
-        print(f"  {item['path']}: {item['reason']}")
+        say(f"  {item['path']}: {item['reason']}")
     if data["warnings"]:
-        print(f"warnings    {len(data['warnings'])}")
+        say(f"warnings    {len(data['warnings'])}")
         for item in data["warnings"]:
-            print(f"  {item['path']}: {item['warning']}")
+            say(f"  {item['path']}: {item['warning']}")
     return 0
 
 
@@ -298,8 +431,15 @@ def cmd_gui(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (not the whole usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, safe_text(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = _Parser(add_help=False)
     common.add_argument(
         "--data-dir",
         default=argparse.SUPPRESS,
@@ -311,7 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="sentence-transformers model folder (default: $VAULT_EXPLORER_MODEL or the "
         "bundled all-MiniLM-L6-v2)",
     )
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="vault-explorer",
         description="Hybrid search over a folder of markdown notes, with the ranking made visible.",
         parents=[common],
@@ -336,11 +476,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("--mode", choices=MODES, default="hybrid")
     p.add_argument("--limit", type=int, default=20, help="hits to show, 1..100 (default 20)")
-    p.add_argument("--k", type=float, default=60.0, help="RRF k (default 60)")
-    p.add_argument("--w-fts", type=float, default=0.7, help="weight of the lexical list")
-    p.add_argument("--w-vec", type=float, default=0.3, help="weight of the vector list")
+    p.add_argument("--k", type=finite_float, default=60.0, help="RRF k (default 60)")
+    p.add_argument("--w-fts", type=finite_float, default=0.7, help="weight of the lexical list")
+    p.add_argument("--w-vec", type=finite_float, default=0.3, help="weight of the vector list")
     p.add_argument("--depth", type=int, default=50, help="candidates per list (default 50)")
-    p.add_argument("--min-sim", type=float, default=DEFAULT_MIN_SIM, help="vector floor")
+    p.add_argument("--min-sim", type=finite_float, default=DEFAULT_MIN_SIM, help="vector floor")
     p.add_argument("--fusion", default="rrf", help="fusion method (default rrf)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-sync", action="store_true", help="search the index exactly as it is")
@@ -368,30 +508,94 @@ _EXTRA_COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = []
 def main(argv: Sequence[str] | None = None) -> int:
     _load_extra_commands()
     parser = build_parser()
-    args = parser.parse_args(argv)
-    args.data_dir = getattr(args, "data_dir", None)
-    args.model = getattr(args, "model", None)
+    args = parser.parse_args(argv)  # --help, --version, a usage error: SystemExit (0 or 2)
     if args.command is None:
         args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
-        args.data_dir = getattr(args, "data_dir", None)
-        args.model = getattr(args, "model", None)
+    args.data_dir = getattr(args, "data_dir", None)
+    args.model = getattr(args, "model", None)
     try:
+        _check_data_dir(args.data_dir)
         return int(args.func(args))
     except (UsageError, QueryError, SemanticUnavailable, FileNotFoundError) as exc:
-        print(f"vault-explorer: {exc}", file=sys.stderr)
+        say(f"vault-explorer: {exc}", sys.stderr)
         return 2
-    except sqlite3.DatabaseError as exc:
-        print(
-            f"vault-explorer: index error: {exc} (run `vault-explorer index` to rebuild)",
-            file=sys.stderr,
-        )
+    except EnvironmentProblem as exc:
+        say(f"vault-explorer: {exc}", sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("vault-explorer: interrupted", file=sys.stderr)
+        say("vault-explorer: interrupted", sys.stderr)
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except (IndexError_, sqlite3.Error, OSError) as exc:
+        say(f"vault-explorer: {explain(exc, args)}", sys.stderr)
+        return 1
+
+
+# ----------------------------------------------------------------------------- errors
+
+
+def explain(exc: BaseException, args: argparse.Namespace) -> str:
+    """One line for an error of the machine or of the index: what is wrong and what to do.
+
+    The most telling error in the chain wins: an :class:`IndexUnavailable` (already a sentence
+    for the user), an SQLite environment error, an ``OSError`` with a known cause.  A failed
+    rollback can hide the full disk that caused it; the chain still holds the full disk."""
+    for cause in _chain(exc):
+        line = _explain_one(cause, args)
+        if line is not None:
+            return line
+    if isinstance(exc, sqlite3.Error):
+        return f"index error: {exc} (run `vault-explorer index VAULT` to rebuild it)"
+    if isinstance(exc, OSError):
+        where = f": {os.fsdecode(exc.filename)}" if isinstance(exc.filename, (str, bytes)) else ""
+        return f"{exc.strerror or exc}{where}"
+    return f"index error: {exc}"
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        yield current
+        current = current.__cause__ or current.__context__
+
+
+def _explain_one(exc: BaseException, args: argparse.Namespace) -> str | None:
+    if isinstance(exc, IndexUnavailable):
+        return str(exc)
+    if isinstance(exc, sqlite3.Error) and is_environment(exc):
+        vault = getattr(args, "vault", None)
+        where = index_path(Path(vault), args.data_dir) if vault else data_dir(args.data_dir)
+        return describe_error(exc, where)
+    if not isinstance(exc, OSError):
+        return None
+    name = exc.filename
+    target = Path(os.path.abspath(os.fsdecode(name))) if isinstance(name, (str, bytes)) else None
+    shown = f" {target}" if target else ""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return f"the disk is full (writing{shown}); free some space and run again"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "read-only file system" if exc.errno == errno.EROFS else "permission denied"
+        data = data_dir(args.data_dir)
+        if target is not None and (target.is_relative_to(data) or data.is_relative_to(target)):
+            return (
+                f"cannot write to the data folder {data} ({why}: {target}); fix its permissions, "
+                f"or choose another folder with --data-dir or ${ENV_DATA_DIR}"
+            )
+        vault = getattr(args, "vault", None)
+        if target is not None and vault and target.is_relative_to(Path(vault).resolve()):
+            return f"cannot read {target} in the vault ({why}); fix its permissions"
+        return f"{why}:{shown}; fix the permissions and run again"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        return f"a file is in the way where a folder is needed ({exc.strerror}:{shown})"
+    if exc.errno == errno.EISDIR:
+        return f"a folder is in the way where a file is needed ({exc.strerror}:{shown})"
+    if exc.errno == errno.EIO:
+        return f"input/output error{shown and ' on' + shown}; check the disk"
+    return None
 
 
 def _load_extra_commands() -> None:

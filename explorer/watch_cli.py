@@ -15,7 +15,8 @@ import time
 from types import FrameType
 from typing import Any, TextIO
 
-from explorer.cli import UsageError, _vault
+from explorer.cli import UsageError, _vault, finite_float
+from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.live import LiveEvent, LiveIndex
 
@@ -29,7 +30,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--no-embed", action="store_true", help="lexical index only")
     p.add_argument(
         "--reconcile-interval",
-        type=float,
+        type=finite_float,
         default=300.0,
         metavar="S",
         help="full stat-scan reconcile every S seconds (default 300), for missed events",
@@ -38,13 +39,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 class EventPrinter:
-    """Writes events as timestamped lines: batches and notices to ``out``, errors to ``err``."""
+    """Writes events as timestamped lines: batches and notices to ``out``, errors to ``err``.
+
+    Messages carry note paths and error texts from the vault: control and bidi characters in
+    them are shown as escapes, never sent to the terminal raw."""
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out = out
         self.err = err
         self._last_progress = 0.0
         self._lock = threading.Lock()
+        self.errors: list[str] = []
 
     def __call__(self, event: LiveEvent) -> None:
         if event.kind == "embed-progress":
@@ -52,6 +57,8 @@ class EventPrinter:
                 return
             self._last_progress = event.time
         stream = self.err if event.kind == "error" else self.out
+        if event.kind == "error":
+            self.errors.append(event.message)
         self.line(event.message, event.time, stream)
         if event.report is not None:
             for path, reason in sorted(event.report.skipped.items()):
@@ -62,7 +69,7 @@ class EventPrinter:
         stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(when))
         with self._lock:
             stream = stream or self.out
-            stream.write(f"{stamp}.{int(when % 1 * 1000):03d} {message}\n")
+            stream.write(f"{stamp}.{int(when % 1 * 1000):03d} {safe_text(message)}\n")
             stream.flush()
 
 
@@ -99,7 +106,11 @@ def cmd_watch(args: argparse.Namespace) -> int:
         signal.signal(signal.SIGTERM, previous)
         live.stop()
     if live.state_reason:
-        printer.line(f"stopped: {live.state_reason}", stream=sys.stderr)
+        shown = live.state_reason in printer.errors  # say it once
+        printer.line(
+            "stopped by the error above" if shown else f"stopped: {live.state_reason}",
+            stream=sys.stderr,
+        )
         return 1
     printer.line("stopped; the index is consistent")
     return 0

@@ -15,12 +15,14 @@ from pathlib import Path
 import pytest
 
 from explorer.cli import main
+from explorer.display import is_unsafe
 from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import pending_count
 from explorer.index.sync import sync_vault
+from tests.test_cli import unprivileged_prefix
 from tests.vault.test_watch import wait_until
 
 #: Runs the real command line with a slow fake model registered under the name ``slowfake``
@@ -276,3 +278,51 @@ def test_status_refuses_to_rebuild_under_a_running_watcher(
     assert main(["status", str(vault), "--data-dir", str(data_dir), "--rebuild", "all"]) == 2
     assert "stop it first" in capsys.readouterr().err
     assert index_path(vault, data_dir).exists()
+
+
+def test_watch_log_escapes_hostile_names(
+    tmp_path: Path, data_dir: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    evil = "\x1b]0;pwned\x07\x1b[41m"
+    vault = tmp_path / f"vault{evil}\u202e"
+    vault.mkdir()
+    (vault / "old.md").write_text("# Old\n\nalready there\n")
+    log = tmp_path / "watch.log"
+    proc = start_watch(vault, data_dir, log, "--no-embed")
+    procs.append(proc)
+    wait_until(lambda: "watcher running" in log.read_text(errors="replace"))
+    (vault / f"bin{evil}\nname\u202e.md").write_bytes(b"\x00\x00binary")
+    wait_until(lambda: "binary" in log.read_text(errors="replace"))
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+    text = log.read_bytes().decode("utf-8")
+    raw = sorted({repr(c) for c in text if is_unsafe(c) and c != "\n"})
+    assert not raw, f"raw control characters reach the terminal: {raw}"
+    assert "bin\\x1b]0;pwned\\x07\\x1b[41m\\x0aname\\u202e.md" in text
+    assert "vault\\x1b]0;pwned" in text
+
+
+def test_watch_on_a_read_only_data_dir_says_so_once(vault: Path, tmp_path: Path) -> None:
+    data = tmp_path / "ro-data"
+    (vault / "a.md").write_text("# A\n\nwords\n")
+    assert main(["index", str(vault), "--no-embed", "--data-dir", str(data)]) == 0
+    indexes = data / "indexes"
+    before = {p.name: p.read_bytes() for p in indexes.iterdir()}
+    for path in (*indexes.iterdir(), indexes, data):
+        path.chmod(0o555 if path.is_dir() else 0o444)
+    try:
+        command = ["watch", str(vault), "--no-embed", "--data-dir", str(data)]
+        proc = subprocess.run(
+            [*unprivileged_prefix(), sys.executable, "-m", "explorer", *command],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        for path in (data, indexes, *indexes.iterdir()):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    problems = [line for line in proc.stderr.splitlines() if str(data) in line]
+    assert len(problems) == 1 and "--data-dir" in problems[0], proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].endswith("stopped by the error above")
+    assert {p.name: p.read_bytes() for p in indexes.iterdir()} == before

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from explorer.cli import dump_json, finite_float, say
 from explorer.search.hybrid import DEFAULT_MIN_SIM, FUSION_METHODS
 
 
@@ -121,10 +121,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         write_per_query(Path(args.per_query).expanduser(), report.rows)
         stderr_log(f"per-query breakdown written to {args.per_query}")
     if args.json:
-        json.dump(report.to_json(), sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        dump_json(report.to_json())
     else:
-        print(format_report(report))
+        for line in format_report(report).splitlines():
+            say(line)
     return 0
 
 
@@ -147,10 +147,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     except BenchError as exc:
         raise _usage_error(str(exc)) from None
     if args.json:
-        json.dump(result, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        dump_json(result)
     else:
-        print(format_bench(result))
+        for line in format_bench(result).splitlines():
+            say(line)
     budget = args.budget_p95_ms
     if budget is not None:
         p95 = _hybrid_p95(result)
@@ -188,14 +188,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--split", default="test", help="qrels split of a BEIR folder (default test)")
     p.add_argument("--judgments", metavar="FILE", help="judgments.tsv: evaluate DATASET as a vault")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--k", type=float, default=60.0, help="RRF k (default 60)")
-    p.add_argument("--w-fts", type=float, default=0.7, help="weight of the lexical list (0.7)")
-    p.add_argument("--w-vec", type=float, default=0.3, help="weight of the vector list (0.3)")
+    p.add_argument("--k", type=finite_float, default=60.0, help="RRF k (default 60)")
+    p.add_argument(
+        "--w-fts", type=finite_float, default=0.7, help="weight of the lexical list (0.7)"
+    )
+    p.add_argument(
+        "--w-vec", type=finite_float, default=0.3, help="weight of the vector list (0.3)"
+    )
     p.add_argument(
         "--depth", type=int, default=100, help="candidates per list (default 100, for recall@100)"
     )
     p.add_argument("--fusion", choices=FUSION_METHODS, default="rrf", help="default rrf")
-    p.add_argument("--min-sim", type=float, default=DEFAULT_MIN_SIM, help="vector floor")
+    p.add_argument("--min-sim", type=finite_float, default=DEFAULT_MIN_SIM, help="vector floor")
     p.add_argument(
         "--modes",
         type=_modes,
@@ -237,7 +241,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
         "--budget-p95-ms",
-        type=float,
+        type=finite_float,
         metavar="MS",
         help="exit with status 3 when hybrid p95 latency exceeds MS",
     )
