@@ -13,6 +13,7 @@ with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
 from __future__ import annotations
 
 import html
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,7 +63,9 @@ class NoteBrowser(QTextBrowser):
         super().__init__(parent)
         self.vault: Path | None = None
         self.images = NoteImages()  # the shown note's images, loaded off the GUI thread
-        self.blocked: list[str] = []  # names answered with nothing (tests look at it)
+        # The latest names answered with nothing (tests look at it; bounded: a note may name
+        # thousands, and every re-render asks again).
+        self.blocked: deque[str] = deque(maxlen=1000)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
 
