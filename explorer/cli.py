@@ -10,6 +10,7 @@ bidi character escaped (:func:`dump_json`).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import json
 import math
@@ -37,6 +38,7 @@ from explorer.index.db import (
     is_environment,
 )
 from explorer.index.embedding import embed_pending, pending_count
+from explorer.index.lease import WriterLease, holder
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.search.hybrid import (
@@ -203,6 +205,12 @@ def _embed(db: IndexDB, provider: EmbedderProvider, progress: TerminalProgress) 
 
 def cmd_index(args: argparse.Namespace) -> int:
     vault = _vault(args.vault)
+    with WriterLease.acquire(index_path(vault, args.data_dir), "vault-explorer index"):
+        return _index(args, vault)
+
+
+def _index(args: argparse.Namespace, vault: Path) -> int:
+    """``index``'s work; the caller holds the writer lease."""
     progress = TerminalProgress()
     db = _open(args, vault)
     try:
@@ -233,11 +241,28 @@ def cmd_search(args: argparse.Namespace) -> int:
     waiting = 0
     if args.no_sync and not index_path(vault, args.data_dir).exists():
         raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-    db = _open(args, vault)
+    path = index_path(vault, args.data_dir)
+    lease = None if args.no_sync else WriterLease.try_acquire(path, "vault-explorer search")
+    if not args.no_sync and lease is None:
+        # Another process keeps the index current: search it as it keeps it.
+        owner = holder(path)
+        say(
+            f"vault-explorer: the index is kept current by "
+            f"{owner.describe() if owner else 'another process'}; searching it without a sync",
+            sys.stderr,
+        )
+        if not path.exists():
+            raise IndexUnavailable(f"the index of {vault} is still being created; try again")
+    try:
+        db = _open(args, vault)
+    except BaseException:
+        if lease is not None:
+            lease.release()
+        raise
     try:
         if options.mode != "fts":
             waiting = pending_count(db, provider.name)
-        if not args.no_sync:
+        if lease is not None:
             progress = TerminalProgress()
             try:
                 sync_vault(db, progress)
@@ -248,6 +273,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                         waiting = pending_count(db, provider.name)
             finally:
                 progress.close()
+                lease.release()
         searching = provider
         any_vectors = waiting == 0 or _has_vectors(db, provider.name)
         if not any_vectors and provider.error is None:
@@ -332,8 +358,6 @@ def _rank(rank: int | None) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    import contextlib
-
     from explorer.live import persisted_watcher
 
     vault = _vault(args.vault, readable=False)
@@ -341,26 +365,9 @@ def cmd_status(args: argparse.Namespace) -> int:
     path = index_path(vault, args.data_dir)
     if args.rebuild and not path.exists():
         raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-    if args.rebuild == "fts":
-        db = IndexDB.open_existing(vault, args.data_dir)
-        try:
-            db.rebuild_fts()
-        finally:
-            db.close()
-        say("rebuilt the full-text table from the notes", sys.stderr)
-    elif args.rebuild == "all":
-        db = IndexDB.open_existing(vault, args.data_dir)
-        try:
-            watcher = persisted_watcher(db)
-        finally:
-            db.close()
-        if watcher["state"] != "stopped":
-            pid = watcher["pid"]
-            raise UsageError(f"a watcher (pid {pid}) is updating this index; stop it first")
-        for suffix in ("", "-wal", "-shm"):
-            Path(f"{path}{suffix}").unlink(missing_ok=True)
-        with contextlib.redirect_stdout(sys.stderr):  # stdout is for the status (--json)
-            cmd_index(argparse.Namespace(**{**vars(args), "no_embed": False}))
+    if args.rebuild:
+        with WriterLease.acquire(path, f"vault-explorer status --rebuild {args.rebuild}"):
+            _rebuild(args, vault, path)
     if not path.exists():
         data: dict[str, Any] = {"vault": str(vault), "database": str(path), "indexed": False}
         if args.json:
@@ -392,9 +399,19 @@ def cmd_status(args: argparse.Namespace) -> int:
         f"last sync   {_age(age)}"
         + (f" — {data['lastSyncSummary']}" if data["lastSyncSummary"] else "")
     )
+    say(f"integrity   {data['integrity']}")
     say(f"fts         {data['ftsIntegrity']}")
+    if data["damagedVectors"]:
+        say(f"            {data['damagedVectors']} damaged vectors (never used in a search)")
+    if data["integrity"] != "ok" or data["ftsIntegrity"] != "ok" or data["damagedVectors"]:
+        only_fts = data["integrity"] == "ok" and not data["damagedVectors"]
+        say(
+            f"            the index is damaged: `vault-explorer status {vault} --rebuild "
+            f"{'fts' if only_fts else 'all'}` rebuilds it from the vault"
+        )
     state = data["watcher"]
-    pid = f" (pid {state['pid']})" if state["state"] != "stopped" and state["pid"] else ""
+    role = f"{state['role']}, " if state.get("role") else ""
+    pid = f" ({role}pid {state['pid']})" if state["state"] != "stopped" and state["pid"] else ""
     reason = f": {state['reason']}" if state["reason"] else ""
     say(f"watcher     {state['state']}{pid}{reason}")
     if data["lastBatch"]:
@@ -408,6 +425,23 @@ def cmd_status(args: argparse.Namespace) -> int:
         for item in data["warnings"]:
             say(f"  {item['path']}: {item['warning']}")
     return 0
+
+
+def _rebuild(args: argparse.Namespace, vault: Path, path: Path) -> None:
+    """``status --rebuild``; the caller holds the writer lease, so no other process is using
+    the database that ``all`` deletes."""
+    if args.rebuild == "fts":
+        db = IndexDB.open_existing(vault, args.data_dir)
+        try:
+            db.rebuild_fts()
+        finally:
+            db.close()
+        say("rebuilt the full-text table from the notes", sys.stderr)
+        return
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    with contextlib.redirect_stdout(sys.stderr):  # stdout is for the status (--json)
+        _index(argparse.Namespace(**{**vars(args), "no_embed": False}), vault)
 
 
 def _age(seconds: float | None) -> str:

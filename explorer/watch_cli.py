@@ -82,7 +82,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if args.no_embed
         else shared_provider(args.model)
     )
-    live = LiveIndex(vault, args.data_dir, provider, reconcile_interval=args.reconcile_interval)
+    live = LiveIndex(
+        vault,
+        args.data_dir,
+        provider,
+        reconcile_interval=args.reconcile_interval,
+        role="vault-explorer watch",
+        share=False,  # a second watch would only duplicate the first: say who has the index
+    )
     printer = EventPrinter(sys.stdout, sys.stderr)
     live.subscribe(printer)
     stop = threading.Event()

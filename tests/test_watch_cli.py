@@ -272,12 +272,56 @@ def test_status_refuses_to_rebuild_under_a_running_watcher(
     procs: list[subprocess.Popen[bytes]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    (vault / "a.md").write_text("# A\n\nindexed\n")
     log = tmp_path / "watch.log"
     procs.append(start_watch(vault, data_dir, log, "--no-embed"))
     wait_until(lambda: "watcher running" in log.read_text())
-    assert main(["status", str(vault), "--data-dir", str(data_dir), "--rebuild", "all"]) == 2
-    assert "stop it first" in capsys.readouterr().err
+    wait_until(lambda: read(vault, data_dir, "SELECT 1 FROM notes WHERE path = 'a.md'"))
+    before = read(vault, data_dir, "SELECT path, hash FROM notes")
+    assert main(["status", str(vault), "--data-dir", str(data_dir), "--rebuild", "all"]) == 1
+    err = capsys.readouterr().err
+    assert f"vault-explorer watch (pid {procs[0].pid}" in err and "stop it first" in err
     assert index_path(vault, data_dir).exists()
+    assert read(vault, data_dir, "SELECT path, hash FROM notes") == before
+
+
+def test_one_writer_a_second_watch_index_and_search_while_watching(
+    vault: Path,
+    data_dir: Path,
+    tmp_path: Path,
+    procs: list[subprocess.Popen[bytes]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Nothing stopped a second watch: both embedded everything, and ``status`` said "stopped"
+    when one of them exited while the other ran."""
+    (vault / "a.md").write_text("# A\n\nkept by the first watcher\n")
+    first = start_watch(vault, data_dir, tmp_path / "first.log", "--no-embed")
+    procs.append(first)
+    wait_until(lambda: "watcher running" in (tmp_path / "first.log").read_text())
+
+    second = start_watch(vault, data_dir, tmp_path / "second.log", "--no-embed")
+    procs.append(second)
+    assert second.wait(60) == 1
+    said = (tmp_path / "second.log").read_text()
+    assert f"being written by vault-explorer watch (pid {first.pid}" in said, said
+    assert "Traceback" not in said
+    assert first.poll() is None
+
+    common = ["--data-dir", str(data_dir)]
+    capsys.readouterr()
+    assert main(["status", str(vault), *common, "--json"]) == 0
+    watcher = json.loads(capsys.readouterr().out)["watcher"]
+    assert (watcher["state"], watcher["pid"]) == ("running", first.pid)
+
+    assert main(["index", str(vault), *common, "--no-embed"]) == 1
+    assert f"watch (pid {first.pid}" in capsys.readouterr().err
+
+    (vault / "b.md").write_text("# B\n\nwritten while watching\n")
+    wait_until(lambda: read(vault, data_dir, "SELECT 1 FROM notes WHERE path = 'b.md'"))
+    assert main(["search", str(vault), "watching", "--mode", "fts", *common]) == 0
+    out, err = capsys.readouterr()
+    assert "b.md" in out
+    assert "kept current by vault-explorer watch" in err
 
 
 def test_watch_log_escapes_hostile_names(

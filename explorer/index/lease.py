@@ -116,7 +116,7 @@ class IndexHeld(IndexUnavailable):
         self.holder = holder
         super().__init__(
             f"the index of this vault is being written by {holder.describe()}; "
-            f"{wanted} needs it alone — stop that process first, or let it keep the index current"
+            f"{wanted} needs it alone: stop it first, or let it keep the index current"
         )
 
 
