@@ -12,8 +12,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
-import json
-import math
 import os
 import sqlite3
 import sys
@@ -23,7 +21,16 @@ from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
 from explorer import __version__
-from explorer.display import is_unsafe, safe_text
+from explorer.console import (
+    EnvironmentProblem,
+    TerminalProgress,
+    UsageError,
+    dump_json,
+    finite_float,
+    say,
+    vault_folder,
+)
+from explorer.display import safe_text
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.embed.sbert import model_name
@@ -41,6 +48,7 @@ from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.lease import WriterLease, holder
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
+from explorer.resources import sample_vault_dir
 from explorer.search.hybrid import (
     DEFAULT_MIN_SIM,
     MODES,
@@ -57,104 +65,12 @@ from explorer.search.query import QueryError
 EMBED_BEFORE_SEARCH = 64
 
 
-class UsageError(Exception):
-    """Bad input from the user: one clear line, exit status 2."""
-
-
-class EnvironmentProblem(Exception):
-    """The machine stands in the way (permissions, a full disk): one clear line, exit status 1."""
-
-
-# ----------------------------------------------------------------------------- output
-
-
-def say(text: str, file: TextIO | None = None) -> None:
-    """Print one line of text for a person, with control and bidi characters made visible."""
-    print(safe_text(text), file=sys.stdout if file is None else file)
-
-
-def json_text(data: Any) -> str:
-    """``data`` as strict JSON (no ``NaN``/``Infinity``: a ``ValueError`` instead), indented,
-    with every control, bidi-control and lone-surrogate character ``\\u``-escaped — JSON itself
-    escapes only U+0000..U+001F, which leaves DEL, C1 controls and bidi overrides raw."""
-    text = json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False)
-    # Outside strings the text is ASCII punctuation, digits and the indent's newlines, so every
-    # unsafe character but those newlines is inside a string, where \uXXXX means the same.
-    return "".join(f"\\u{ord(c):04x}" if c != "\n" and is_unsafe(c) else c for c in text)
-
-
-def dump_json(data: Any, out: TextIO | None = None) -> None:
-    """Write ``data`` as :func:`json_text` and a newline."""
-    out = sys.stdout if out is None else out
-    out.write(json_text(data) + "\n")
-
-
-def finite_float(text: str) -> float:
-    """An argparse type: a number that is neither infinite nor NaN (``float`` takes both)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
-    return value
-
-
 def sample_vault() -> Path:
-    """The bundled sample vault (``resources/sample-vault`` of the source tree)."""
-    return Path(__file__).resolve().parent.parent / "resources" / "sample-vault"
-
-
-# ----------------------------------------------------------------------------- progress
-
-
-class TerminalProgress:
-    """tqdm bars on stderr, shown only on a terminal (quiet in pipes, tests and CI logs)."""
-
-    def __init__(self, enabled: bool | None = None) -> None:
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self._bars: dict[str, Any] = {}
-
-    def __call__(self, phase: str, done: int, total: int, note: str = "") -> None:
-        if not self.enabled or total <= 0:
-            return
-        from tqdm import tqdm
-
-        bar = self._bars.get(phase)
-        if bar is None:
-            unit = "chunk" if phase == "embed" else "note"
-            bar = tqdm(total=total, desc=phase, unit=unit, file=sys.stderr, leave=True)
-            self._bars[phase] = bar
-        bar.total = total
-        bar.update(done - bar.n)
-        if note:
-            bar.set_postfix_str(safe_text(note[-40:]), refresh=False)
-
-    def close(self) -> None:
-        for bar in self._bars.values():
-            bar.close()
-        self._bars.clear()
+    """The bundled sample vault (package data: see :mod:`explorer.resources`)."""
+    return sample_vault_dir()
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def _vault(path: str, *, readable: bool = True) -> Path:
-    """The vault folder named on the command line, checked: it exists and can be walked.
-
-    A vault whose folder cannot be listed, or whose files cannot be looked at, would sync as an
-    empty vault and empty the index; it is refused before the index is opened (``readable``
-    false: the command does not read the vault, as ``search --no-sync`` and ``status``)."""
-    vault = Path(path).expanduser()
-    if not vault.is_dir():
-        raise UsageError(f"vault folder not found: {path}")
-    vault = vault.resolve()
-    if readable and not os.access(vault, os.R_OK | os.X_OK):
-        raise EnvironmentProblem(
-            f"cannot read the vault folder {vault} (permission denied); make it readable and "
-            "searchable by you (chmod u+rx), then run again — the index was not changed"
-        )
-    return vault
 
 
 def _check_data_dir(override: str | None) -> None:
@@ -204,7 +120,7 @@ def _embed(db: IndexDB, provider: EmbedderProvider, progress: TerminalProgress) 
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    vault = _vault(args.vault)
+    vault = vault_folder(args.vault)
     with WriterLease.acquire(index_path(vault, args.data_dir), "vault-explorer index"):
         return _index(args, vault)
 
@@ -225,7 +141,7 @@ def _index(args: argparse.Namespace, vault: Path) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    vault = _vault(args.vault, readable=not args.no_sync)
+    vault = vault_folder(args.vault, readable=not args.no_sync)
     options = SearchOptions(
         mode=args.mode,
         limit=args.limit,
@@ -360,7 +276,7 @@ def _rank(rank: int | None) -> str:
 def cmd_status(args: argparse.Namespace) -> int:
     from explorer.live import persisted_watcher
 
-    vault = _vault(args.vault, readable=False)
+    vault = vault_folder(args.vault, readable=False)
     model = model_name(args.model)
     path = index_path(vault, args.data_dir)
     if args.rebuild and not path.exists():
@@ -454,12 +370,19 @@ def _age(seconds: float | None) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - seconds))
 
 
+#: Runs a parsed command: ``fn(args) -> exit status``.
+Command = Callable[[argparse.Namespace], int]
+#: Adds commands to the parser: ``fn(subparsers, common options parser)``.
+Registrar = Callable[[Any, argparse.ArgumentParser], None]
+
+
 def cmd_gui(args: argparse.Namespace) -> int:
-    try:
-        from explorer.gui.app import run_gui
-    except ImportError as exc:
-        raise UsageError(f"the window needs PySide6 ({exc})") from exc
-    return run_gui(args)
+    """The ``gui`` command runs the window that :func:`main` was given (the window lies above
+    this module, so it is handed in by :mod:`explorer.entry`, never imported from here)."""
+    runner: Command | None = getattr(args, "gui_runner", None)
+    if runner is None:
+        raise UsageError("this build has no window; use the search, index and status commands")
+    return runner(args)
 
 
 # ----------------------------------------------------------------------------- parser
@@ -472,7 +395,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, safe_text(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     common = _Parser(add_help=False)
     common.add_argument(
         "--data-dir",
@@ -530,21 +453,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=cmd_status)
 
-    for extra in _EXTRA_COMMANDS:
-        extra(sub, common)
+    for register in commands:
+        register(sub, common)
     return parser
 
 
-#: Commands contributed by other modules (watch, eval, bench): ``fn(subparsers, common)``.
-_EXTRA_COMMANDS: list[Callable[[Any, argparse.ArgumentParser], None]] = []
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    commands: Sequence[Registrar] = (),
+    gui: Command | None = None,
+) -> int:
+    """Parse ``argv`` and run the command, turning errors into one line and an exit status.
 
-
-def main(argv: Sequence[str] | None = None) -> int:
-    _load_extra_commands()
-    parser = build_parser()
+    ``commands`` registers more commands than this module's (``watch``, ``eval``, ``bench``);
+    ``gui`` runs the window.  :func:`explorer.entry.main` passes both: it is the program."""
+    parser = build_parser(commands)
     args = parser.parse_args(argv)  # --help, --version, a usage error: SystemExit (0 or 2)
     if args.command is None:
         args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
+    args.gui_runner = gui
     args.data_dir = getattr(args, "data_dir", None)
     args.model = getattr(args, "model", None)
     try:
@@ -630,19 +558,3 @@ def _explain_one(exc: BaseException, args: argparse.Namespace) -> str | None:
     if exc.errno == errno.EIO:
         return f"input/output error{shown and ' on' + shown}; check the disk"
     return None
-
-
-def _load_extra_commands() -> None:
-    """Import the modules that register more commands (kept out of the import of this one)."""
-    if _EXTRA_COMMANDS:
-        return
-    import importlib
-
-    for name in ("explorer.watch_cli", "explorer.evaluate.cli"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        _EXTRA_COMMANDS.append(module.register)

@@ -15,7 +15,7 @@ import time
 from types import FrameType
 from typing import Any, TextIO
 
-from explorer.cli import UsageError, _vault, finite_float
+from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.live import LiveEvent, LiveIndex
@@ -74,7 +74,7 @@ class EventPrinter:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
-    vault = _vault(args.vault)
+    vault = vault_folder(args.vault)
     if not args.reconcile_interval > 0:
         raise UsageError(f"--reconcile-interval must be positive, got {args.reconcile_interval:g}")
     provider = (

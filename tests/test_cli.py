@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import EMBED_BEFORE_SEARCH, explain, main
+from explorer.cli import EMBED_BEFORE_SEARCH, explain
 from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.entry import main
 from explorer.index.db import IndexDB
 
 Write = Callable[[str, str | bytes], Path]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import main
+from explorer.entry import main
 from explorer.display import is_unsafe
 from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
@@ -30,7 +30,7 @@ from tests.vault.test_watch import wait_until
 SLOW_FAKE_MAIN = textwrap.dedent(
     """
     import sys, threading
-    from explorer.cli import main
+    from explorer.entry import main
     from explorer.embed import provider
     from explorer.embed.base import FakeEmbedder
 

@@ -22,7 +22,6 @@ What is measured, in order (each figure is one key of :func:`run_bench`'s result
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 import resource
 import shutil
@@ -40,6 +39,8 @@ import psutil
 
 from explorer.embed.base import Embedder, FakeEmbedder, Matrix, normalize_rows
 from explorer.embed.provider import EmbedderProvider
+from explorer.evaluate.freshness import run_freshness
+from explorer.evaluate.stats import percentiles
 from explorer.evaluate.synth import generate_queries, generate_vault
 from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
@@ -93,20 +94,6 @@ class RandomEmbedder(FakeEmbedder):
 # ----------------------------------------------------------------------------- helpers
 
 
-def percentiles(samples_ms: list[float]) -> dict[str, float]:
-    """p50 / p95 / max / mean of a list of milliseconds (numpy's linear interpolation)."""
-    if not samples_ms:
-        return {"p50": 0.0, "p95": 0.0, "max": 0.0, "mean": 0.0, "n": 0}
-    values = np.asarray(samples_ms, dtype=np.float64)
-    return {
-        "p50": round(float(np.percentile(values, 50)), 3),
-        "p95": round(float(np.percentile(values, 95)), 3),
-        "max": round(float(values.max()), 3),
-        "mean": round(float(values.mean()), 3),
-        "n": len(samples_ms),
-    }
-
-
 def peak_rss_bytes() -> int:
     """The process's peak resident set size so far (``getrusage``; psutil's RSS as a floor)."""
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -127,7 +114,7 @@ def _log(message: str) -> None:
 
 
 def _progress() -> Callable[..., None]:
-    from explorer.cli import TerminalProgress
+    from explorer.console import TerminalProgress
 
     return TerminalProgress()
 
@@ -326,26 +313,6 @@ def _blob_baseline(db: IndexDB, model: str, query_vectors: Matrix, figures: dict
     )
 
 
-def _freshness(
-    vault: Path, scratch: Path, samples: int, provider: EmbedderProvider
-) -> dict[str, Any]:
-    """``explorer.evaluate.freshness.run_freshness`` (it works on its own copy of the vault)."""
-    module = importlib.import_module("explorer.evaluate.freshness")
-    result = module.run_freshness(vault, scratch / "freshness", samples, provider)
-    return dict(result) if isinstance(result, dict) else {"result": result}
-
-
-def _check_freshness_available() -> None:
-    try:
-        importlib.import_module("explorer.evaluate.freshness")
-    except ModuleNotFoundError as exc:
-        if exc.name != "explorer.evaluate.freshness":
-            raise
-        raise BenchError(
-            "--freshness needs explorer.evaluate.freshness, which this build does not have"
-        ) from None
-
-
 # ----------------------------------------------------------------------------- the run
 
 
@@ -355,8 +322,6 @@ def run_bench(
     """Measure everything in one process; returns the figures (what ``--json`` prints)."""
     if settings.vault is not None and not settings.vault.is_dir():
         raise BenchError(f"vault folder not found: {settings.vault}")
-    if settings.freshness:
-        _check_freshness_available()
     progress = _progress()
     result: dict[str, Any] = {
         "settings": {
@@ -452,7 +417,9 @@ def _run(
         result["peakRssBytesWithBaseline"] = peak_rss_bytes()
         if settings.freshness:
             _log("measuring freshness")
-            result["freshness"] = _freshness(vault, scratch, settings.freshness_samples, provider)
+            result["freshness"] = run_freshness(
+                vault, scratch / "freshness", settings.freshness_samples, provider
+            )
     finally:
         db.close()
     result["cpu"] = {

@@ -1,4 +1,4 @@
-"""The ``eval`` and ``bench`` commands (registered by :mod:`explorer.cli` when importable)."""
+"""The ``eval`` and ``bench`` commands (put into the program by :mod:`explorer.entry`)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.cli import dump_json, finite_float, say
+from explorer.console import dump_json, finite_float, say
 from explorer.search.hybrid import DEFAULT_MIN_SIM, FUSION_METHODS
 
 
 def _usage_error(message: str) -> Exception:
-    from explorer.cli import UsageError
+    from explorer.console import UsageError
 
     return UsageError(message)
 
@@ -47,7 +47,7 @@ _non_negative_int = _int_at_least(0)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from explorer.cli import TerminalProgress
+    from explorer.console import TerminalProgress
     from explorer.embed.provider import shared_provider
     from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
     from explorer.evaluate.runner import (

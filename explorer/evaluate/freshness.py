@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.embed.provider import EmbedderProvider, ModelState
-from explorer.evaluate.bench import percentiles
+from explorer.evaluate.stats import percentiles
 from explorer.index.db import IndexDB
 from explorer.live import LiveEvent, LiveIndex
 from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable

@@ -55,7 +55,7 @@ NOTES_FORMAT = 1
 #: machine's scores depend on its load.
 EVAL_EMBED_TIMEOUT_S = 120.0
 
-#: (phase, done, total, note) — the signature of ``explorer.cli.TerminalProgress``.
+#: (phase, done, total, note) — the signature of ``explorer.console.TerminalProgress``.
 Progress = Callable[..., None]
 Log = Callable[[str], None]
 

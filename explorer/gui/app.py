@@ -186,13 +186,14 @@ def _write_stall_report(window: MainWindow) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui``."""
+    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui`` (the command line
+    parses the options and reports errors; this module runs the window)."""
     from explorer.cli import main as cli_main
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] != "gui":
         args = ["gui", *args]
-    return cli_main(args)
+    return cli_main(args, gui=run_gui)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,7 +2,7 @@
 
 Pure (no Qt): the window keeps one :class:`CachedLists` per shown query.  The lists are fetched
 deeper than the depth control and without a similarity floor (see
-:func:`~explorer.gui.search_service.fetch_options`), so k, the weights, the depth (up to the
+:func:`fetch_options`), so k, the weights, the depth (up to the
 depth fetched), the floor and the mode (Hybrid ↔ Lexical ↔ Semantic, when both lists were
 fetched) all re-fuse without a new search; :meth:`CachedLists.covers` says when one is needed.
 """
@@ -12,8 +12,25 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from explorer.gui.render import ExplainContext
-from explorer.gui.search_service import fetch_options
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse, fuse
+
+#: Lists are fetched this deep at least, so the depth control re-fuses without a new search
+#: up to here (a deeper list's first n entries are exactly the list of depth n).
+MIN_FETCH_DEPTH = 100
+#: The vector list is fetched without a floor and the similarity floor applied while fusing
+#: (dropping the tail of a best-first list is exactly what a floor does), so it is live too.
+FETCH_MIN_SIM = 0.0
+
+
+def fetch_options(options: SearchOptions) -> SearchOptions:
+    """What to fetch for ``options``: both lists unless the mode is lexical, deep enough for the
+    depth control, no similarity floor (applied at fusion)."""
+    return replace(
+        options,
+        mode="fts" if options.mode == "fts" else "hybrid",
+        depth=max(options.depth, MIN_FETCH_DEPTH),
+        min_sim=FETCH_MIN_SIM,
+    )
 
 
 @dataclass(frozen=True)

@@ -25,16 +25,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from explorer.embed.provider import EmbedderProvider
+from explorer.gui.refusion import fetch_options
 from explorer.gui.workers import Latest, Worker
 from explorer.index.db import IndexDB
 from explorer.search.hybrid import Candidates, QueryError, Searcher, SearchOptions
 
-#: Lists are fetched this deep at least, so the depth control re-fuses without a new search
-#: up to here (a deeper list's first n entries are exactly the list of depth n).
-MIN_FETCH_DEPTH = 100
-#: The vector list is fetched without a floor and the similarity floor applied while fusing
-#: (dropping the tail of a best-first list is exactly what a floor does), so it is live too.
-FETCH_MIN_SIM = 0.0
 #: SQLite calls the cancellation check every this many virtual-machine steps (about a
 #: millisecond of work: often enough to stop promptly, rare enough to cost nothing).
 PROGRESS_STEPS = 100_000
@@ -50,19 +45,6 @@ class SearchResult:
     options: SearchOptions
     candidates: Candidates | None
     error: str | None = None
-
-
-def fetch_options(options: SearchOptions) -> SearchOptions:
-    """What to fetch for ``options``: both lists unless the mode is lexical, deep enough for the
-    depth control, no similarity floor (applied at fusion)."""
-    from dataclasses import replace
-
-    return replace(
-        options,
-        mode="fts" if options.mode == "fts" else "hybrid",
-        depth=max(options.depth, MIN_FETCH_DEPTH),
-        min_sim=FETCH_MIN_SIM,
-    )
 
 
 class SearchService(QObject):

@@ -3,23 +3,22 @@
 from __future__ import annotations
 
 import json
-import sys
-import types
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from explorer.cli import main
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.entry import main
+from explorer.evaluate import bench as bench_module
 from explorer.evaluate.bench import (
     BenchSettings,
     RandomEmbedder,
     format_bench,
-    percentiles,
     run_bench,
 )
+from explorer.evaluate.stats import percentiles
 
 SMALL = ["bench", "--notes", "60", "--queries", "5", "--no-embed"]
 
@@ -90,14 +89,6 @@ def test_cli_bench_on_a_given_vault(vault: Path, capsys: pytest.CaptureFixture[s
     assert main(["bench", str(vault / "missing"), "--no-embed"]) == 2
 
 
-def test_freshness_missing_module_is_a_clear_error(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    monkeypatch.setitem(sys.modules, "explorer.evaluate.freshness", None)  # as if absent
-    assert main([*SMALL, "--freshness"]) == 2
-    assert "explorer.evaluate.freshness" in capsys.readouterr().err
-
-
 def test_freshness_result_is_reported(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -107,9 +98,7 @@ def test_freshness_result_is_reported(
         calls.append((vault, samples))
         return {"p50Ms": 12.5, "samples": samples}
 
-    module = types.ModuleType("explorer.evaluate.freshness")
-    module.run_freshness = run_freshness  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "explorer.evaluate.freshness", module)
+    monkeypatch.setattr(bench_module, "run_freshness", run_freshness)
     assert main([*SMALL, "--freshness", "--freshness-samples", "3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["freshness"] == {"p50Ms": 12.5, "samples": 3}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import main
+from explorer.entry import main
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import Doc, load_beir

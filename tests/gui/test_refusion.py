@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from explorer.gui.refusion import CachedLists
-from explorer.gui.search_service import MIN_FETCH_DEPTH
+from explorer.gui.refusion import MIN_FETCH_DEPTH, CachedLists
 from explorer.search.hybrid import SearchOptions, SemanticStatus
 from tests.gui.test_results_model import candidates
 
