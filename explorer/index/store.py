@@ -102,6 +102,16 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
     return note_id
 
 
+def check_storable(note: ParsedNote) -> None:
+    """Raise ``ValueError`` if some text of ``note`` cannot be stored (bound as UTF-8), so that
+    nothing of it is written.  Parsing never makes such text; this keeps it so."""
+    for text in (note.title, note.status or "", note.text, *note.tags, *note.warnings):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"text that is not valid Unicode ({exc.reason})") from None
+
+
 def touch_note(conn: sqlite3.Connection, st: FileStat) -> None:
     """Record new stats for a note whose content did not change."""
     conn.execute(

@@ -18,7 +18,7 @@ from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
 from explorer.vault.parse import ParsedNote
-from explorer.vault.scan import NOT_UTF8_NAME
+from explorer.vault.scan import NOT_UTF8_NAME, FileStat
 from explorer.vault.watch import VaultWatcher
 from tests.index.helpers import mentions, snapshot, table_counts
 from tests.vault.test_watch import wait_until
@@ -421,3 +421,29 @@ def test_big_notes_commit_in_transactions_bounded_by_bytes(
     assert len(seen) >= 2 and all(done == visible for done, visible in seen)
     assert seen[-1] == (6, 6)
     assert len(commits) >= 2 + len(seen)  # deletions/skips, each batch, the closing one
+
+
+def test_a_note_failing_halfway_through_its_writes_is_undone_and_the_batch_redone(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for i in range(60):
+        write(f"n{i:03}.md", f"# Note {i}\n\nplain words {i}\n")
+    write("half.md", "# Half\n\nhalfwords\n")
+    db = open_db(vault)
+    real = sync.store.upsert_note
+
+    def upsert_then_fail_on_half(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int:
+        note_id = real(conn, st, note)  # the note, its tags, chunks and FTS row are written …
+        if st.rel == "half.md":
+            raise RuntimeError("a bug after the writes")  # … and then something goes wrong
+        return note_id
+
+    monkeypatch.setattr(sync.store, "upsert_note", upsert_then_fail_on_half)
+    report = sync_vault(db, batch_size=25)
+    assert report.skipped == {
+        "half.md": "could not be indexed: RuntimeError: a bug after the writes"
+    }
+    assert sorted(report.added) == sorted(f"n{i:03}.md" for i in range(60))  # each exactly once
+    assert _notes(db) == set(report.added) and _skipped(db) == report.skipped
+    assert mentions(db, "halfwords") == []  # no row of it is left
+    assert db.fts_integrity() is None
