@@ -9,6 +9,6 @@ import sys
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()
-    from explorer.cli import main
+    from explorer.entry import main
 
     sys.exit(main(sys.argv[1:]))
