@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QSizePolicy,
     QStatusBar,
     QWidget,
 )
@@ -147,6 +148,9 @@ class Legend(QWidget):
             self._swatches[key] = swatch
         self.note = QLabel(self)
         self.note.setObjectName("legendNote")
+        # The note comes and goes with the mode: it must not widen the results pane's minimum
+        # (the pane would jump, and a saved splitter position would depend on the mode).
+        self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         layout.addWidget(self.note)
         layout.addStretch(1)
         self.update_legend(True)
