@@ -30,3 +30,19 @@ def test_core_imports_without_qt() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_layers_without_cycles_as_import_linter_sees_them() -> None:
+    """The contracts in pyproject.toml: entry → gui → commands → live → search → index →
+    vault/embed, no Qt below the window, no import cycle between sibling modules."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "0 broken" in proc.stdout
