@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
+import math
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -63,6 +64,9 @@ class SearchOptions:
             raise QueryError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
         if not 1 <= self.limit <= 100:
             raise QueryError(f"limit must be between 1 and 100, got {self.limit}")
+        for name, value in (("k", self.k), ("w-fts", self.w_fts), ("w-vec", self.w_vec)):
+            if not math.isfinite(value):
+                raise QueryError(f"{name} must be a finite number, got {value:g}")
         if not self.k > 0:
             raise QueryError(f"k must be positive, got {self.k:g}")
         if not 1 <= self.depth <= 1000:

@@ -119,6 +119,10 @@ def test_empty_query_lists_recent_notes(small: Searcher, vault: Path) -> None:
         (SearchOptions(limit=101), "limit"),
         (SearchOptions(k=0), "k must be positive"),
         (SearchOptions(k=-1), "k must be positive"),
+        (SearchOptions(k=float("inf")), "k must be a finite number"),
+        (SearchOptions(w_fts=float("nan")), "w-fts must be a finite number"),
+        (SearchOptions(w_vec=float("inf")), "w-vec must be a finite number"),
+        (SearchOptions(min_sim=float("nan")), "min-sim"),
         (SearchOptions(mode="vector"), "unknown mode"),
     ],
 )
