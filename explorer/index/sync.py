@@ -121,7 +121,10 @@ def sync_vault(
     if progress:
         progress("scan", len(current), len(current))
 
-    deleted = [p for p in known if p not in current]
+    # A note that cannot be looked at right now (a folder that cannot be listed, a file that
+    # cannot be stat'ed) is not gone: it keeps its place in the index until it can be read.
+    unreachable = _unreachable(skipped)
+    deleted = [p for p in known if p not in current and not unreachable(p)]
     candidates = [st for rel, st in current.items() if _maybe_changed(known.get(rel), st)]
     report.unchanged = len(current) - len(candidates)
     total = len(candidates)
@@ -175,6 +178,19 @@ def sync_vault(
     report.seconds = time.perf_counter() - started
     db.set_meta("last_sync_summary", report.summary())
     return report
+
+
+#: Reasons of the scanner that say "cannot look at it now", not "it is no note".
+_ACCESS_REASONS = ("cannot stat", "cannot list folder")
+
+
+def _unreachable(skipped: dict[str, str]) -> Callable[[str], bool]:
+    """Whether a known note lies where the scan could not look (see :data:`_ACCESS_REASONS`)."""
+    folders = tuple(
+        path for path, reason in skipped.items() if reason.startswith("cannot list folder")
+    )
+    files = {path for path, reason in skipped.items() if reason.startswith(_ACCESS_REASONS)}
+    return lambda path: path in files or path.startswith(folders)
 
 
 def _maybe_changed(known: store.KnownNote | None, st: FileStat) -> bool:

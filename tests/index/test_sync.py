@@ -447,3 +447,47 @@ def test_a_note_failing_halfway_through_its_writes_is_undone_and_the_batch_redon
     assert _notes(db) == set(report.added) and _skipped(db) == report.skipped
     assert mentions(db, "halfwords") == []  # no row of it is left
     assert db.fts_integrity() is None
+
+
+def test_notes_the_scan_cannot_look_at_keep_their_place(vault: Path, data_dir: Path) -> None:
+    """A folder that cannot be listed, or a vault folder that can be listed but not entered
+    (every stat fails), emptied the index of those notes: they are not gone, only unreadable."""
+    import subprocess
+    import sys
+
+    from tests.privileges import unprivileged
+
+    (vault / "sub").mkdir()
+    (vault / "sub" / "a.md").write_text("# A\n\nin a folder\n")
+    (vault / "b.md").write_text("# B\n\nat the top\n")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    db.close()
+    script = (
+        "import sys; from pathlib import Path\n"
+        "from explorer.index.db import IndexDB; from explorer.index.sync import sync_vault\n"
+        "db = IndexDB.open(Path(sys.argv[1]), sys.argv[2]); r = sync_vault(db)\n"
+        "print(sorted(r.deleted), sorted(r.skipped)); db.close()\n"
+    )
+
+    def sync_without_permission(folder: Path, mode: int) -> str:
+        folder.chmod(mode)
+        try:
+            proc = subprocess.run(
+                [*unprivileged(), sys.executable, "-c", script, str(vault), str(data_dir)],
+                capture_output=True,
+                text=True,
+                check=False,
+            )
+        finally:
+            folder.chmod(0o755)
+        assert proc.returncode == 0, proc.stderr
+        return proc.stdout
+
+    out = sync_without_permission(vault / "sub", 0o000)
+    assert out.startswith("[] ['sub/']"), out
+    out = sync_without_permission(vault, 0o644)
+    assert out.startswith("[] ['b.md', 'sub/']"), out
+    db = IndexDB.open(vault, data_dir)
+    assert sorted(p for (p,) in db.conn.execute("SELECT path FROM notes")) == ["b.md", "sub/a.md"]
+    db.close()
