@@ -24,7 +24,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
 
 from explorer.index.migrations import FTS_TOKENIZER
@@ -168,7 +168,11 @@ class Snippets:
                     else:
                         pending.append(scan)
                 elif (cut := _cut_if_dense(window, marked[row])) is None:
-                    scan.chosen = ("scan", row, replace(window, matched=True))
+                    scan.chosen = (
+                        "scan",
+                        row,
+                        Window(window.text, window.at_start, window.at_end, True),
+                    )
                 else:
                     scan.chosen = ("pick", self._row(), cut)
                     picked.append(scan.chosen)

@@ -36,6 +36,14 @@ def test_bare_words_phrase_exclusion_or_prefix_filters() -> None:
     assert q.free_text == "deploy cache purge cdn edge roll"
 
 
+def test_what_snippets_mark_leaves_out_the_exclusions() -> None:
+    q = parse_query("deploy cdn OR edge -staging")
+    assert q.fts_terms() == '"deploy" OR "cdn" OR "edge"'
+    assert parse_query("cache purge -old").fts_phrase(exclusions=False) == '"cache purge"'
+    assert parse_query("cache purge -old").fts_phrase() == '("cache purge") NOT ("old")'
+    assert parse_query("-only").fts_terms() is None
+
+
 def test_quotes_inside_terms_are_escaped() -> None:
     assert Term('say"hi').fts() == '"say""hi"'
     assert Term("***").fts() is None
