@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer.entry import main
 from explorer.display import is_unsafe
 from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import pending_count
 from explorer.index.sync import sync_vault

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.entry import main
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.entry import main
 from explorer.evaluate.datasets import Doc, load_beir
 from explorer.evaluate.runner import (
     EvalSettings,
