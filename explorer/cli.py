@@ -59,6 +59,9 @@ from explorer.search.hybrid import (
 )
 from explorer.search.query import QueryError
 
+#: Candidates per list when ``--depth`` is not given (raised to ``--limit`` when that is more).
+DEFAULT_DEPTH = SearchOptions().depth
+
 #: A ``search`` that syncs embeds the chunks waiting for a vector first only when there are at
 #: most this many (an edited note or a few: about a second on a laptop's CPU); above it, it
 #: answers with the vectors that exist and says how many are waiting.
@@ -148,11 +151,17 @@ def cmd_search(args: argparse.Namespace) -> int:
         k=args.k,
         w_fts=args.w_fts,
         w_vec=args.w_vec,
-        depth=args.depth,
+        depth=max(DEFAULT_DEPTH, args.limit) if args.depth is None else args.depth,
         min_sim=args.min_sim,
         fusion=args.fusion,
     )
     options.validate()
+    if options.depth < options.limit:
+        say(
+            f"vault-explorer: at most {options.depth} hits per list (--depth {options.depth} "
+            f"is below --limit {options.limit})",
+            sys.stderr,
+        )
     provider = shared_provider(args.model)
     waiting = 0
     if args.no_sync and not index_path(vault, args.data_dir).exists():
@@ -436,7 +445,12 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     p.add_argument("--k", type=finite_float, default=60.0, help="RRF k (default 60)")
     p.add_argument("--w-fts", type=finite_float, default=0.7, help="weight of the lexical list")
     p.add_argument("--w-vec", type=finite_float, default=0.3, help="weight of the vector list")
-    p.add_argument("--depth", type=int, default=50, help="candidates per list (default 50)")
+    p.add_argument(
+        "--depth",
+        type=int,
+        default=None,
+        help=f"candidates per list (default {DEFAULT_DEPTH}, or the limit if that is more)",
+    )
     p.add_argument("--min-sim", type=finite_float, default=DEFAULT_MIN_SIM, help="vector floor")
     p.add_argument("--fusion", default="rrf", help="fusion method (default rrf)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

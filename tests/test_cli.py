@@ -666,3 +666,30 @@ def test_status_runs_a_real_integrity_check_and_offers_the_rebuild(
     assert code == 0, out
     assert "integrity   ok" not in out
     assert f"vault-explorer status {vault} --rebuild all" in out
+
+
+def test_limit_above_the_default_depth_shows_that_many_hits(
+    vault: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--limit 100`` in fts mode returned 50 hits: the default depth capped the list."""
+    for i in range(70):
+        (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\nshared word\n")
+    common = ["--data-dir", str(data_dir), "--mode", "fts", "--json"]
+    assert main(["search", str(vault), "shared", "--limit", "100", *common]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 70
+    assert main(["search", str(vault), "shared", "--limit", "100", "--depth", "30", *common]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)["hits"]) == 30 and "--depth 30 is below --limit 100" in err
+
+
+def test_the_empty_query_lists_twenty_notes_whatever_the_limit(
+    vault: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The listing's size expression always equalled the limit (the window showed 100)."""
+    for i in range(30):
+        (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\nbody\n")
+    common = ["--data-dir", str(data_dir), "--json"]
+    assert main(["search", str(vault), "", "--limit", "100", *common]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 20
+    assert main(["search", str(vault), "", "--limit", "5", *common]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 5

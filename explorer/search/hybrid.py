@@ -41,6 +41,7 @@ EMBED_TIMEOUT_S = 3.0
 #: (hybrid nDCG@10): floor 0 → 0.7242, 0.3 → 0.7254, 0.45 → 0.7228.  0.3 costs nothing in quality
 #: and lets "found only by words" show again; all-MiniLM-L6-v2 cosines under 0.3 are unrelated.
 DEFAULT_MIN_SIM = 0.3
+#: An empty query lists this many recently modified notes (fewer if the limit is lower).
 LISTING_SIZE = 20
 
 
@@ -343,7 +344,7 @@ class Searcher:
         rows = self.db.conn.execute(
             f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
             "LIMIT ?",
-            (*params, max(options.limit, LISTING_SIZE) if options.limit == 20 else options.limit),
+            (*params, min(options.limit, LISTING_SIZE)),
         ).fetchall()
         for note_id, path in rows:
             body = body_start(self.db.conn, int(note_id), 240)
