@@ -319,6 +319,8 @@ class LiveIndex:
         self._emit(LiveEvent(kind, time.time(), message, **fields))
 
     def _idle(self) -> bool:
+        if self._state is WatcherState.READER:
+            return True  # another process does the work; this one has nothing pending
         with self._lock:
             if not self._initial_done or self._busy or self._sync_failures:
                 return False

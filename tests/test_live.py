@@ -395,6 +395,7 @@ def test_a_second_live_index_reads_and_takes_over_when_the_first_stops(
     second.start()
     try:
         wait_until(lambda: second.state is WatcherState.READER)
+        assert second.wait_idle(5), "a reader has nothing of its own to wait for"
         assert "keeps this index current" in (second.state_reason or "")
         wait_until(lambda: second.health().get("notes") == 1)
 

@@ -151,8 +151,7 @@ class Legend(QWidget):
         # The note comes and goes with the mode: it must not widen the results pane's minimum
         # (the pane would jump, and a saved splitter position would depend on the mode).
         self.note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        layout.addWidget(self.note)
-        layout.addStretch(1)
+        layout.addWidget(self.note, 1)  # takes the room left (its size hint is ignored)
         self.update_legend(True)
 
     def update_legend(self, tinted: bool) -> None:

@@ -461,3 +461,4 @@ def test_the_results_pane_minimum_does_not_follow_the_mode(
     window.set_mode("fts")
     qtbot.waitUntil(lambda: window.legend.note.text() != "")
     assert left.minimumSizeHint().width() == hybrid
+    qtbot.waitUntil(lambda: window.legend.note.width() >= window.legend.note.sizeHint().width())
