@@ -41,7 +41,7 @@ import psutil
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB, IndexUnavailable, connect, index_path
-from explorer.index.embedding import encode_vector, pending_count
+from explorer.index.embedding import pending_count, store_vectors
 from explorer.index.lease import Holder, IndexHeld, WriterLease, holder
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
@@ -111,12 +111,6 @@ _PENDING_SQL = (
     "WHERE {where} AND NOT EXISTS "
     "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
     "ORDER BY c.note_id, c.seq LIMIT ?"
-)
-#: A vector is stored only if some chunk still has its text: a chunk deleted while its batch was
-#: being embedded leaves no orphan behind.
-_INSERT_VECTOR = (
-    "INSERT OR IGNORE INTO vectors(hash, model, dim, vec) SELECT ?, ?, ?, ? "
-    "WHERE EXISTS (SELECT 1 FROM chunks WHERE hash = ?)"
 )
 
 
@@ -728,17 +722,7 @@ class LiveIndex:
                 failures = 0
                 self._set_embedding(state="embedding", reason=None)
             with db.transaction() as conn:
-                for row, vector in zip(rows, matrix, strict=True):
-                    conn.execute(
-                        _INSERT_VECTOR,
-                        (
-                            row.hash,
-                            embedder.name,
-                            embedder.dimension,
-                            encode_vector(vector),
-                            row.hash,
-                        ),
-                    )
+                store_vectors(conn, embedder.name, [r.hash for r in rows], matrix)
                 db.bump_generation()
             if cursor_after is not None:
                 cursor = cursor_after

@@ -7,9 +7,10 @@ model's name and dimension; rows of another model are never read for a search.
 
 from __future__ import annotations
 
+import sqlite3
 import struct
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,33 @@ def pack_floats(values: list[float]) -> bytes:
     return struct.pack("<" + "f" * len(values), *values)
 
 
+#: A vector is stored only if some chunk still has its text: a chunk deleted while its batch
+#: was being embedded leaves no orphan behind.
+_STORE_VECTOR = (
+    "INSERT OR REPLACE INTO vectors(hash, model, dim, vec) SELECT ?, ?, ?, ? "
+    "WHERE EXISTS (SELECT 1 FROM chunks WHERE hash = ?)"
+)
+
+
+def store_vectors(
+    conn: sqlite3.Connection, model: str, hashes: Sequence[str], matrix: Matrix
+) -> int:
+    """Store one vector per chunk text (``hashes[i]`` ↔ ``matrix[i]``) inside the caller's
+    transaction, the one way every writer stores them; returns how many were stored.  A vector
+    that is not finite is never stored (its chunk stays pending)."""
+    if len(hashes) != matrix.shape[0]:
+        raise ValueError(f"{len(hashes)} chunk texts but {matrix.shape[0]} vectors")
+    dim = int(matrix.shape[1]) if matrix.ndim == 2 else 0
+    finite = np.asarray(np.isfinite(matrix).all(axis=1), dtype=bool).reshape(-1)
+    sound = [bool(ok) for ok in finite.tolist()]
+    rows = [
+        (digest, model, dim, encode_vector(matrix[i]), digest)
+        for i, digest in enumerate(hashes)
+        if sound[i]
+    ]
+    return max(0, conn.executemany(_STORE_VECTOR, rows).rowcount)
+
+
 def pending_count(db: IndexDB, model: str) -> int:
     """Distinct chunk texts still waiting for a vector of ``model``."""
     row = db.conn.execute(
@@ -95,13 +123,7 @@ def embed_pending(
                 f"expected {(len(batch), embedder.dimension)}"
             )
         with db.transaction() as conn:
-            conn.executemany(
-                "INSERT OR REPLACE INTO vectors(hash, model, dim, vec) VALUES (?, ?, ?, ?)",
-                [
-                    (digest, embedder.name, embedder.dimension, encode_vector(matrix[i]))
-                    for i, (digest, _) in enumerate(batch)
-                ],
-            )
+            store_vectors(conn, embedder.name, [digest for digest, _ in batch], matrix)
             db.bump_generation()
         report.chunks += len(batch)
         if progress:

@@ -108,3 +108,26 @@ def test_damaged_vectors_are_never_computed_with(
     hits = index.top_notes(fake.embed(["the good note"])[0], 10)
     assert len(hits) == 1 and np.isfinite(hits[0].score)
     assert index_status(db, fake.name)["damagedVectors"] == 2
+
+
+def test_one_function_stores_vectors_and_never_a_non_finite_one(
+    vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """The embedding queue and the live index wrote vectors with different SQL; now both use
+    ``store_vectors``, which skips a vector that is not finite and a text no chunk has."""
+    from explorer.index.embedding import pending_count, store_vectors
+
+    (vault / "a.md").write_text("# A\n\nalpha\n")
+    (vault / "b.md").write_text("# B\n\nbravo\n")
+    db = open_db(vault)
+    sync_vault(db)
+    fake = FakeEmbedder()
+    hashes = [str(h) for (h,) in db.conn.execute("SELECT hash FROM chunks ORDER BY note_id")]
+    matrix = fake.embed(["alpha", "bravo", "gone"])
+    matrix[1, 0] = np.nan
+    with db.transaction() as conn:
+        stored = store_vectors(conn, fake.name, [*hashes, "no-such-chunk"], matrix)
+    assert stored == 1  # the NaN one is left out, and so is the one no chunk has
+    rows = db.conn.execute("SELECT hash FROM vectors").fetchall()
+    assert rows == [(hashes[0],)]
+    assert pending_count(db, fake.name) == 1
