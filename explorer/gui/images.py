@@ -25,6 +25,8 @@ from pathlib import Path
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QUrl
 from PySide6.QtGui import QImage, QImageReader
 
+from explorer.vault.scan import read_inside
+
 #: One image file larger than this is not shown.
 IMAGE_CAP_BYTES = 20 * 1024 * 1024
 #: All the images of one note, read, at most.
@@ -35,14 +37,6 @@ NOTE_DECODED_CAP = 256 * 1024 * 1024
 MAX_IMAGES = 200
 #: Raster formats decoded (as Qt names them, read from the file's content, not its name).
 FORMATS = frozenset({"png", "jpeg", "jpg", "gif", "bmp", "webp"})
-
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
 
 
 def local_key(url: QUrl) -> str | None:
@@ -87,49 +81,15 @@ def vault_file(vault: Path, key: str) -> Path | str:
 
 def read_regular_file(vault: Path, path: Path, cap: int = IMAGE_CAP_BYTES) -> bytes | None:
     """The bytes of ``path`` if, once open, it is a regular file inside ``vault`` of at most
-    ``cap`` bytes.
-
-    Opened non-blocking and without following a final symlink, then checked on the descriptor,
-    so a file swapped for a FIFO, a device or a link after :func:`vault_file` looked at it is
-    refused without being read (and an open never waits for a writer).
-    """
+    ``cap`` bytes (read as notes are: :func:`explorer.vault.scan.read_inside`), so a file
+    swapped for a FIFO, a device or a link after :func:`vault_file` looked at it is refused
+    without being read."""
     try:
-        fd = os.open(path, _OPEN_FLAGS)
+        root = str(vault.resolve(strict=True))
     except OSError:
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > cap or not _opened_inside(fd, vault):
-            return None
-        chunks: list[bytes] = []
-        total = 0
-        while total <= cap:
-            chunk = os.read(fd, min(1 << 20, cap + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-        if total > cap:  # it grew while being read
-            return None
-        return b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _opened_inside(fd: int, vault: Path) -> bool:
-    """Whether the file open as ``fd`` lies inside ``vault``: Linux names the file really
-    opened, whatever changed on the way since it was resolved; elsewhere this is trusted to
-    the resolved path :func:`vault_file` checked."""
-    try:
-        real = os.readlink(f"/proc/self/fd/{fd}")
-    except OSError:
-        return True
-    try:
-        return Path(real).is_relative_to(vault.resolve(strict=True))
-    except OSError:
-        return False
+    data = read_inside(root, str(path), cap)
+    return data if isinstance(data, bytes) and len(data) <= cap else None
 
 
 def decode(data: bytes, pixel_budget: int) -> QImage | None:

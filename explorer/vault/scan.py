@@ -130,7 +130,20 @@ def read_note(root: Path, rel: str) -> bytes | str | None:
     checked = _check(str(root), rel)
     if not isinstance(checked, tuple):
         return checked
-    path, st = checked
+    data = read_inside(str(root), checked[0], MAX_NOTE_BYTES)
+    if isinstance(data, bytes) and len(data) > MAX_NOTE_BYTES:
+        return f"too large (over {MAX_NOTE_BYTES:,} bytes)"
+    return data
+
+
+def read_inside(root: str, path: str, limit: int) -> bytes | str | None:
+    """At most ``limit + 1`` bytes of ``path`` (more than ``limit`` means "too large"), if what
+    opens is a regular file inside ``root``; else the reason, or ``None`` when it is gone.
+
+    Opened non-blocking and without following a final link, then checked on the descriptor: a
+    FIFO or a device is never waited on, a file swapped for a link or reached through a linked
+    folder is refused, and nothing is ever read whole.  Notes and preview images both read so.
+    """
     try:
         fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
@@ -141,17 +154,11 @@ def read_note(root: Path, rel: str) -> bytes | str | None:
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):
                 return NOT_REGULAR
-            if not _opened_inside(fd, path, str(root)):
+            if not _opened_inside(fd, path, root):
                 return LINK_OUT
-            limit = MAX_NOTE_BYTES + 1
-            data = fh.read(min(st.st_size + 1, limit))
-            if len(data) > st.st_size:  # it grew since: read on, up to the limit only
-                data += fh.read(limit - len(data))
+            return fh.read(limit + 1)
         except OSError as exc:
             return f"cannot read: {exc.strerror or exc}"
-    if len(data) > MAX_NOTE_BYTES:
-        return f"too large (over {MAX_NOTE_BYTES:,} bytes)"
-    return data
 
 
 def _opened_inside(fd: int, path: str, root: str) -> bool:
