@@ -1,58 +1,39 @@
-"""The live index: one writer that keeps a vault's index current while its files change.
+"""The writer of the live index: it owns the index, supervises the watcher, applies its batches.
 
-Three kinds of threads, no Qt:
+The writer opens the index, starts the watcher, reconciles the whole vault with a stat scan
+(``sync_vault``), then applies the watcher's batches one targeted sync each, and reconciles again
+every ``reconcile_interval`` seconds (sooner while the watcher is degraded) so that missed events
+cannot make the index drift for long.  The watcher starts *before* the first reconcile, so a file
+saved during it is not missed.  While another process holds the writer lease, it only follows
+what that process writes, and takes over when it ends.
 
-- the **writer** owns the index.  It opens it, starts the watcher, reconciles the whole vault
-  with a stat scan (``sync_vault``), then applies the watcher's batches one targeted sync each,
-  and reconciles again every ``reconcile_interval`` seconds (sooner while the watcher is degraded)
-  so that missed events cannot make the index drift for long.  The watcher starts *before* the
-  first reconcile, so a file saved during it is not missed.
-- the **embedder** has its own connection.  Its queue is the database (chunks without a vector
-  for the model), so a crash loses nothing.  Notes the writer just added or changed go first;
-  the rest follows in chunk order, a batch at a time, each batch its own short transaction.  A
-  model that fails is retried with exponential back-off.  The writer never waits for it: lexical
-  results of a save are searchable after the batch delay, whatever the embedder is doing.
-- the **watchdog observer** threads (see :mod:`explorer.vault.watch`).
-
-Everything that happens is published as a :class:`LiveEvent` to subscribers (called on the
-background threads: a window hands them to its own thread) and kept in a short log.  The
-watcher's state and the last batch are also written to the index's ``meta`` table, so that
-another process (``vault-explorer status``) can show them: see :func:`persisted_watcher`.
+:class:`LiveIndex` is what the window and ``watch`` use: this writer, the embedding queue
+(:mod:`explorer.live.embedder`) and the event log (:mod:`explorer.live.events`) together.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import os
 import sqlite3
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 from typing import Any
 
-import psutil
-
-from explorer.embed.base import Embedder, EmbedderUnavailable
-from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, IndexUnavailable, connect, index_path
-from explorer.index.embedding import pending_count, store_vectors
 from explorer.index.lease import Holder, IndexHeld, WriterLease, holder
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
+from explorer.live.embedder import EMBED_BATCH, EmbeddingQueue
+from explorer.live.events import EventLog, LiveEvent
+from explorer.live.state import WatcherState, persist_watcher
 from explorer.vault.watch import DEFAULT_MAX_WAIT, DEFAULT_QUIET, Batch, VaultWatcher, WatchError
 
 log = logging.getLogger(__name__)
 
-#: Chunks per embedding call.  The model is shared with query embedding (one call at a time), so
-#: a batch is what a search typed meanwhile, or a note just saved, may have to wait for: 16 short
-#: chunks take ~1 s on a slow 2-core laptop, and larger batches are barely faster per chunk.
-EMBED_BATCH = 16
 #: Seconds between attempts to start a failed watcher again.
 RESTART_DELAY = 30.0
 #: While the watcher is degraded, reconcile at least this often.
@@ -60,58 +41,10 @@ DEGRADED_RECONCILE = 60.0
 #: While another process holds the writer lease: how often to look for its changes, and
 #: whether it has gone (then this one takes over).
 READER_POLL = 1.0
-#: Notes saved recently are embedded before the backlog, newest first: how many are looked up
-#: per embedding batch, and how many are remembered (the others wait in the chunk-order pass).
-_HOT_LOOKUP = 64
-_HOT_MAX = 2000
-_EVENT_LOG = 500
-
-
-class WatcherState(Enum):
-    STARTING = "starting"
-    RUNNING = "running"
-    STOPPED = "stopped"
-    DEGRADED = "degraded"
-    #: Another process holds the index's writer lease: this one only reads (and takes over
-    #: when that process ends).
-    READER = "reader"
-
-
-@dataclass(frozen=True)
-class LiveEvent:
-    """Something the live index did, for an event log."""
-
-    kind: str  # "sync" | "embed-progress" | "embed-done" | "watcher" | "error" | "notice"
-    time: float
-    message: str
-    report: SyncReport | None = None
-    touched: frozenset[str] = frozenset()  # note paths whose results may change
-    done: int = 0
-    total: int = 0
-    rate: float = 0.0
-    note: str = ""
 
 
 class _Stopping(Exception):
     """Raised from the sync progress callback: stop between two committed transactions."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Pending:
-    hash: str
-    text: str
-    path: str
-    note_id: int
-    seq: int
-
-
-_PENDING_SQL = (
-    "SELECT c.hash, c.text, n.path, c.note_id, c.seq FROM chunks c "
-    "JOIN notes n ON n.id = c.note_id "
-    "WHERE {where} AND NOT EXISTS "
-    "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
-    "ORDER BY c.note_id, c.seq LIMIT ?"
-)
 
 
 class LiveIndex:
@@ -142,9 +75,6 @@ class LiveIndex:
         self.data_dir = data_dir
         self.provider = provider
         self.reconcile_interval = reconcile_interval
-        self.embed_batch = embed_batch
-        self.retry_delay = retry_delay
-        self.max_retry_delay = max_retry_delay
         self.role = role
         self.share = share
         self._db_path = index_path(self.vault, data_dir)
@@ -153,12 +83,21 @@ class LiveIndex:
         self._opened = threading.Event()  # set once the writer opened the index (or failed to)
         self._reconcile = threading.Event()
         self._wake = threading.Event()  # wakes the writer when there is no watcher
-        self._embed_wake = threading.Event()
         self._lock = threading.Lock()
-        self._subscribers: list[Callable[[LiveEvent], None]] = []
-        self._log: deque[LiveEvent] = deque(maxlen=_EVENT_LOG)
+        self._events = EventLog()
         self._writer: threading.Thread | None = None
-        self._embedder: threading.Thread | None = None
+        self._embedder = EmbeddingQueue(
+            self._db_path,
+            self.vault,
+            provider,
+            self._events,
+            stop=self._stop,
+            opened=self._opened,
+            open_error=lambda: self._open_error,
+            batch=embed_batch,
+            retry_delay=retry_delay,
+            max_retry_delay=max_retry_delay,
+        )
         # Writer state (written by the writer thread, read by any).
         self._state = WatcherState.STOPPED
         self._reason: str | None = None
@@ -169,19 +108,6 @@ class LiveIndex:
         self._sync_failures = 0
         self._sync_degraded = False  # DEGRADED because syncs fail, not because of the watcher
         self._last_batch: dict[str, Any] | None = None
-        # Embedder state.
-        self._hot: dict[str, None] = {}  # notes added or changed by batches, newest last
-        self._embed_dirty = True
-        self._embed_idle = False
-        self._embedding: dict[str, Any] = {
-            "state": "idle",
-            "reason": None,
-            "model": provider.name,
-            "done": 0,
-            "total": 0,
-            "rate": 0.0,
-            "note": "",
-        }
 
     # ------------------------------------------------------------------ public API
 
@@ -210,9 +136,6 @@ class LiveIndex:
         self.provider.start()
         self._set_state(WatcherState.STARTING, None, persist=None)
         self._writer = threading.Thread(target=self._run_writer, name="live-writer", daemon=True)
-        self._embedder = threading.Thread(
-            target=self._run_embedder, name="live-embedder", daemon=True
-        )
         self._writer.start()
         self._embedder.start()
 
@@ -223,28 +146,20 @@ class LiveIndex:
         if self._watcher is not None:
             self._watcher.kick()
         self._wake.set()
-        self._embed_wake.set()
+        self._embedder.wake()
         deadline = time.monotonic() + timeout
-        for thread in (self._writer, self._embedder):
-            if thread is not None and thread.is_alive():
-                thread.join(max(0.0, deadline - time.monotonic()))
+        if self._writer is not None and self._writer.is_alive():
+            self._writer.join(max(0.0, deadline - time.monotonic()))
+        self._embedder.join(max(0.0, deadline - time.monotonic()))
 
     def subscribe(self, callback: Callable[[LiveEvent], None]) -> Callable[[], None]:
         """Call ``callback`` with every event from now on (on a background thread); returns a
         function that unsubscribes it."""
-        with self._lock:
-            self._subscribers.append(callback)
-
-        def unsubscribe() -> None:
-            with self._lock, contextlib.suppress(ValueError):
-                self._subscribers.remove(callback)
-
-        return unsubscribe
+        return self._events.subscribe(callback)
 
     def events(self) -> list[LiveEvent]:
         """The most recent events, oldest first (for a log shown after the fact)."""
-        with self._lock:
-            return list(self._log)
+        return self._events.events()
 
     def request_reconcile(self) -> None:
         """Ask for a full stat-scan reconcile as soon as the writer is free."""
@@ -294,23 +209,13 @@ class LiveIndex:
             data["notices"] = list(self._notices)
             data["watcher"] = {"state": self._state.value, "reason": self._reason}
             data["lastBatch"] = dict(self._last_batch) if self._last_batch else None
-            data["embedding"] = dict(self._embedding)
+        data["embedding"] = self._embedder.snapshot()
         return data
 
     # ------------------------------------------------------------------ events
 
-    def _emit(self, event: LiveEvent) -> None:
-        with self._lock:
-            self._log.append(event)
-            subscribers = list(self._subscribers)
-        for callback in subscribers:
-            try:
-                callback(event)
-            except Exception:  # a subscriber's bug must not stop the index
-                log.exception("live index subscriber failed on %s", event.kind)
-
     def _event(self, kind: str, message: str, **fields: Any) -> None:
-        self._emit(LiveEvent(kind, time.time(), message, **fields))
+        self._events.emit(kind, message, **fields)
 
     def _idle(self) -> bool:
         if self._state is WatcherState.READER:
@@ -318,7 +223,7 @@ class LiveIndex:
         with self._lock:
             if not self._initial_done or self._busy or self._sync_failures:
                 return False
-            embedding_done = self._embed_idle or self._embedding["state"] in ("off", "unavailable")
+        embedding_done = self._embedder.idle
         if self._reconcile.is_set():
             return False
         return embedding_done and (self._watcher is None or self._watcher.idle)
@@ -336,16 +241,7 @@ class LiveIndex:
 
     def _persist(self, db: IndexDB) -> None:
         """Write the watcher's state where another process's ``status`` can read it."""
-        try:
-            with db.transaction():
-                db.set_meta("watcher_state", self._state.value)
-                db.set_meta("watcher_reason", self._reason or "")
-                db.set_meta("watcher_pid", str(os.getpid()))
-                db.set_meta("watcher_started", _PROCESS_STARTED)
-                if self._last_batch is not None:
-                    db.set_meta("last_batch", json.dumps(self._last_batch))
-        except (sqlite3.Error, IndexUnavailable) as exc:
-            log.warning("cannot record the watcher state: %s", exc)
+        persist_watcher(db, self._state, self._reason, self._last_batch)
 
     def _run_writer(self) -> None:
         lease = self._take_lease()
@@ -539,9 +435,7 @@ class LiveIndex:
             raise _Stopping
         if phase == "index" and done:
             # New chunks were committed: the embedder may start on them during a long sync.
-            with self._lock:
-                self._embed_dirty, self._embed_idle = True, False
-            self._embed_wake.set()
+            self._embedder.changed()
 
     def _full_sync(self, db: IndexDB, why: str) -> bool:
         with self._lock:
@@ -606,215 +500,12 @@ class LiveIndex:
             watching = self._watcher is not None and self._watcher.running
             if self._state is WatcherState.DEGRADED and watching:
                 self._set_state(WatcherState.RUNNING, None, persist=None)  # persisted below
+        if fresh:  # what the user just saved goes before any backlog
+            self._embedder.changed(fresh, saved=batch is not None)
         with self._lock:
             self._sync_failures = 0
             self._last_batch = last
-            if fresh:
-                self._embed_dirty, self._embed_idle = True, False
-            if batch is not None:  # what the user just saved goes before any backlog
-                for path in fresh:
-                    self._hot.pop(path, None)
-                    self._hot[path] = None
-                while len(self._hot) > _HOT_MAX:
-                    del self._hot[next(iter(self._hot))]
-        if fresh:
-            self._embed_wake.set()
         self._persist(db)
         self._event(
             "sync", f"{what}: {report.summary()}", report=report, touched=frozenset(report.touched)
         )
-
-    # ------------------------------------------------------------------ embedder thread
-
-    def _set_embedding(self, **fields: Any) -> None:
-        with self._lock:
-            self._embedding.update(fields)
-
-    def _run_embedder(self) -> None:
-        if self.provider.state is ModelState.DISABLED:
-            self._set_embedding(state="off", reason=self.provider.error)
-            return
-        while not self._opened.wait(0.5):
-            if self._stop.is_set():
-                return
-        if self._open_error is not None:
-            return
-        embedder = self._await_model()
-        if embedder is None:
-            return
-        db = IndexDB(connect(self._db_path), self._db_path, self.vault)
-        try:
-            self._embed_loop(db, embedder)
-        except Exception as exc:
-            log.exception("live index embedder failed")
-            self._set_embedding(state="unavailable", reason=f"embedder crashed: {exc}")
-            self._event("error", f"embedding stopped: {type(exc).__name__}: {exc}")
-        finally:
-            db.close()
-            with self._lock:
-                if self._embedding["state"] not in ("off", "unavailable"):
-                    self._embedding["state"] = "stopped"
-
-    def _await_model(self) -> Embedder | None:
-        while not self._stop.is_set():
-            try:
-                embedder = self.provider.get(timeout=0.5)
-            except EmbedderUnavailable as exc:
-                if self.provider.state in (ModelState.FAILED, ModelState.DISABLED):
-                    self._set_embedding(state="unavailable", reason=str(exc))
-                    self._event("notice", f"vectors are not being updated: {exc}")
-                    return None
-                self._set_embedding(state="loading", reason=str(exc))
-                continue
-            self._set_embedding(state="idle", reason=None, model=embedder.name)
-            return embedder
-        return None
-
-    def _embed_loop(self, db: IndexDB, embedder: Embedder) -> None:
-        cursor = (-1, -1)
-        failures = 0
-        run_started: float | None = None
-        done = 0
-        while not self._stop.is_set():
-            self._embed_wake.clear()
-            with self._lock:
-                self._embed_dirty = False
-            rows, cursor_after = self._next_rows(db, embedder.name, cursor)
-            if not rows:
-                cursor = (-1, -1)
-                if run_started is not None:
-                    seconds = time.monotonic() - run_started
-                    rate = done / seconds if seconds > 0 else 0.0
-                    self._set_embedding(state="idle", total=done, rate=rate, note="")
-                    self._event(
-                        "embed-done",
-                        f"embedded {done} chunks in {seconds:.1f}s ({rate:.0f}/s)",
-                        done=done,
-                        total=done,
-                        rate=rate,
-                    )
-                    run_started, done = None, 0
-                with self._lock:
-                    self._embed_idle = not self._embed_dirty
-                self._embed_wake.wait(5.0)
-                continue
-            with self._lock:
-                self._embed_idle = False
-            if run_started is None:
-                run_started = time.monotonic()
-                self._set_embedding(state="embedding", done=0, total=0, rate=0.0)
-            try:
-                matrix = embedder.embed([r.text for r in rows])
-                if matrix.shape != (len(rows), embedder.dimension):
-                    raise ValueError(
-                        f"embedder returned shape {matrix.shape}, "
-                        f"expected {(len(rows), embedder.dimension)}"
-                    )
-            except Exception as exc:
-                failures += 1
-                delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
-                reason = f"embedding failed ({type(exc).__name__}: {exc}); retry in {delay:g} s"
-                self._set_embedding(state="retrying", reason=reason)
-                self._event("error", reason)
-                self._stop.wait(delay)
-                continue
-            if failures:
-                failures = 0
-                self._set_embedding(state="embedding", reason=None)
-            with db.transaction() as conn:
-                store_vectors(conn, embedder.name, [r.hash for r in rows], matrix)
-                db.bump_generation()
-            if cursor_after is not None:
-                cursor = cursor_after
-            done += len(rows)
-            seconds = time.monotonic() - run_started
-            rate = done / seconds if seconds > 0 else 0.0
-            total = done + pending_count(db, embedder.name)
-            paths = list(dict.fromkeys(r.path for r in rows))
-            self._set_embedding(done=done, total=total, rate=rate, note=paths[-1])
-            self._event(
-                "embed-progress",
-                f"embedded {done}/{total} chunks ({rate:.0f}/s), {paths[-1]}",
-                touched=frozenset(paths),
-                done=done,
-                total=total,
-                rate=rate,
-                note=paths[-1],
-            )
-
-    def _next_rows(
-        self, db: IndexDB, model: str, cursor: tuple[int, int]
-    ) -> tuple[list[_Pending], tuple[int, int] | None]:
-        """The next batch of chunk texts to embed, and where the chunk-order pass stands after
-        it (``None`` if the batch came from recently changed notes, which go first)."""
-        with self._lock:
-            hot = list(self._hot)[-_HOT_LOOKUP:]
-        if hot:
-            marks = ",".join("?" * len(hot))
-            rows = self._pending(db, f"n.path IN ({marks})", [*hot], model)
-            if len(rows) < self.embed_batch:  # every hot note not in ``rows`` is fully embedded
-                still = {r.path for r in rows}
-                with self._lock:
-                    for path in hot:
-                        if path not in still:
-                            self._hot.pop(path, None)
-            if rows:
-                return rows, None
-        rows = self._pending(db, "(c.note_id, c.seq) > (?, ?)", [*cursor], model)
-        if not rows and cursor != (-1, -1):  # the end of a pass: look again from the start
-            rows = self._pending(db, "(c.note_id, c.seq) > (?, ?)", [-1, -1], model)
-        if not rows:
-            return [], None
-        return rows, (rows[-1].note_id, rows[-1].seq)
-
-    def _pending(self, db: IndexDB, where: str, params: list[Any], model: str) -> list[_Pending]:
-        sql = _PENDING_SQL.format(where=where)
-        rows = db.conn.execute(sql, (*params, model, self.embed_batch)).fetchall()
-        seen: set[str] = set()
-        out = []
-        for digest, text, path, note_id, seq in rows:
-            if digest not in seen:  # the same text in two chunks is embedded once
-                seen.add(digest)
-                out.append(_Pending(digest, text, path, note_id, seq))
-        return out
-
-
-def _process_started(pid: int) -> float | None:
-    try:
-        return psutil.Process(pid).create_time()
-    except (psutil.Error, OSError):
-        return None
-
-
-_STARTED = _process_started(os.getpid())
-_PROCESS_STARTED = "" if _STARTED is None else repr(_STARTED)
-
-
-def persisted_watcher(db: IndexDB) -> dict[str, Any]:
-    """The state of the process that keeps ``db`` current (``vault-explorer status``): its
-    state, reason, pid and role, and its last batch.  Who holds the writer lease decides whether
-    one runs; the state it wrote into the index says how it is doing."""
-    state = db.get_meta("watcher_state") or WatcherState.STOPPED.value
-    reason = db.get_meta("watcher_reason") or None
-    pid_text = db.get_meta("watcher_pid")
-    pid = int(pid_text) if pid_text and pid_text.isdigit() else None
-    role = None
-    owner = holder(db.path)
-    if owner is None:
-        if state != WatcherState.STOPPED.value:
-            state = WatcherState.STOPPED.value
-            reason = f"the watcher process ({pid}) is no longer running"
-    else:
-        role = owner.role
-        if owner.pid != pid or state == WatcherState.STOPPED.value:
-            # The holder has not written its state yet (or is an ``index`` run, which does not).
-            state, reason = WatcherState.RUNNING.value, None
-        pid = owner.pid
-    last = db.get_meta("last_batch")
-    return {
-        "state": state,
-        "reason": reason,
-        "pid": pid,
-        "role": role,
-        "lastBatch": json.loads(last) if last else None,
-    }

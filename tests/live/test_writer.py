@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from explorer import live as live_module
 from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
 from explorer.live import LiveEvent, LiveIndex, WatcherState, persisted_watcher
+from explorer.live import writer as writer_module
 from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable
 from tests.vault.test_watch import wait_until
 
@@ -358,7 +358,7 @@ def test_health_events_and_the_persisted_state(
 def test_a_watcher_that_dies_degrades_and_recovers(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(live_module, "RESTART_DELAY", 0.2)
+    monkeypatch.setattr(writer_module, "RESTART_DELAY", 0.2)
     root = tmp_path / "moving-vault"
     root.mkdir()
     (root / "a.md").write_text("# A\n\nbefore\n")
@@ -439,7 +439,7 @@ def test_a_failing_reconcile_shows_as_a_watcher_error(
     def broken(*args: object, **kwargs: object) -> None:
         raise OSError("the vault went away")
 
-    monkeypatch.setattr(live_module, "sync_vault", broken)
+    monkeypatch.setattr(writer_module, "sync_vault", broken)
     live.request_reconcile()
     wait_until(lambda: live.state is WatcherState.DEGRADED)
     assert "the vault went away" in (live.state_reason or "")

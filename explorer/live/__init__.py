@@ -1,0 +1,24 @@
+"""The live index: one writer that keeps a vault's index current while its files change.
+
+Three kinds of threads, no Qt:
+
+- the **writer** owns the index: it reconciles the vault, applies the watcher's batches and
+  supervises the watcher (:mod:`explorer.live.writer`, where :class:`LiveIndex` puts the parts
+  together);
+- the **embedder** has its own connection and embeds what the writer committed, recently saved
+  notes first, with back-off when the model fails (:mod:`explorer.live.embedder`);
+- the **watchdog observer** threads (see :mod:`explorer.vault.watch`).
+
+Everything that happens is published as a :class:`LiveEvent` to subscribers (called on the
+background threads: a window hands them to its own thread) and kept in a short log
+(:mod:`explorer.live.events`).  The watcher's state and the last batch are also written to the
+index's ``meta`` table, so that another process (``vault-explorer status``) can show them
+(:mod:`explorer.live.state`).
+"""
+
+from explorer.live.embedder import EMBED_BATCH
+from explorer.live.events import LiveEvent
+from explorer.live.state import WatcherState, persisted_watcher
+from explorer.live.writer import LiveIndex
+
+__all__ = ["EMBED_BATCH", "LiveEvent", "LiveIndex", "WatcherState", "persisted_watcher"]

@@ -1,0 +1,289 @@
+"""The embedding queue of the live index: vectors for the chunks that have none, in the
+background.
+
+The queue is the database (chunks without a vector for the model), so a crash loses nothing.
+Notes the writer just added or changed go first, newest first; the rest follows in chunk order,
+a batch at a time, each batch its own short transaction on the queue's own connection.  A model
+that fails is retried with exponential back-off.  The writer never waits for it: lexical results
+of a save are searchable after the batch delay, whatever the embedder is doing.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer.embed.base import Embedder, EmbedderUnavailable
+from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.index.db import IndexDB, connect
+from explorer.index.embedding import pending_count, store_vectors
+from explorer.live.events import EventLog
+
+log = logging.getLogger(__name__)
+
+#: Chunks per embedding call.  The model is shared with query embedding (one call at a time), so
+#: a batch is what a search typed meanwhile, or a note just saved, may have to wait for: 16 short
+#: chunks take ~1 s on a slow 2-core laptop, and larger batches are barely faster per chunk.
+EMBED_BATCH = 16
+#: Notes saved recently are embedded before the backlog, newest first: how many are looked up
+#: per embedding batch, and how many are remembered (the others wait in the chunk-order pass).
+_HOT_LOOKUP = 64
+_HOT_MAX = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    hash: str
+    text: str
+    path: str
+    note_id: int
+    seq: int
+
+
+_PENDING_SQL = (
+    "SELECT c.hash, c.text, n.path, c.note_id, c.seq FROM chunks c "
+    "JOIN notes n ON n.id = c.note_id "
+    "WHERE {where} AND NOT EXISTS "
+    "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
+    "ORDER BY c.note_id, c.seq LIMIT ?"
+)
+
+
+class EmbeddingQueue:
+    """Embeds what the writer committed, on its own thread, once the writer has opened the
+    index (``opened``; ``open_error()`` says whether that failed)."""
+
+    def __init__(
+        self,
+        db_path: Path,
+        vault: Path,
+        provider: EmbedderProvider,
+        events: EventLog,
+        *,
+        stop: threading.Event,
+        opened: threading.Event,
+        open_error: Callable[[], str | None],
+        batch: int = EMBED_BATCH,
+        retry_delay: float = 1.0,
+        max_retry_delay: float = 60.0,
+    ) -> None:
+        self.db_path = db_path
+        self.vault = vault
+        self.provider = provider
+        self.events = events
+        self.batch = batch
+        self.retry_delay = retry_delay
+        self.max_retry_delay = max_retry_delay
+        self._stop = stop
+        self._opened = opened
+        self._open_error = open_error
+        self._wake = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._hot: dict[str, None] = {}  # notes added or changed by batches, newest last
+        self._dirty = True
+        self._idle = False
+        self._embedding: dict[str, Any] = {
+            "state": "idle",
+            "reason": None,
+            "model": provider.name,
+            "done": 0,
+            "total": 0,
+            "rate": 0.0,
+            "note": "",
+        }
+
+    # ------------------------------------------------------------------ seen from the writer
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="live-embedder", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def join(self, timeout: float) -> None:
+        if self._thread is not None and self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def changed(self, paths: list[str] | None = None, *, saved: bool = False) -> None:
+        """New chunks were committed (of ``paths``; ``saved``: by a batch of the watcher, so
+        what the user just saved goes before any backlog)."""
+        with self._lock:
+            self._dirty, self._idle = True, False
+            if saved:
+                for path in paths or ():
+                    self._hot.pop(path, None)
+                    self._hot[path] = None
+                while len(self._hot) > _HOT_MAX:
+                    del self._hot[next(iter(self._hot))]
+        self._wake.set()
+
+    @property
+    def idle(self) -> bool:
+        """Nothing left to embed, or no model to embed it."""
+        with self._lock:
+            return self._idle or self._embedding["state"] in ("off", "unavailable")
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return dict(self._embedding)
+
+    # ------------------------------------------------------------------ the thread
+
+    def _set(self, **fields: Any) -> None:
+        with self._lock:
+            self._embedding.update(fields)
+
+    def _run(self) -> None:
+        if self.provider.state is ModelState.DISABLED:
+            self._set(state="off", reason=self.provider.error)
+            return
+        while not self._opened.wait(0.5):
+            if self._stop.is_set():
+                return
+        if self._open_error() is not None:
+            return
+        embedder = self._await_model()
+        if embedder is None:
+            return
+        db = IndexDB(connect(self.db_path), self.db_path, self.vault)
+        try:
+            self._loop(db, embedder)
+        except Exception as exc:
+            log.exception("live index embedder failed")
+            self._set(state="unavailable", reason=f"embedder crashed: {exc}")
+            self.events.emit("error", f"embedding stopped: {type(exc).__name__}: {exc}")
+        finally:
+            db.close()
+            with self._lock:
+                if self._embedding["state"] not in ("off", "unavailable"):
+                    self._embedding["state"] = "stopped"
+
+    def _await_model(self) -> Embedder | None:
+        while not self._stop.is_set():
+            try:
+                embedder = self.provider.get(timeout=0.5)
+            except EmbedderUnavailable as exc:
+                if self.provider.state in (ModelState.FAILED, ModelState.DISABLED):
+                    self._set(state="unavailable", reason=str(exc))
+                    self.events.emit("notice", f"vectors are not being updated: {exc}")
+                    return None
+                self._set(state="loading", reason=str(exc))
+                continue
+            self._set(state="idle", reason=None, model=embedder.name)
+            return embedder
+        return None
+
+    def _loop(self, db: IndexDB, embedder: Embedder) -> None:
+        cursor = (-1, -1)
+        failures = 0
+        run_started: float | None = None
+        done = 0
+        while not self._stop.is_set():
+            self._wake.clear()
+            with self._lock:
+                self._dirty = False
+            rows, cursor_after = self._next_rows(db, embedder.name, cursor)
+            if not rows:
+                cursor = (-1, -1)
+                if run_started is not None:
+                    seconds = time.monotonic() - run_started
+                    rate = done / seconds if seconds > 0 else 0.0
+                    self._set(state="idle", total=done, rate=rate, note="")
+                    self.events.emit(
+                        "embed-done",
+                        f"embedded {done} chunks in {seconds:.1f}s ({rate:.0f}/s)",
+                        done=done,
+                        total=done,
+                        rate=rate,
+                    )
+                    run_started, done = None, 0
+                with self._lock:
+                    self._idle = not self._dirty
+                self._wake.wait(5.0)
+                continue
+            with self._lock:
+                self._idle = False
+            if run_started is None:
+                run_started = time.monotonic()
+                self._set(state="embedding", done=0, total=0, rate=0.0)
+            try:
+                matrix = embedder.embed([r.text for r in rows])
+                if matrix.shape != (len(rows), embedder.dimension):
+                    raise ValueError(
+                        f"embedder returned shape {matrix.shape}, "
+                        f"expected {(len(rows), embedder.dimension)}"
+                    )
+            except Exception as exc:
+                failures += 1
+                delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
+                reason = f"embedding failed ({type(exc).__name__}: {exc}); retry in {delay:g} s"
+                self._set(state="retrying", reason=reason)
+                self.events.emit("error", reason)
+                self._stop.wait(delay)
+                continue
+            if failures:
+                failures = 0
+                self._set(state="embedding", reason=None)
+            with db.transaction() as conn:
+                store_vectors(conn, embedder.name, [r.hash for r in rows], matrix)
+                db.bump_generation()
+            if cursor_after is not None:
+                cursor = cursor_after
+            done += len(rows)
+            seconds = time.monotonic() - run_started
+            rate = done / seconds if seconds > 0 else 0.0
+            total = done + pending_count(db, embedder.name)
+            paths = list(dict.fromkeys(r.path for r in rows))
+            self._set(done=done, total=total, rate=rate, note=paths[-1])
+            self.events.emit(
+                "embed-progress",
+                f"embedded {done}/{total} chunks ({rate:.0f}/s), {paths[-1]}",
+                touched=frozenset(paths),
+                done=done,
+                total=total,
+                rate=rate,
+                note=paths[-1],
+            )
+
+    def _next_rows(
+        self, db: IndexDB, model: str, cursor: tuple[int, int]
+    ) -> tuple[list[_Pending], tuple[int, int] | None]:
+        """The next batch of chunk texts to embed, and where the chunk-order pass stands after
+        it (``None`` if the batch came from recently changed notes, which go first)."""
+        with self._lock:
+            hot = list(self._hot)[-_HOT_LOOKUP:]
+        if hot:
+            marks = ",".join("?" * len(hot))
+            rows = self._pending(db, f"n.path IN ({marks})", [*hot], model)
+            if len(rows) < self.batch:  # every hot note not in ``rows`` is fully embedded
+                still = {r.path for r in rows}
+                with self._lock:
+                    for path in hot:
+                        if path not in still:
+                            self._hot.pop(path, None)
+            if rows:
+                return rows, None
+        rows = self._pending(db, "(c.note_id, c.seq) > (?, ?)", [*cursor], model)
+        if not rows and cursor != (-1, -1):  # the end of a pass: look again from the start
+            rows = self._pending(db, "(c.note_id, c.seq) > (?, ?)", [-1, -1], model)
+        if not rows:
+            return [], None
+        return rows, (rows[-1].note_id, rows[-1].seq)
+
+    def _pending(self, db: IndexDB, where: str, params: list[Any], model: str) -> list[_Pending]:
+        sql = _PENDING_SQL.format(where=where)
+        rows = db.conn.execute(sql, (*params, model, self.batch)).fetchall()
+        seen: set[str] = set()
+        out = []
+        for digest, text, path, note_id, seq in rows:
+            if digest not in seen:  # the same text in two chunks is embedded once
+                seen.add(digest)
+                out.append(_Pending(digest, text, path, note_id, seq))
+        return out
