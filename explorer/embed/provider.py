@@ -3,15 +3,21 @@
 A desktop window must be usable before the model is (loading takes seconds), and a long-lived
 process must not load it twice.  :class:`EmbedderProvider` starts the load on a thread, answers
 "not yet" without blocking, and remembers a failure with its reason so the user can be told.
+Whoever shows the state subscribes to its changes (:meth:`EmbedderProvider.subscribe`) instead of
+asking again and again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import threading
 from collections.abc import Callable
 from enum import Enum
 
 from explorer.embed.base import Embedder, EmbedderUnavailable
+
+log = logging.getLogger(__name__)
 
 
 class ModelState(Enum):
@@ -35,6 +41,7 @@ class EmbedderProvider:
         self._thread: threading.Thread | None = None
         self._embedder: Embedder | None = None
         self._error: str | None = None
+        self._subscribers: list[Callable[[ModelState], None]] = []
         if loader is None:
             self._error = "semantic search is switched off"
             self._done.set()
@@ -69,13 +76,39 @@ class EmbedderProvider:
         """Why there is no embedder, once that is known."""
         return self._error
 
+    def subscribe(self, callback: Callable[[ModelState], None]) -> Callable[[], None]:
+        """Call ``callback`` with the new state whenever it changes, on the thread that changes
+        it (the caller of :meth:`start`, then the loader's); returns a function that
+        unsubscribes it.  A change before subscribing is not reported: read :attr:`state` after
+        subscribing."""
+        with self._lock:
+            self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with self._lock, contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    def _changed(self) -> None:
+        with self._lock:
+            subscribers = list(self._subscribers)
+        state = self.state  # now, not when the change began: a late call says the same as the last
+        for callback in subscribers:
+            try:
+                callback(state)
+            except Exception:  # a subscriber's bug must not stop the model from loading
+                log.exception("model state subscriber failed on %s", state.value)
+
     def start(self) -> None:
         """Begin loading on a background thread (idempotent)."""
         with self._lock:
             if self._thread is not None or self._done.is_set():
                 return
-            self._thread = threading.Thread(target=self._load, name="model-loader", daemon=True)
-            self._thread.start()
+            thread = threading.Thread(target=self._load, name="model-loader", daemon=True)
+            self._thread = thread
+        self._changed()  # loading
+        thread.start()
 
     def _load(self) -> None:
         assert self._loader is not None
@@ -87,6 +120,7 @@ class EmbedderProvider:
             self._error = f"model failed to load: {type(exc).__name__}: {exc}"
         finally:
             self._done.set()
+            self._changed()  # ready or failed
 
     def get(self, timeout: float | None = None) -> Embedder:
         """The embedder, waiting up to ``timeout`` seconds for it (``None``: as long as it takes).
