@@ -17,6 +17,7 @@ import sqlite3
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -26,7 +27,6 @@ from explorer.console import (
     TerminalProgress,
     UsageError,
     dump_json,
-    finite_float,
     say,
     vault_folder,
 )
@@ -49,18 +49,9 @@ from explorer.index.lease import WriterLease, holder
 from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.resources import sample_vault_dir
-from explorer.search.hybrid import (
-    DEFAULT_MIN_SIM,
-    MODES,
-    Searcher,
-    SearchOptions,
-    SearchResponse,
-    SemanticUnavailable,
-)
+from explorer.search import options as search_options
+from explorer.search.hybrid import Searcher, SearchResponse, SemanticUnavailable
 from explorer.search.query import QueryError
-
-#: Candidates per list when ``--depth`` is not given (raised to ``--limit`` when that is more).
-DEFAULT_DEPTH = SearchOptions().depth
 
 #: A ``search`` that syncs embeds the chunks waiting for a vector first only when there are at
 #: most this many (an edited note or a few: about a second on a laptop's CPU); above it, it
@@ -145,17 +136,9 @@ def _index(args: argparse.Namespace, vault: Path) -> int:
 
 def cmd_search(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=not args.no_sync)
-    options = SearchOptions(
-        mode=args.mode,
-        limit=args.limit,
-        k=args.k,
-        w_fts=args.w_fts,
-        w_vec=args.w_vec,
-        depth=max(DEFAULT_DEPTH, args.limit) if args.depth is None else args.depth,
-        min_sim=args.min_sim,
-        fusion=args.fusion,
-    )
-    options.validate()
+    options = search_options.from_args(args).validate()
+    if args.depth is None:  # the lists are at least as long as the hits asked for
+        options = replace(options, depth=max(options.depth, options.limit))
     if options.depth < options.limit:
         say(
             f"vault-explorer: at most {options.depth} hits per list (--depth {options.depth} "
@@ -428,7 +411,7 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     p = sub.add_parser("gui", parents=[common], help="open the window")
     p.add_argument("vault", nargs="?", help="vault folder (default: the last one, or the sample)")
     p.add_argument("--query", default="", help="search this at start")
-    p.add_argument("--mode", choices=MODES, default=None)
+    search_options.add_arguments(p, only=("mode",), notes={"mode": "default: the last one used"})
     p.add_argument("--screenshot", metavar="PNG", help="save the window once results show, exit")
     p.set_defaults(func=cmd_gui)
 
@@ -440,19 +423,10 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     p = sub.add_parser("search", parents=[common], help="run one search")
     p.add_argument("vault")
     p.add_argument("query")
-    p.add_argument("--mode", choices=MODES, default="hybrid")
-    p.add_argument("--limit", type=int, default=20, help="hits to show, 1..100 (default 20)")
-    p.add_argument("--k", type=finite_float, default=60.0, help="RRF k (default 60)")
-    p.add_argument("--w-fts", type=finite_float, default=0.7, help="weight of the lexical list")
-    p.add_argument("--w-vec", type=finite_float, default=0.3, help="weight of the vector list")
-    p.add_argument(
-        "--depth",
-        type=int,
-        default=None,
-        help=f"candidates per list (default {DEFAULT_DEPTH}, or the limit if that is more)",
+    depth = search_options.SearchOptions().depth
+    search_options.add_arguments(
+        p, notes={"depth": f"default {depth}, or the limit if that is more"}
     )
-    p.add_argument("--min-sim", type=finite_float, default=DEFAULT_MIN_SIM, help="vector floor")
-    p.add_argument("--fusion", default="rrf", help="fusion method (default rrf)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-sync", action="store_true", help="search the index exactly as it is")
     p.set_defaults(func=cmd_search)

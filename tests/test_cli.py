@@ -155,7 +155,7 @@ def test_python_dash_m_and_version() -> None:
         (["search", "{vault}"], "the following arguments are required: query"),
         (["search", "{vault}", "x", "--mode", "bogus"], "invalid choice: 'bogus'"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
-        (["search", "{vault}", "x", "--limit", "many"], "invalid int value: 'many'"),
+        (["search", "{vault}", "x", "--limit", "many"], "not a whole number: 'many'"),
     ],
 )
 def test_argparse_errors_are_one_line(notes: Path, args: list[str], message: str) -> None:

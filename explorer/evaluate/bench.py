@@ -47,11 +47,12 @@ from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
 from explorer.index.vectors import VectorIndex
 from explorer.search.hybrid import Searcher, SearchOptions, fuse
+from explorer.search.options import MODES
 
 #: Depth of the vector top-k comparisons (the search's default candidate depth).
-TOPK_DEPTH = 50
-#: Weight settings cycled through by the re-fusion measurement.
-REFUSION_WEIGHTS = ((0.5, 0.5), (0.9, 0.1), (0.3, 0.7), (0.7, 0.3))
+TOPK_DEPTH = SearchOptions().depth
+#: Weight settings cycled through by the re-fusion measurement (then the defaults).
+REFUSION_WEIGHTS = ((0.5, 0.5), (0.9, 0.1), (0.1, 0.9))
 #: Queries timed with the per-query BLOB-read baseline (it is slow by design).
 BLOB_QUERIES = 10
 RANDOM_MODEL = "bench-random-384"
@@ -219,7 +220,7 @@ def _latency(
     }
     total = 3 * len(queries)
     done = 0
-    for mode in ("fts", "semantic", "hybrid"):
+    for mode in MODES:
         options = SearchOptions(mode=mode)
         for query in queries:
             started = time.perf_counter()
@@ -249,6 +250,7 @@ def _refusion(searcher: Searcher, queries: list[str]) -> dict[str, float]:
         for w_fts, w_vec in REFUSION_WEIGHTS:
             options = SearchOptions(mode="hybrid", w_fts=w_fts, w_vec=w_vec)
             samples.append(_time_ms(partial(fuse, candidates, options)))
+        samples.append(_time_ms(partial(fuse, candidates, SearchOptions(mode="hybrid"))))
     return percentiles(samples)
 
 
@@ -391,7 +393,7 @@ def _run(
         searcher.search(queries[0], SearchOptions(mode="hybrid"))  # loads the vector matrix
         result["firstHybridSearchMs"] = round((time.perf_counter() - started) * 1000, 1)
         for query in queries[:5]:  # warm the caches of every path
-            for mode in ("fts", "semantic", "hybrid"):
+            for mode in MODES:
                 searcher.search(query, SearchOptions(mode=mode))
         _log(f"timing {len(queries)} queries per mode")
         load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import dump_json, finite_float, say
-from explorer.search.hybrid import DEFAULT_MIN_SIM, FUSION_METHODS
+from explorer.search import options as search_options
 
 
 def _usage_error(message: str) -> Exception:
@@ -19,11 +19,10 @@ def _usage_error(message: str) -> Exception:
 
 
 def _modes(text: str) -> tuple[str, ...]:
-    from explorer.evaluate.runner import MODES
-
+    known = search_options.MODES
     modes = tuple(dict.fromkeys(m.strip() for m in text.split(",") if m.strip()))
-    if not modes or any(m not in MODES for m in modes):
-        raise argparse.ArgumentTypeError(f"a comma-separated subset of {','.join(MODES)}")
+    if not modes or any(m not in known for m in modes):
+        raise argparse.ArgumentTypeError(f"a comma-separated subset of {','.join(known)}")
     return modes
 
 
@@ -51,6 +50,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from explorer.embed.provider import shared_provider
     from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
     from explorer.evaluate.runner import (
+        EVAL_OPTIONS,
         EvalError,
         EvalSettings,
         evaluate_beir,
@@ -64,15 +64,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if not folder.is_dir():
         raise _usage_error(f"not a folder: {args.dataset}")
     folder = folder.resolve()
-    settings = EvalSettings(
-        k=args.k,
-        w_fts=args.w_fts,
-        w_vec=args.w_vec,
-        depth=args.depth,
-        fusion=args.fusion,
-        min_sim=args.min_sim,
-        modes=args.modes,
-    )
+    settings = EvalSettings(search_options.from_args(args, EVAL_OPTIONS), modes=args.modes)
     progress = TerminalProgress()
     try:
         settings.validate()
@@ -188,23 +180,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--split", default="test", help="qrels split of a BEIR folder (default test)")
     p.add_argument("--judgments", metavar="FILE", help="judgments.tsv: evaluate DATASET as a vault")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
-    p.add_argument("--k", type=finite_float, default=60.0, help="RRF k (default 60)")
-    p.add_argument(
-        "--w-fts", type=finite_float, default=0.7, help="weight of the lexical list (0.7)"
+    search_options.add_arguments(
+        p,
+        only=[name for name in search_options.RANKING if name != "mode"],  # that is --modes
+        notes={"depth": "default 100, for recall@100"},
     )
-    p.add_argument(
-        "--w-vec", type=finite_float, default=0.3, help="weight of the vector list (0.3)"
-    )
-    p.add_argument(
-        "--depth", type=int, default=100, help="candidates per list (default 100, for recall@100)"
-    )
-    p.add_argument("--fusion", choices=FUSION_METHODS, default="rrf", help="default rrf")
-    p.add_argument("--min-sim", type=finite_float, default=DEFAULT_MIN_SIM, help="vector floor")
     p.add_argument(
         "--modes",
         type=_modes,
-        default=("fts", "semantic", "hybrid"),
-        help="comma-separated modes to evaluate (default fts,semantic,hybrid)",
+        default=search_options.MODES,
+        help=f"comma-separated modes to evaluate (default {','.join(search_options.MODES)})",
     )
     p.add_argument(
         "--per-query",

@@ -20,7 +20,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -34,17 +34,16 @@ from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
 from explorer.search.hybrid import (
-    DEFAULT_MIN_SIM,
     Candidates,
     Searcher,
     SearchOptions,
     fuse,
 )
+from explorer.search.options import MODES
 from explorer.search.query import QueryError
 from explorer.vault import chunk
 
 EVALS_DIR = "evals"
-MODES = ("fts", "semantic", "hybrid")
 RECALL_KS = (1, 3, 10, 100)
 CUTOFF = 10
 #: Hits kept per query: recall@100 needs a hundred (the most ``SearchOptions.limit`` allows).
@@ -64,29 +63,20 @@ class EvalError(RuntimeError):
     """The evaluation cannot run as asked; the message is one line for the user."""
 
 
+#: What an evaluation searches with unless told otherwise: the search defaults, with lists and
+#: hits as long as recall@100 needs.
+EVAL_OPTIONS = SearchOptions(depth=RUN_LIMIT, limit=RUN_LIMIT)
+
+
 @dataclass(frozen=True, slots=True)
 class EvalSettings:
-    """What is evaluated: the fusion options and the modes."""
+    """What is evaluated: the search options (the mode aside) and the modes."""
 
-    k: float = 60.0
-    w_fts: float = 0.7
-    w_vec: float = 0.3
-    depth: int = RUN_LIMIT
-    fusion: str = "rrf"
-    min_sim: float = DEFAULT_MIN_SIM
+    search: SearchOptions = EVAL_OPTIONS
     modes: tuple[str, ...] = MODES
 
     def options(self, mode: str) -> SearchOptions:
-        return SearchOptions(
-            mode=mode,
-            limit=RUN_LIMIT,
-            k=self.k,
-            w_fts=self.w_fts,
-            w_vec=self.w_vec,
-            depth=self.depth,
-            min_sim=self.min_sim,
-            fusion=self.fusion,
-        )
+        return replace(self.search, mode=mode, limit=RUN_LIMIT)
 
     def validate(self) -> None:
         unknown = [m for m in self.modes if m not in MODES]
@@ -109,14 +99,15 @@ class EvalSettings:
     def to_json(self) -> dict[str, Any]:
         from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
 
-        bounds = {"convexLowerBounds": dict(CONVEX_LOWER_BOUNDS)} if self.fusion == "convex" else {}
+        o = self.search
+        bounds = {"convexLowerBounds": dict(CONVEX_LOWER_BOUNDS)} if o.fusion == "convex" else {}
         return {
             **bounds,
-            "fusion": self.fusion,
-            "k": int(self.k) if float(self.k).is_integer() else self.k,
-            "weights": {"fts": self.w_fts, "vector": self.w_vec},
-            "depth": self.depth,
-            "minSim": self.min_sim,
+            "fusion": o.fusion,
+            "k": o.to_json()["k"],
+            "weights": o.weights,
+            "depth": o.depth,
+            "minSim": o.min_sim,
             "modes": list(self.modes),
         }
 
@@ -658,7 +649,7 @@ METRIC_COLUMNS = (
 
 def format_report(report: EvalReport) -> str:
     """The readable form: one line of context, a table of metrics per mode, hybrid's tally."""
-    s = report.settings
+    s = report.settings.search
     split = f" ({report.split})" if report.split else ""
     what = "documents" if report.kind == "beir" else "notes"
     lines = [

@@ -1,15 +1,18 @@
-"""The fusion controls: k, the two weights, the candidate depth and the similarity floor.
+"""The fusion controls: the method, k, the two weights, the candidate depth and the floor.
 
-Every change emits ``changed`` with the new :class:`FusionSettings` at once (the window re-fuses
-the cached lists, no new query); "Reset" goes back to the defaults (k 60, 0.7 / 0.3, depth 50).
+They edit the ranking part of a :class:`SearchOptions` (the mode is the search bar's).  Every
+change emits ``changed`` at once (the window re-fuses the cached lists, no new query); "Reset"
+goes back to the defaults.  k means something only to RRF, so it is disabled for the convex
+combination.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import replace
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
@@ -18,37 +21,41 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.search.fusion import DEFAULT_K, DEFAULT_WEIGHTS
-from explorer.search.hybrid import DEFAULT_MIN_SIM
+from explorer.search.options import FUSION_METHODS, PARAMETERS, RANKING, SearchOptions
 
-
-@dataclass(frozen=True)
-class FusionSettings:
-    k: float = float(DEFAULT_K)
-    w_fts: float = float(DEFAULT_WEIGHTS["fts"])
-    w_vec: float = float(DEFAULT_WEIGHTS["vector"])
-    depth: int = 50
-    min_sim: float = float(DEFAULT_MIN_SIM)
-
-
-DEFAULTS = FusionSettings()
+DEFAULTS = SearchOptions()
+METHOD_LABELS = {"rrf": "RRF", "convex": "Convex"}
+METHOD_TIPS = {
+    "rrf": "Weighted Reciprocal Rank Fusion: Σ w / (k + rank). Sees only ranks.",
+    "convex": "Convex combination: Σ w · score / best score of its list. Sees confidence.",
+}
 
 
 class FusionControls(QWidget):
-    """A row of spin boxes; ``changed`` fires on every edit."""
+    """A row of controls; ``changed`` fires on every edit."""
 
-    changed = Signal(object)  # FusionSettings
+    changed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._help = help_of = {p.name: p.help for p in PARAMETERS}
+        self.method_box = QComboBox(self)
+        for method in FUSION_METHODS:
+            self.method_box.addItem(METHOD_LABELS.get(method, method), method)
+            self.method_box.setItemData(
+                self.method_box.count() - 1,
+                METHOD_TIPS.get(method, ""),
+                Qt.ItemDataRole.ToolTipRole,
+            )
+        self.method_box.setToolTip(help_of["fusion"].capitalize())
         self.k_box = QSpinBox(self)
         self.k_box.setRange(1, 1000)
-        self.k_box.setToolTip("RRF k: larger k flattens the difference between ranks")
-        self.w_fts_box = self._weight("Weight of the lexical (FTS5) list")
-        self.w_vec_box = self._weight("Weight of the vector list")
+        self.k_box.setToolTip(help_of["k"])
+        self.w_fts_box = self._weight(help_of["w_fts"].capitalize())
+        self.w_vec_box = self._weight(help_of["w_vec"].capitalize())
         self.depth_box = QSpinBox(self)
         self.depth_box.setRange(1, 1000)
-        self.depth_box.setToolTip("Candidates taken from each list before fusion")
+        self.depth_box.setToolTip(help_of["depth"].capitalize())
         self.min_sim_box = QDoubleSpinBox(self)
         self.min_sim_box.setRange(0.0, 1.0)
         self.min_sim_box.setDecimals(2)
@@ -58,12 +65,15 @@ class FusionControls(QWidget):
             "than this are left out (0: no floor)"
         )
         self.reset_button = QPushButton("Reset", self)
-        self.reset_button.setToolTip("k 60, weights 0.7 / 0.3, depth 50")
+        self.reset_button.setToolTip(
+            "Back to the defaults: " + ", ".join(f"{k} {v}" for k, v in _ranking(DEFAULTS))
+        )
         self.reset_button.clicked.connect(self.reset)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
         for label, widget in (
+            ("fusion", self.method_box),
             ("k", self.k_box),
             ("lexical w", self.w_fts_box),
             ("vector w", self.w_vec_box),
@@ -76,7 +86,8 @@ class FusionControls(QWidget):
             layout.addWidget(widget)
         layout.addWidget(self.reset_button)
         self._quiet = False
-        self.set_settings(DEFAULTS)
+        self.set_options(DEFAULTS)
+        self.method_box.currentIndexChanged.connect(self._emit)
         for box in (self.k_box, self.depth_box):
             box.valueChanged.connect(self._emit)
         for dbox in (self.w_fts_box, self.w_vec_box, self.min_sim_box):
@@ -90,8 +101,11 @@ class FusionControls(QWidget):
         box.setToolTip(tip)
         return box
 
-    def settings(self) -> FusionSettings:
-        return FusionSettings(
+    def options(self, base: SearchOptions = DEFAULTS) -> SearchOptions:
+        """``base`` with the ranking settings shown here."""
+        return replace(
+            base,
+            fusion=str(self.method_box.currentData()),
             k=float(self.k_box.value()),
             w_fts=round(self.w_fts_box.value(), 4),
             w_vec=round(self.w_vec_box.value(), 4),
@@ -99,22 +113,40 @@ class FusionControls(QWidget):
             min_sim=round(self.min_sim_box.value(), 4),
         )
 
-    def set_settings(self, settings: FusionSettings, *, emit: bool = False) -> None:
+    def set_options(self, options: SearchOptions, *, emit: bool = False) -> None:
+        """Show the ranking settings of ``options`` (its mode and limit are not shown here)."""
         self._quiet = True
         try:
-            self.k_box.setValue(round(settings.k))
-            self.w_fts_box.setValue(settings.w_fts)
-            self.w_vec_box.setValue(settings.w_vec)
-            self.depth_box.setValue(settings.depth)
-            self.min_sim_box.setValue(max(0.0, settings.min_sim))
+            index = self.method_box.findData(options.fusion)
+            self.method_box.setCurrentIndex(max(index, 0))
+            self.k_box.setValue(round(options.k))
+            self.w_fts_box.setValue(options.w_fts)
+            self.w_vec_box.setValue(options.w_vec)
+            self.depth_box.setValue(options.depth)
+            self.min_sim_box.setValue(max(0.0, options.min_sim))
         finally:
             self._quiet = False
+        self._enable_k()
         if emit:
             self._emit()
 
     def reset(self) -> None:
-        self.set_settings(DEFAULTS, emit=True)
+        self.set_options(DEFAULTS, emit=True)
+
+    def _enable_k(self) -> None:
+        rrf = self.method_box.currentData() == "rrf"
+        self.k_box.setEnabled(rrf)
+        self.k_box.setToolTip(
+            self._help["k"] if rrf else "k is RRF's: the convex combination does not use it"
+        )
 
     def _emit(self, *_: object) -> None:
+        self._enable_k()
         if not self._quiet:
-            self.changed.emit(self.settings())
+            self.changed.emit()
+
+
+def _ranking(options: SearchOptions) -> list[tuple[str, object]]:
+    """The settings these controls show, by name, as a person reads them."""
+    data = options.to_json()
+    return [(name, data[name]) for name in RANKING if name != "mode"]

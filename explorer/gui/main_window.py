@@ -41,7 +41,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui import settings as opt
-from explorer.gui.fusion_controls import FusionControls, FusionSettings
+from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.preview import PreviewPane
 from explorer.gui.refusion import CachedLists, explain_context
@@ -49,7 +49,7 @@ from explorer.gui.render import filter_token
 from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
-from explorer.gui.search_bar import MODES, SearchBar
+from explorer.gui.search_bar import MODE_BUTTONS, SearchBar
 from explorer.gui.search_service import SearchResult, SearchService
 from explorer.gui.session import VaultSession
 from explorer.gui.settings import Settings
@@ -189,7 +189,7 @@ class MainWindow(QMainWindow):
     def _build_shortcuts(self) -> None:
         for keys in ("Ctrl+K", "Ctrl+L"):
             QShortcut(QKeySequence(keys), self).activated.connect(self.focus_search)
-        for number, (mode, _) in enumerate(MODES, start=1):
+        for number, (mode, _) in enumerate(MODE_BUTTONS, start=1):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
             shortcut.activated.connect(lambda m=mode: self.set_mode(m))
 
@@ -212,16 +212,9 @@ class MainWindow(QMainWindow):
             state = s.get(option)
             if not state.isEmpty():
                 restore(state)
-        self.fusion.set_settings(
-            FusionSettings(
-                k=s.get(opt.K),
-                w_fts=s.get(opt.W_FTS),
-                w_vec=s.get(opt.W_VEC),
-                depth=s.get(opt.DEPTH),
-                min_sim=s.get(opt.MIN_SIM),
-            )
-        )
-        self.set_mode(s.get(opt.MODE))
+        options = s.search_options()
+        self.fusion.set_options(options)
+        self.set_mode(options.mode)
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
 
     def save_settings(self) -> None:
@@ -229,13 +222,7 @@ class MainWindow(QMainWindow):
         s.set(opt.GEOMETRY, self.saveGeometry())
         s.set(opt.SPLITTER, self.splitter.saveState())
         s.set(opt.HEADER, self.table.horizontalHeader().saveState())
-        f = self.fusion.settings()
-        s.set(opt.K, f.k)
-        s.set(opt.W_FTS, f.w_fts)
-        s.set(opt.W_VEC, f.w_vec)
-        s.set(opt.DEPTH, f.depth)
-        s.set(opt.MIN_SIM, f.min_sim)
-        s.set(opt.MODE, self.mode())
+        s.set_search_options(self.options())
         s.set(opt.LAST_QUERY, self.search_field.text())
         s.sync()
 
@@ -344,16 +331,8 @@ class MainWindow(QMainWindow):
         self.search_bar.set_mode(mode)
 
     def options(self) -> SearchOptions:
-        f = self.fusion.settings()
-        return SearchOptions(
-            mode=self.mode(),
-            limit=RESULT_LIMIT,
-            k=f.k,
-            w_fts=f.w_fts,
-            w_vec=f.w_vec,
-            depth=f.depth,
-            min_sim=f.min_sim,
-        )
+        """The search settings on screen: the mode switch and the fusion controls."""
+        return self.fusion.options(SearchOptions(mode=self.mode(), limit=RESULT_LIMIT))
 
     def set_query(self, text: str, *, search: bool = True) -> None:
         """Put ``text`` in the search field and (by default) search it at once."""
@@ -456,7 +435,7 @@ class MainWindow(QMainWindow):
             self.search_now()
         self._update_banner()
 
-    def _fusion_changed(self, _settings: FusionSettings) -> None:
+    def _fusion_changed(self) -> None:
         if self.lists is not None:
             self.refuse(compare=True)
 

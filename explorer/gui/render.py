@@ -462,16 +462,40 @@ class ExplainContext:
 
 
 def formula(hit: Hit, options: SearchOptions) -> str:
-    """The RRF sum with the numbers filled in: ``0.7 / (60 + 1) + 0.3 / (60 + 4) = 0.01616``."""
-    k = f"{options.k:g}"
-    terms = []
-    if hit.fts_rank is not None:
-        terms.append(f"{options.w_fts:g} / ({k} + {hit.fts_rank})")
-    if hit.vector_rank is not None:
-        terms.append(f"{options.w_vec:g} / ({k} + {hit.vector_rank})")
+    """The fused score with the numbers filled in, for the fusion method of ``options``:
+    RRF ``1 / (10 + 1) + 0.5 / (10 + 4) = 0.12662``, convex ``0.5 × 0.873 + 0.5 × 1.000 = 0.93650``
+    (each term a list that found the hit: its weight, and its rank or its normalised score)."""
+    if options.fusion == "convex":
+        terms = [
+            f"{weight:g} × {_normalised(hit.contributions.get(name, 0.0), weight)}"
+            for name, weight, rank in (
+                ("fts", options.w_fts, hit.fts_rank),
+                ("vector", options.w_vec, hit.vector_rank),
+            )
+            if rank is not None
+        ]
+    else:
+        k = f"{options.k:g}"
+        terms = []
+        if hit.fts_rank is not None:
+            terms.append(f"{options.w_fts:g} / ({k} + {hit.fts_rank})")
+        if hit.vector_rank is not None:
+            terms.append(f"{options.w_vec:g} / ({k} + {hit.vector_rank})")
     if not terms:
         return f"0 = {hit.fused_score:.5f}"
     return " + ".join(terms) + f" = {hit.fused_score:.5f}"
+
+
+def _normalised(contribution: float, weight: float) -> str:
+    """A list's normalised score, from its contribution ``weight × score``."""
+    return f"{contribution / weight:.3f}" if weight > 0 else "…"
+
+
+def formula_legend(options: SearchOptions) -> tuple[str, str]:
+    """The method's name and what its terms are, for the explain block."""
+    if options.fusion == "convex":
+        return "Convex", "w × score / best score of its list"
+    return "RRF", f"w / (k + rank), k = {options.k:g}"
 
 
 def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
@@ -544,9 +568,10 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     if hit.status == "stale":
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(ctx.extra)
+    method, terms = formula_legend(ctx.options)
     return (
         f"<b>Fused rank {ctx.rank}</b> of {ctx.total} · {source}{table}"
-        f"RRF&nbsp; <code>{html.escape(formula(hit, ctx.options))}</code>"
-        f" <span {muted}>(w / (k + rank), k = {ctx.options.k:g})</span>"
+        f"{method}&nbsp; <code>{html.escape(formula(hit, ctx.options))}</code>"
+        f" <span {muted}>({html.escape(terms)})</span>"
         + (f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else "")
     )

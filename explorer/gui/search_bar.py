@@ -12,8 +12,14 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLineEdit, QPushButton, QWidget
 
+from explorer.search.options import MODES, SearchOptions
+
 DEBOUNCE_MS = 150
-MODES = (("hybrid", "Hybrid"), ("fts", "Lexical"), ("semantic", "Semantic"))
+LABELS = {"hybrid": "Hybrid", "fts": "Lexical", "semantic": "Semantic"}
+#: The mode buttons, left to right (Ctrl+1, 2, 3): the default mode first.
+MODE_BUTTONS = tuple(
+    (mode, LABELS[mode]) for mode in sorted(MODES, key=lambda m: m != SearchOptions().mode)
+)
 PLACEHOLDER = 'Search notes — words, "a phrase", -exclude, a OR b, pre*, tag:name, path:folder/'
 
 
@@ -47,7 +53,7 @@ class SearchBar(QWidget):
         layout.addWidget(self.field, 1)
         switch = QHBoxLayout()
         switch.setSpacing(0)
-        for number, (mode, label) in enumerate(MODES, start=1):
+        for number, (mode, label) in enumerate(MODE_BUTTONS, start=1):
             button = QPushButton(label, self)
             button.setObjectName(f"mode-{mode}")
             button.setCheckable(True)
@@ -56,14 +62,14 @@ class SearchBar(QWidget):
             self.buttons[mode] = button
             switch.addWidget(button)
         layout.addLayout(switch)
-        self.buttons["hybrid"].setChecked(True)
+        self.buttons[MODE_BUTTONS[0][0]].setChecked(True)
         self.group.idToggled.connect(self._toggled)
 
     def text(self) -> str:
         return self.field.text()
 
     def mode(self) -> str:
-        return next((m for m, b in self.buttons.items() if b.isChecked()), "hybrid")
+        return next((m for m, b in self.buttons.items() if b.isChecked()), MODE_BUTTONS[0][0])
 
     def set_mode(self, mode: str) -> None:
         if mode in self.buttons:

@@ -3,21 +3,33 @@
 Backed by :class:`QSettings`; tests pass their own ``QSettings`` (an INI file in a temporary
 folder) so nothing leaks into the user's configuration.  Values read back are coerced to the
 declared type, and a value that cannot be read falls back to the default.
+
+The search settings are one value, :data:`SEARCH`: the :class:`SearchOptions` a person changed
+from the defaults, as JSON (``{"mode": "fts", "w_fts": 0.5}``), so a setting they never touched
+follows the program's defaults when those change.
+
+The store carries a version (:data:`VERSION`).  Opening an older one runs the upgrade steps in
+:data:`UPGRADES` in order, each turning version ``n - 1`` into ``n`` (Picard's upgrade hooks), then
+writes the new version; a read-only store is upgraded in memory only.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from explorer.search.fusion import DEFAULT_K
-from explorer.search.hybrid import DEFAULT_MIN_SIM
+from explorer.search.options import SearchOptions, parameter_named
+from explorer.search.query import QueryError
 
 ORGANIZATION = "vault-explorer"
 APPLICATION = "Vault Explorer"
 MAX_RECENT = 8
+#: The version of the settings this program writes.
+CURRENT_VERSION = 2
 
 T = TypeVar("T")
 
@@ -28,12 +40,8 @@ class Option(Generic[T]):
     default: T
 
 
-MODE = Option("search/mode", "hybrid")
-K = Option("fusion/k", float(DEFAULT_K))
-W_FTS = Option("fusion/w_fts", 0.7)
-W_VEC = Option("fusion/w_vec", 0.3)
-DEPTH = Option("fusion/depth", 50)
-MIN_SIM = Option("fusion/min_sim", float(DEFAULT_MIN_SIM))
+VERSION = Option("settings/version", 0)
+SEARCH = Option("search/options", "{}")
 LAST_VAULT = Option("vault/last", "")
 RECENT_VAULTS: Option[list[str]] = Option("vault/recent", [])
 THEME = Option("view/theme", "system")
@@ -50,20 +58,88 @@ class Settings:
     def __init__(self, store: QSettings | None = None, *, read_only: bool = False) -> None:
         self.store = store if store is not None else QSettings(ORGANIZATION, APPLICATION)
         self.read_only = read_only
+        #: What a read-only store would have been told: key → value (``None``: removed).
+        self._unsaved: dict[str, Any] = {}
+        self.upgrade()
 
     def get(self, option: Option[T]) -> T:
-        raw = self.store.value(option.key, None)
+        raw = self.raw(option.key)
         if raw is None:
             return option.default
         return _coerce(raw, option.default)
 
     def set(self, option: Option[T], value: T) -> None:
-        if not self.read_only:
-            self.store.setValue(option.key, value)
+        self.set_raw(option.key, value)
+
+    def raw(self, key: str) -> Any:
+        """The value stored under ``key`` as the store gives it, or ``None``."""
+        if key in self._unsaved:
+            return self._unsaved[key]
+        return self.store.value(key, None)
+
+    def set_raw(self, key: str, value: Any) -> None:
+        if self.read_only:
+            self._unsaved[key] = value
+        else:
+            self.store.setValue(key, value)
+
+    def remove(self, key: str) -> None:
+        if self.read_only:
+            self._unsaved[key] = None
+        else:
+            self.store.remove(key)
 
     def sync(self) -> None:
         if not self.read_only:
             self.store.sync()
+
+    # ------------------------------------------------------------------------- versions
+
+    def version(self) -> int:
+        """The version the store was written by: 1 for the unversioned stores of before, 0
+        for an empty one."""
+        stored = self.get(VERSION)
+        if stored:
+            return stored
+        return 1 if self.store.allKeys() else 0
+
+    def upgrade(self) -> None:
+        """Run the upgrade steps from the store's version to :data:`CURRENT_VERSION`."""
+        version = self.version()
+        if version == CURRENT_VERSION:
+            return
+        if version > CURRENT_VERSION:
+            return  # written by a newer program: read what we know, change nothing
+        for step in range(version + 1, CURRENT_VERSION + 1):
+            upgrade = UPGRADES.get(step)
+            if upgrade is not None and version > 0:
+                upgrade(self)
+        self.set(VERSION, CURRENT_VERSION)
+        self.sync()
+
+    # ------------------------------------------------------------------------- search
+
+    def search_options(self, base: SearchOptions | None = None) -> SearchOptions:
+        """``base`` (the defaults) with the search settings the person changed; a value that
+        cannot be read is left at its default."""
+        options = base or SearchOptions()
+        try:
+            changed = json.loads(self.get(SEARCH))
+        except ValueError:
+            return options
+        if not isinstance(changed, dict):
+            return options
+        for name, value in changed.items():
+            try:
+                options = SearchOptions.from_json({name: value}, options)
+            except QueryError:
+                continue
+        return options
+
+    def set_search_options(self, options: SearchOptions) -> None:
+        """Keep what differs from the defaults (the limit is the window's, not kept)."""
+        changed = replace(options, limit=SearchOptions().limit).changed()
+        self.set(SEARCH, json.dumps(changed, sort_keys=True))
 
     def remember_vault(self, path: str) -> list[str]:
         """Make ``path`` the last vault and the head of the recent list; returns the list."""
@@ -73,6 +149,45 @@ class Settings:
         self.set(RECENT_VAULTS, recent)
         self.set(LAST_VAULT, path)
         return recent
+
+
+# ----------------------------------------------------------------------------- upgrade steps
+
+#: Version 1's search settings: key → (setting, default then).  Frozen history: these are the
+#: values version 1 wrote for a person who never changed them, whatever the defaults are now.
+_V1_SEARCH: dict[str, tuple[str, Any]] = {
+    "search/mode": ("mode", "hybrid"),
+    "fusion/k": ("k", 60.0),
+    "fusion/w_fts": ("w_fts", 0.7),
+    "fusion/w_vec": ("w_vec", 0.3),
+    "fusion/depth": ("depth", 50),
+    "fusion/min_sim": ("min_sim", 0.3),
+}
+
+
+def _v2_search_settings_as_one_value(settings: Settings) -> None:
+    """Version 1 wrote every search setting under its own key at each close, defaults included,
+    so it cannot tell a chosen value from a default.  Version 2 keeps only the chosen ones: a
+    value equal to version 1's default counts as not chosen, and follows the defaults now."""
+    changed: dict[str, Any] = {}
+    for key, (name, default) in _V1_SEARCH.items():
+        raw = settings.raw(key)
+        settings.remove(key)
+        if raw is None:
+            continue
+        value = _coerce(raw, default)
+        if value != default:
+            try:
+                changed[name] = parameter_named(name).coerce(value)
+            except QueryError:
+                continue
+    settings.set(SEARCH, json.dumps(changed, sort_keys=True))
+
+
+#: version → the step that turns the version before it into it.
+UPGRADES: dict[int, Callable[[Settings], None]] = {
+    2: _v2_search_settings_as_one_value,
+}
 
 
 def _coerce(raw: Any, default: Any) -> Any:

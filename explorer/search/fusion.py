@@ -16,9 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-DEFAULT_K = 60.0
-DEFAULT_WEIGHTS: Mapping[str, float] = {"fts": 0.7, "vector": 0.3}
-
 
 @dataclass(frozen=True, slots=True)
 class Fused:
@@ -38,17 +35,18 @@ class Fused:
 
 def rrf(
     lists: Mapping[str, Sequence[str]],
-    k: float = DEFAULT_K,
+    k: float,
     weights: Mapping[str, float] | None = None,
 ) -> list[Fused]:
     """Weighted RRF of ranked id lists (best first), fused best first.
 
-    ``lists`` maps a list name to its ids; a name missing from ``weights`` weighs 1.  An id that
+    ``lists`` maps a list name to its ids; a name missing from ``weights`` (or every name, without
+    ``weights``) weighs 1 (the program's defaults: :mod:`explorer.search.options`).  An id that
     appears twice in one list counts at its best rank.  Raises ``ValueError`` when ``k <= 0``.
     """
     if not k > 0:
         raise ValueError(f"k must be positive, got {k}")
-    weights = DEFAULT_WEIGHTS if weights is None else weights
+    weights = weights or {}
     ranks: dict[str, dict[str, int | None]] = {}
     for name, ids in lists.items():
         for position, doc in enumerate(ids, start=1):
@@ -88,7 +86,7 @@ def convex(
     (an id repeated in one list counts at its best position and best score); contributions are
     ``w_L · norm_L(d)``.  Ties are broken by id ascending.
     """
-    weights = DEFAULT_WEIGHTS if weights is None else weights
+    weights = weights or {}
     bounds = lower_bounds or {}
     ranks: dict[str, dict[str, int | None]] = {}
     normalised: dict[str, dict[str, float]] = {}

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
-import math
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -23,11 +22,10 @@ from explorer.index.db import IndexDB
 from explorer.index.vectors import VectorIndex
 from explorer.search import fusion
 from explorer.search.lexical import filter_clause, lexical_list
+from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
 from explorer.search.snippet import body_start
 
-MODES = ("hybrid", "fts", "semantic")
-FUSION_METHODS = ("rrf", "convex")
 #: Lower bounds of the convex fusion's normalisation, per list (a list not named here is
 #: min-max normalised over its own candidates).  0 for both: bm25 cannot go below 0, and a cosine
 #: at or below 0 means "unrelated" for sentence embeddings, so each list's scores count as a
@@ -36,54 +34,12 @@ FUSION_METHODS = ("rrf", "convex")
 #: theoretical minima (0 for bm25, -1 for cosine) 0.719-0.736, best at the lowest w_fts.
 CONVEX_LOWER_BOUNDS: dict[str, float] = {"fts": 0.0, "vector": 0.0}
 EMBED_TIMEOUT_S = 3.0
-#: Default similarity floor of the vector list.  Without one, every note of a vault smaller than
-#: the depth enters the vector list and no hit is ever lexical-only.  Measured on SciFact train
-#: (hybrid nDCG@10): floor 0 → 0.7242, 0.3 → 0.7254, 0.45 → 0.7228.  0.3 costs nothing in quality
-#: and lets "found only by words" show again; all-MiniLM-L6-v2 cosines under 0.3 are unrelated.
-DEFAULT_MIN_SIM = 0.3
 #: An empty query lists this many recently modified notes (fewer if the limit is lower).
 LISTING_SIZE = 20
 
 
 class SemanticUnavailable(RuntimeError):
     """``semantic`` mode was asked for and there is no vector list; the message says why."""
-
-
-@dataclass(frozen=True, slots=True)
-class SearchOptions:
-    mode: str = "hybrid"
-    limit: int = 20
-    k: float = fusion.DEFAULT_K
-    w_fts: float = 0.7
-    w_vec: float = 0.3
-    depth: int = 50
-    min_sim: float = DEFAULT_MIN_SIM
-    fusion: str = "rrf"
-
-    def validate(self) -> None:
-        if self.mode not in MODES:
-            raise QueryError(f"unknown mode {self.mode!r}; choose one of {', '.join(MODES)}")
-        if not 1 <= self.limit <= 100:
-            raise QueryError(f"limit must be between 1 and 100, got {self.limit}")
-        for name, value in (("k", self.k), ("w-fts", self.w_fts), ("w-vec", self.w_vec)):
-            if not math.isfinite(value):
-                raise QueryError(f"{name} must be a finite number, got {value:g}")
-        if not self.k > 0:
-            raise QueryError(f"k must be positive, got {self.k:g}")
-        if not 1 <= self.depth <= 1000:
-            raise QueryError(f"depth must be between 1 and 1000, got {self.depth}")
-        if self.w_fts < 0 or self.w_vec < 0:
-            raise QueryError("weights must not be negative")
-        if not -1.0 <= self.min_sim <= 1.0:
-            raise QueryError(f"min-sim must be between -1 and 1, got {self.min_sim:g}")
-        if self.fusion not in FUSION_METHODS:
-            raise QueryError(
-                f"unknown fusion {self.fusion!r}; choose one of {', '.join(FUSION_METHODS)}"
-            )
-
-    @property
-    def weights(self) -> dict[str, float]:
-        return {"fts": self.w_fts, "vector": self.w_vec}
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +135,7 @@ class SearchResponse:
             "fusion": {
                 "method": o.fusion,
                 "k": int(o.k) if float(o.k).is_integer() else o.k,
-                "weights": {"fts": o.w_fts, "vector": o.w_vec},
+                "weights": o.weights,
                 "depth": o.depth,
             },
             "semantic": {
@@ -475,6 +431,7 @@ def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
 
 
 __all__ = [
+    "FUSION_METHODS",
     "MODES",
     "Candidates",
     "Hit",

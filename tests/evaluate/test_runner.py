@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.evaluate.datasets import Doc, load_beir
 from explorer.evaluate.runner import (
+    EVAL_OPTIONS,
     EvalSettings,
     collect_candidates,
     comparison,
@@ -152,7 +154,7 @@ def test_one_candidate_run_equals_three_searches(beir: Path, data_dir: Path, met
     db, _, _ = open_beir_index(dataset, beir, str(data_dir), provider)
     try:
         searcher = Searcher(db, provider)
-        settings = EvalSettings(fusion=method, depth=5)
+        settings = EvalSettings(replace(EVAL_OPTIONS, fusion=method, depth=5))
         run = collect_candidates(searcher, {q["_id"]: q["text"] for q in QUERIES}, settings)
         assert set(run.candidates) == {q["_id"] for q in QUERIES}
         for query in QUERIES:
@@ -321,10 +323,9 @@ def test_overlong_query_is_scored_zero_not_fatal(tmp_path: Path, data_dir: Path)
 
 
 def test_search_options_of_settings() -> None:
-    options = EvalSettings(k=10, w_fts=0.4, w_vec=0.6, depth=80, fusion="convex").options("fts")
-    assert options == SearchOptions(
-        mode="fts", limit=100, k=10, w_fts=0.4, w_vec=0.6, depth=80, fusion="convex"
-    )
+    search = SearchOptions(k=10, w_fts=0.4, w_vec=0.6, depth=80, fusion="convex", limit=7)
+    assert EvalSettings(search).options("fts") == replace(search, mode="fts", limit=100)
+    assert EvalSettings().options("hybrid") == SearchOptions(depth=100, limit=100)
     assert EvalSettings(modes=("fts",)).candidate_mode == "fts"
     assert EvalSettings(modes=("semantic",)).candidate_mode == "semantic"
     assert EvalSettings(modes=("fts", "semantic")).candidate_mode == "hybrid"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -99,17 +100,31 @@ def test_highlight_finds_cjk_substrings() -> None:
     assert '<span style="S">東京</span>タワー' in out
 
 
+#: The seed's weighted RRF, which the hand-computed numbers here are for.
+SEED = SearchOptions(fusion="rrf", k=60, w_fts=0.7, w_vec=0.3)
+
+
 def test_formula_has_the_numbers_filled_in() -> None:
-    assert formula(hit(), SearchOptions()) == "0.7 / (60 + 1) + 0.3 / (60 + 4) = 0.01616"
+    assert formula(hit(), SEED) == "0.7 / (60 + 1) + 0.3 / (60 + 4) = 0.01616"
     lexical_only = hit(vector_rank=None, fused_score=0.7 / 63, fts_rank=3)
-    assert formula(lexical_only, SearchOptions()) == "0.7 / (60 + 3) = 0.01111"
-    assert formula(hit(), SearchOptions(k=10, w_fts=1.0, w_vec=0.5)).startswith(
+    assert formula(lexical_only, SEED) == "0.7 / (60 + 3) = 0.01111"
+    assert formula(hit(), replace(SEED, k=10, w_fts=1.0, w_vec=0.5)).startswith(
         "1 / (10 + 1) + 0.5 / (10 + 4)"
     )
 
 
+def test_convex_formula_shows_each_lists_normalised_score() -> None:
+    convex = replace(SEED, fusion="convex", w_fts=0.5, w_vec=0.5)
+    both = hit(contributions={"fts": 0.35, "vector": 0.5}, fused_score=0.85)
+    assert formula(both, convex) == "0.5 × 0.700 + 0.5 × 1.000 = 0.85000"
+    vector_only = hit(fts_rank=None, contributions={"fts": 0.0, "vector": 0.2}, fused_score=0.2)
+    assert formula(vector_only, convex) == "0.5 × 0.400 = 0.20000"
+    out = explain_html(both, ExplainContext(convex, 1, 5, 5, 5, True), Colours())
+    assert "Convex" in out and "best score of its list" in out and "RRF" not in out
+
+
 def test_explain_block_has_scores_ranks_and_formula() -> None:
-    ctx = ExplainContext(SearchOptions(), 2, 20, 34, 50, True)
+    ctx = ExplainContext(SEED, 2, 20, 34, 50, True)
     out = explain_html(hit(best_chunk=(10, 400)), ctx, Colours())
     for fragment in (
         "Fused rank 2",
@@ -121,7 +136,7 @@ def test_explain_block_has_scores_ranks_and_formula() -> None:
         "characters 10–400",
     ):
         assert fragment in out
-    degraded = ExplainContext(SearchOptions(), 1, 5, 5, 0, False, "model x is still loading")
+    degraded = ExplainContext(SEED, 1, 5, 5, 0, False, "model x is still loading")
     out = explain_html(hit(vector_rank=None, source="fts"), degraded, Colours())
     assert "unavailable (model x is still loading)" in out
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QTextBrowser
@@ -16,6 +17,7 @@ from explorer.gui import settings as opt
 from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column, Role
 from explorer.gui.settings import Settings
+from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
     SAFETY_MS,
     Hold,
@@ -111,9 +113,35 @@ def test_changing_a_weight_reorders_rows_without_a_new_search(
     window.fusion.depth_box.setValue(5)
     assert window.proxy.rowCount() <= 10
     window.fusion.reset()
-    assert window.fusion.settings().k == 60 and window.fusion.settings().w_fts == 0.7
+    assert window.fusion.options().k == 60 and window.fusion.options().w_fts == 0.7
     assert window.shown_paths() == before
     assert requested == []  # not one new search for all of that
+
+
+def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    query = "deploy rollback checklist"
+    window.set_query(query)
+    wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
+    requested = record_searches(window)
+    assert "RRF" in window.preview.explain.toPlainText()
+    assert window.fusion.k_box.isEnabled()
+
+    window.fusion.method_box.setCurrentIndex(window.fusion.method_box.findData("convex"))
+    assert requested == []  # re-fused from the cached lists
+    assert window.options().fusion == "convex" and not window.fusion.k_box.isEnabled()
+    assert window.response is not None and window.response.options.fusion == "convex"
+    top = window.response.hits[0]
+    assert sum(top.contributions.values()) == pytest.approx(top.fused_score)
+    assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
+    explain = window.preview.explain.toPlainText()
+    assert "Convex" in explain and "best score of its list" in explain
+    assert f"= {top.fused_score:.5f}" in explain
+
+    window.fusion.reset()
+    assert window.options().fusion == SearchOptions().fusion and window.fusion.k_box.isEnabled()
 
 
 def test_a_file_written_while_the_window_is_open_appears(
@@ -272,7 +300,7 @@ def test_settings_persist_between_sessions(
     qtbot.addWidget(again)
     again.show()
     assert again.mode() == "fts"
-    assert again.fusion.settings().k == 20 and again.fusion.settings().w_vec == 0.5
+    assert again.fusion.options().k == 20 and again.fusion.options().w_vec == 0.5
     # (The offscreen screen is 800 px wide, so the restored window is clamped to it; the left
     # pane keeps its width.)
     assert again.splitter.sizes()[0] == sizes[0]

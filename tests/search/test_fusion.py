@@ -23,7 +23,8 @@ def test_weighted_rrf_matches_hand_computation() -> None:
 
 
 def test_ranks_contributions_and_source() -> None:
-    fused = {f.id: f for f in rrf({"fts": ["x", "y"], "vector": ["z", "x"]}, k=60)}
+    weights = {"fts": 0.7, "vector": 0.3}
+    fused = {f.id: f for f in rrf({"fts": ["x", "y"], "vector": ["z", "x"]}, 60, weights)}
     assert fused["x"].ranks == {"fts": 1, "vector": 2}
     assert fused["y"].ranks == {"fts": 2, "vector": None}
     assert fused["x"].contributions == {"fts": 0.7 / 61, "vector": 0.3 / 62}
@@ -60,14 +61,20 @@ def test_duplicate_in_a_list_counts_at_best_rank() -> None:
 
 def test_weights_change_the_order() -> None:
     lists = {"fts": ["lex", "both"], "vector": ["vec", "both"]}
-    lexical_heavy = [f.id for f in rrf(lists, weights={"fts": 0.9, "vector": 0.1})]
-    vector_heavy = [f.id for f in rrf(lists, weights={"fts": 0.1, "vector": 0.9})]
+    lexical_heavy = [f.id for f in rrf(lists, 60, {"fts": 0.9, "vector": 0.1})]
+    vector_heavy = [f.id for f in rrf(lists, 60, {"fts": 0.1, "vector": 0.9})]
     assert lexical_heavy.index("lex") < lexical_heavy.index("vec")
     assert vector_heavy.index("vec") < vector_heavy.index("lex")
 
 
 def test_empty_lists() -> None:
-    assert rrf({"fts": [], "vector": []}) == []
+    assert rrf({"fts": [], "vector": []}, 60) == []
+
+
+def test_without_weights_every_list_weighs_one() -> None:
+    (a, b) = rrf({"fts": ["a"], "vector": ["b", "a"]}, 60)
+    assert a.id == "a" and a.score == pytest.approx(1 / 61 + 1 / 62)
+    assert b.score == pytest.approx(1 / 61)
 
 
 # ----------------------------------------------------------------------------- convex
@@ -162,12 +169,13 @@ def test_convex_equal_scores_all_normalise_to_one() -> None:
 
 def test_convex_contributions_sum_to_score_and_duplicates_count_once() -> None:
     fused = convex(
-        {"fts": [("a", 4.0), ("b", 2.0), ("a", 1.0)], "vector": [("b", 0.8), ("a", 0.2)]}
+        {"fts": [("a", 4.0), ("b", 2.0), ("a", 1.0)], "vector": [("b", 0.8), ("a", 0.2)]},
+        {"fts": 0.7, "vector": 0.3},
     )
     by_id = {f.id: f for f in fused}
     assert by_id["a"].ranks["fts"] == 1
     # fts: a's best score 4 is kept, min over distinct docs is 2 -> a 1.0, b 0.0.
-    # vector: b 1.0, a 0.0.  Default weights 0.7 / 0.3: a 0.7, b 0.3.
+    # vector: b 1.0, a 0.0.  Weights 0.7 / 0.3: a 0.7, b 0.3.
     assert by_id["a"].score == pytest.approx(0.7) and by_id["b"].score == pytest.approx(0.3)
     for item in fused:
         assert sum(item.contributions.values()) == item.score

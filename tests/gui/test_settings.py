@@ -1,0 +1,93 @@
+"""The window's settings: the search settings as one value, and versions with upgrade steps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PySide6.QtCore import QSettings
+
+from explorer.gui import settings as opt
+from explorer.gui.settings import CURRENT_VERSION, Settings
+from explorer.search.options import SearchOptions
+
+
+def _store(path: Path, values: dict[str, object]) -> QSettings:
+    store = QSettings(str(path), QSettings.Format.IniFormat)
+    for key, value in values.items():
+        store.setValue(key, value)
+    store.sync()
+    return store
+
+
+def _reopened(path: Path) -> QSettings:
+    return QSettings(str(path), QSettings.Format.IniFormat)
+
+
+VERSION_1 = {  # what version 1 wrote at every close, here after a person changed k and the mode
+    "search/mode": "fts",
+    "fusion/k": "20.0",
+    "fusion/w_fts": "0.7",
+    "fusion/w_vec": "0.3",
+    "fusion/depth": "50",
+    "fusion/min_sim": "0.3",
+    "vault/last": "/notes",
+}
+
+
+def test_version_1_keeps_what_was_changed_and_follows_the_defaults_elsewhere(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "settings.ini"
+    Settings(_store(path, VERSION_1))
+    store = _reopened(path)
+    assert int(store.value("settings/version")) == CURRENT_VERSION
+    assert json.loads(str(store.value("search/options"))) == {"mode": "fts", "k": 20}
+    assert not any(key.startswith("fusion/") for key in store.allKeys())
+    assert store.value("search/mode") is None
+    assert store.value("vault/last") == "/notes"  # other settings untouched
+    again = Settings(store)
+    assert again.search_options() == SearchOptions(mode="fts", k=20.0)
+
+
+def test_an_unreadable_version_1_value_is_dropped(tmp_path: Path) -> None:
+    path = tmp_path / "settings.ini"
+    Settings(_store(path, {"fusion/w_vec": "lots", "fusion/depth": "5000"}))
+    # "lots" cannot be read (so it was the default); depth 5000 is out of range: both dropped.
+    assert Settings(_reopened(path)).search_options() == SearchOptions()
+
+
+def test_a_new_store_starts_at_the_current_version(tmp_path: Path) -> None:
+    path = tmp_path / "settings.ini"
+    settings = Settings(_store(path, {}))
+    assert settings.version() == CURRENT_VERSION
+    assert settings.search_options() == SearchOptions()
+
+
+def test_a_read_only_store_is_upgraded_in_memory_only(tmp_path: Path) -> None:
+    path = tmp_path / "settings.ini"
+    before = dict(VERSION_1)
+    read_only = Settings(_store(path, before), read_only=True)
+    assert read_only.search_options() == SearchOptions(mode="fts", k=20.0)
+    read_only.set_search_options(SearchOptions(w_fts=0.1))
+    assert read_only.search_options() == SearchOptions(w_fts=0.1)
+    store = _reopened(path)
+    assert {key: store.value(key) for key in store.allKeys()} == before
+
+
+def test_a_store_from_a_newer_program_is_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "settings.ini"
+    newer = {"settings/version": CURRENT_VERSION + 1, "search/options": '{"k": 7, "future": 1}'}
+    settings = Settings(_store(path, newer))
+    assert settings.search_options() == SearchOptions(k=7.0)  # what it knows, read
+    assert int(_reopened(path).value("settings/version")) == CURRENT_VERSION + 1
+
+
+def test_only_changed_search_settings_are_kept(tmp_path: Path) -> None:
+    settings = Settings(_store(tmp_path / "settings.ini", {}))
+    settings.set_search_options(SearchOptions(fusion="convex", limit=100))
+    assert json.loads(settings.get(opt.SEARCH)) == {"fusion": "convex"}
+    settings.set(opt.SEARCH, "{not json")
+    assert settings.search_options() == SearchOptions()
+    settings.set(opt.SEARCH, '{"k": -1, "w_fts": 0.2}')  # a bad value is left at its default
+    assert settings.search_options() == SearchOptions(w_fts=0.2)

@@ -1,0 +1,126 @@
+"""The one search settings value: validation, ``key=value,…``, JSON and command-line wiring."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import fields, replace
+
+import pytest
+
+from explorer.search.options import (
+    MODES,
+    PARAMETERS,
+    RANKING,
+    SearchOptions,
+    add_arguments,
+    from_args,
+    parse,
+)
+from explorer.search.query import QueryError
+
+
+def test_every_field_is_a_parameter_and_the_defaults_are_valid() -> None:
+    assert [p.name for p in PARAMETERS] == [f.name for f in fields(SearchOptions)]
+    assert SearchOptions().validate() == SearchOptions()
+    assert "limit" not in RANKING and set(RANKING) | {"limit"} == set(SearchOptions().to_json())
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"mode": "vector"}, "unknown mode 'vector'; choose one of fts, semantic, hybrid"),
+        ({"fusion": "borda"}, "unknown fusion 'borda'; choose one of rrf, convex"),
+        ({"k": 0.0}, "k must be positive, got 0"),
+        ({"k": float("nan")}, "k must be a finite number"),
+        ({"w_fts": -0.1}, "w-fts must be 0 or more, got -0.1"),
+        ({"w_vec": float("inf")}, "w-vec must be a finite number"),
+        ({"depth": 0}, "depth must be between 1 and 1000, got 0"),
+        ({"min_sim": 1.5}, "min-sim must be between -1 and 1, got 1.5"),
+        ({"limit": 101}, "limit must be between 1 and 100, got 101"),
+    ],
+)
+def test_a_bad_value_is_named_in_one_line(changes: dict[str, object], message: str) -> None:
+    with pytest.raises(QueryError, match="^" + message.replace("(", r"\(")):
+        replace(SearchOptions(), **changes).validate()  # type: ignore[arg-type]
+
+
+def test_key_value_text_over_a_base() -> None:
+    base = SearchOptions(depth=100)
+    options = parse(" fusion=convex, w_fts=0.5,w-vec=0.5 ,k=10,", base)
+    assert options == replace(base, fusion="convex", w_fts=0.5, w_vec=0.5, k=10.0)
+    assert parse("", base) == base
+    assert parse("mode=semantic,depth=7,min_sim=0").to_json() == {
+        **SearchOptions().to_json(),
+        "mode": "semantic",
+        "depth": 7,
+        "min_sim": 0,
+    }
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("weight=1", "unknown setting 'weight'"),
+        ("k", "'k' is not key=value"),
+        ("=3", "'=3' is not key=value"),
+        ("depth=2.5", "depth must be a whole number, got '2.5'"),
+        ("k=fast", "k must be a number, got 'fast'"),
+        ("k=-1", "k must be positive"),
+        ("mode=vector", "unknown mode"),
+    ],
+)
+def test_bad_key_value_text_says_which_entry(text: str, message: str) -> None:
+    with pytest.raises(QueryError, match=message):
+        parse(text)
+
+
+def test_json_round_trip_and_what_was_changed() -> None:
+    options = SearchOptions(mode="fts", fusion="convex", w_fts=0.25, depth=80)
+    assert SearchOptions.from_json(options.to_json()) == options
+    assert options.changed() == {"mode": "fts", "fusion": "convex", "w_fts": 0.25, "depth": 80}
+    assert SearchOptions().changed() == {}
+    assert SearchOptions().to_json()["k"] == 60 and isinstance(SearchOptions().to_json()["k"], int)
+    with pytest.raises(QueryError, match="unknown setting"):
+        SearchOptions.from_json({"colour": "blue"})
+    with pytest.raises(QueryError, match="must be a number"):
+        SearchOptions.from_json({"k": True})
+
+
+def test_command_line_options_come_from_the_parameters() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, notes={"depth": "the limit if that is more"})
+    help_text = " ".join(parser.format_help().split())
+    for parameter in PARAMETERS:
+        assert parameter.flag in help_text
+    assert "(default 60)" in help_text and "(the limit if that is more)" in help_text
+    given = parser.parse_args(["--fusion", "convex", "--w-fts", "0.4", "--depth", "9"])
+    assert from_args(given) == SearchOptions(fusion="convex", w_fts=0.4, depth=9)
+    assert from_args(parser.parse_args([]), SearchOptions(limit=100)) == SearchOptions(limit=100)
+    assert set(MODES) == {"fts", "semantic", "hybrid"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--limit", "many"], "not a whole number: 'many'"),
+        (["--k", "inf"], "must be a finite number"),
+        (["--w-vec", "heavy"], "not a number: 'heavy'"),
+        (["--fusion", "borda"], "invalid choice: 'borda'"),
+    ],
+)
+def test_command_line_type_errors(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parser = argparse.ArgumentParser(prog="p")
+    add_arguments(parser)
+    with pytest.raises(SystemExit):
+        parser.parse_args(argv)
+    assert message in capsys.readouterr().err
+
+
+def test_only_some_parameters() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser, only=("mode",))
+    assert parser.parse_args(["--mode", "fts"]).mode == "fts"
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--k", "3"])
