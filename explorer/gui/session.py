@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.live_bridge import LiveBridge
 from explorer.gui.search_service import SearchResult, SearchService
-from explorer.live import LiveEvent, LiveIndex
+from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.search.hybrid import SearchOptions
 
 
@@ -28,7 +28,7 @@ class VaultSession(QObject):
     openFailed = Signal(str)
     searched = Signal(object)  # SearchResult of the latest request only
     liveEvent = Signal(object)  # LiveEvent
-    healthChanged = Signal(object)  # dict from LiveIndex.health()
+    healthChanged = Signal(object)  # dict: Health.to_json() (until the window reads Health)
 
     def __init__(
         self,
@@ -107,14 +107,15 @@ class VaultSession(QObject):
         if not self.closed:
             self.liveEvent.emit(event)
 
-    def _health_changed(self, health: dict[str, Any]) -> None:
+    def _health_changed(self, health: Health) -> None:
         if not self.closed:
-            self.health = health
-            self.healthChanged.emit(health)
+            self.health = health.to_json()
+            self.healthChanged.emit(self.health)
 
     def poll_health(self) -> None:
-        if self.bridge is not None:
-            self.bridge.poll_health()
+        """Emit the latest health again (the live index publishes its changes by itself)."""
+        if self.bridge is not None and self.bridge.last_health is not None:
+            self._health_changed(self.bridge.last_health)
 
     def reconcile(self) -> None:
         if self.live is not None:

@@ -13,12 +13,33 @@ Everything that happens is published as a :class:`LiveEvent` to subscribers (cal
 background threads: a window hands them to its own thread) and kept in a short log
 (:mod:`explorer.live.events`).  The watcher's state and the last batch are also written to the
 index's ``meta`` table, so that another process (``vault-explorer status``) can show them
-(:mod:`explorer.live.state`).
+(:mod:`explorer.live.state`).  How the index is doing is a typed :class:`Health`, published to
+its own subscribers whenever it changes (:mod:`explorer.live.health`).
 """
 
 from explorer.live.embedder import EMBED_BATCH
 from explorer.live.events import LiveEvent
-from explorer.live.state import WatcherState, persisted_watcher
+from explorer.live.health import (
+    EmbeddingHealth,
+    EmbeddingState,
+    Health,
+    LastBatch,
+    WatcherHealth,
+    WatcherState,
+)
+from explorer.live.state import persisted_watcher, stored_health
 from explorer.live.writer import LiveIndex
 
-__all__ = ["EMBED_BATCH", "LiveEvent", "LiveIndex", "WatcherState", "persisted_watcher"]
+__all__ = [
+    "EMBED_BATCH",
+    "EmbeddingHealth",
+    "EmbeddingState",
+    "Health",
+    "LastBatch",
+    "LiveEvent",
+    "LiveIndex",
+    "WatcherHealth",
+    "WatcherState",
+    "persisted_watcher",
+    "stored_health",
+]

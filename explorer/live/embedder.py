@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +23,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB, connect
 from explorer.index.embedding import pending_count, store_vectors
 from explorer.live.events import EventLog
+from explorer.live.health import EmbeddingHealth, EmbeddingState
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,8 @@ _PENDING_SQL = (
 
 class EmbeddingQueue:
     """Embeds what the writer committed, on its own thread, once the writer has opened the
-    index (``opened``; ``open_error()`` says whether that failed)."""
+    index (``opened``; ``open_error()`` says whether that failed).  Its health goes to
+    ``report`` at every change; ``stored`` is called after each batch of vectors committed."""
 
     def __init__(
         self,
@@ -68,6 +70,8 @@ class EmbeddingQueue:
         stop: threading.Event,
         opened: threading.Event,
         open_error: Callable[[], str | None],
+        report: Callable[[EmbeddingHealth], None],
+        stored: Callable[[], None],
         batch: int = EMBED_BATCH,
         retry_delay: float = 1.0,
         max_retry_delay: float = 60.0,
@@ -82,21 +86,15 @@ class EmbeddingQueue:
         self._stop = stop
         self._opened = opened
         self._open_error = open_error
+        self._report = report
+        self._stored = stored
         self._wake = threading.Event()
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._hot: dict[str, None] = {}  # notes added or changed by batches, newest last
         self._dirty = True
         self._idle = False
-        self._embedding: dict[str, Any] = {
-            "state": "idle",
-            "reason": None,
-            "model": provider.name,
-            "done": 0,
-            "total": 0,
-            "rate": 0.0,
-            "note": "",
-        }
+        self._health = EmbeddingHealth(EmbeddingState.IDLE, provider.name)
 
     # ------------------------------------------------------------------ seen from the writer
 
@@ -128,21 +126,23 @@ class EmbeddingQueue:
     def idle(self) -> bool:
         """Nothing left to embed, or no model to embed it."""
         with self._lock:
-            return self._idle or self._embedding["state"] in ("off", "unavailable")
+            return self._idle or self._health.finished
 
-    def snapshot(self) -> dict[str, Any]:
+    @property
+    def health(self) -> EmbeddingHealth:
         with self._lock:
-            return dict(self._embedding)
+            return self._health
 
     # ------------------------------------------------------------------ the thread
 
     def _set(self, **fields: Any) -> None:
         with self._lock:
-            self._embedding.update(fields)
+            self._health = health = replace(self._health, **fields)
+        self._report(health)
 
     def _run(self) -> None:
         if self.provider.state is ModelState.DISABLED:
-            self._set(state="off", reason=self.provider.error)
+            self._set(state=EmbeddingState.OFF, reason=self.provider.error)
             return
         while not self._opened.wait(0.5):
             if self._stop.is_set():
@@ -157,13 +157,12 @@ class EmbeddingQueue:
             self._loop(db, embedder)
         except Exception as exc:
             log.exception("live index embedder failed")
-            self._set(state="unavailable", reason=f"embedder crashed: {exc}")
+            self._set(state=EmbeddingState.UNAVAILABLE, reason=f"embedder crashed: {exc}")
             self.events.emit("error", f"embedding stopped: {type(exc).__name__}: {exc}")
         finally:
             db.close()
-            with self._lock:
-                if self._embedding["state"] not in ("off", "unavailable"):
-                    self._embedding["state"] = "stopped"
+            if not self.health.finished:
+                self._set(state=EmbeddingState.STOPPED)
 
     def _await_model(self) -> Embedder | None:
         while not self._stop.is_set():
@@ -171,12 +170,12 @@ class EmbeddingQueue:
                 embedder = self.provider.get(timeout=0.5)
             except EmbedderUnavailable as exc:
                 if self.provider.state in (ModelState.FAILED, ModelState.DISABLED):
-                    self._set(state="unavailable", reason=str(exc))
+                    self._set(state=EmbeddingState.UNAVAILABLE, reason=str(exc))
                     self.events.emit("notice", f"vectors are not being updated: {exc}")
                     return None
-                self._set(state="loading", reason=str(exc))
+                self._set(state=EmbeddingState.LOADING, reason=str(exc))
                 continue
-            self._set(state="idle", reason=None, model=embedder.name)
+            self._set(state=EmbeddingState.IDLE, reason=None, model=embedder.name)
             return embedder
         return None
 
@@ -195,7 +194,7 @@ class EmbeddingQueue:
                 if run_started is not None:
                     seconds = time.monotonic() - run_started
                     rate = done / seconds if seconds > 0 else 0.0
-                    self._set(state="idle", total=done, rate=rate, note="")
+                    self._set(state=EmbeddingState.IDLE, total=done, rate=rate, note="")
                     self.events.emit(
                         "embed-done",
                         f"embedded {done} chunks in {seconds:.1f}s ({rate:.0f}/s)",
@@ -212,7 +211,7 @@ class EmbeddingQueue:
                 self._idle = False
             if run_started is None:
                 run_started = time.monotonic()
-                self._set(state="embedding", done=0, total=0, rate=0.0)
+                self._set(state=EmbeddingState.EMBEDDING, done=0, total=0, rate=0.0)
             try:
                 matrix = embedder.embed([r.text for r in rows])
                 if matrix.shape != (len(rows), embedder.dimension):
@@ -224,13 +223,13 @@ class EmbeddingQueue:
                 failures += 1
                 delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
                 reason = f"embedding failed ({type(exc).__name__}: {exc}); retry in {delay:g} s"
-                self._set(state="retrying", reason=reason)
+                self._set(state=EmbeddingState.RETRYING, reason=reason)
                 self.events.emit("error", reason)
                 self._stop.wait(delay)
                 continue
             if failures:
                 failures = 0
-                self._set(state="embedding", reason=None)
+                self._set(state=EmbeddingState.EMBEDDING, reason=None)
             with db.transaction() as conn:
                 store_vectors(conn, embedder.name, [r.hash for r in rows], matrix)
                 db.bump_generation()
@@ -239,6 +238,7 @@ class EmbeddingQueue:
             done += len(rows)
             seconds = time.monotonic() - run_started
             rate = done / seconds if seconds > 0 else 0.0
+            self._stored()
             total = done + pending_count(db, embedder.name)
             paths = list(dict.fromkeys(r.path for r in rows))
             self._set(done=done, total=total, rate=rate, note=paths[-1])

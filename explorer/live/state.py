@@ -1,9 +1,9 @@
-"""The watcher's state, and the part of it another process can read.
+"""The live index's state as another process sees it.
 
 The writer records its state, its reason and its last batch in the index's ``meta`` table
 (:func:`persist_watcher`), so that ``vault-explorer status`` in another process can show how the
-process that keeps the index current is doing (:func:`persisted_watcher`).  Who holds the
-writer lease decides whether such a process runs at all.
+process that keeps the index current is doing (:func:`stored_health`).  Who holds the writer
+lease decides whether such a process runs at all.
 """
 
 from __future__ import annotations
@@ -12,25 +12,16 @@ import json
 import logging
 import os
 import sqlite3
-from enum import Enum
 from typing import Any
 
 import psutil
 
 from explorer.index.db import IndexDB, IndexUnavailable
 from explorer.index.lease import holder
+from explorer.index.status import read_status
+from explorer.live.health import Health, LastBatch, WatcherHealth, WatcherState
 
 log = logging.getLogger(__name__)
-
-
-class WatcherState(Enum):
-    STARTING = "starting"
-    RUNNING = "running"
-    STOPPED = "stopped"
-    DEGRADED = "degraded"
-    #: Another process holds the index's writer lease: this one only reads (and takes over
-    #: when that process ends).
-    READER = "reader"
 
 
 def _process_started(pid: int) -> float | None:
@@ -45,7 +36,7 @@ _PROCESS_STARTED = "" if _STARTED is None else repr(_STARTED)
 
 
 def persist_watcher(
-    db: IndexDB, state: WatcherState, reason: str | None, last_batch: dict[str, Any] | None
+    db: IndexDB, state: WatcherState, reason: str | None, last_batch: LastBatch | None
 ) -> None:
     """Write the watcher's state where another process's ``status`` can read it (a failure is
     logged: the state is for show, the index does not depend on it)."""
@@ -56,15 +47,15 @@ def persist_watcher(
             db.set_meta("watcher_pid", str(os.getpid()))
             db.set_meta("watcher_started", _PROCESS_STARTED)
             if last_batch is not None:
-                db.set_meta("last_batch", json.dumps(last_batch))
+                db.set_meta("last_batch", json.dumps(last_batch.to_json()))
     except (sqlite3.Error, IndexUnavailable) as exc:
         log.warning("cannot record the watcher state: %s", exc)
 
 
-def persisted_watcher(db: IndexDB) -> dict[str, Any]:
-    """The state of the process that keeps ``db`` current (``vault-explorer status``): its
-    state, reason, pid and role, and its last batch.  Who holds the writer lease decides whether
-    one runs; the state it wrote into the index says how it is doing."""
+def read_watcher(db: IndexDB) -> WatcherHealth:
+    """The state of the process that keeps ``db`` current: its state, reason, pid and role.
+    Who holds the writer lease decides whether one runs; the state it wrote into the index says
+    how it is doing."""
     state = db.get_meta("watcher_state") or WatcherState.STOPPED.value
     reason = db.get_meta("watcher_reason") or None
     pid_text = db.get_meta("watcher_pid")
@@ -81,11 +72,37 @@ def persisted_watcher(db: IndexDB) -> dict[str, Any]:
             # The holder has not written its state yet (or is an ``index`` run, which does not).
             state, reason = WatcherState.RUNNING.value, None
         pid = owner.pid
+    try:
+        known = WatcherState(state)
+    except ValueError:  # written by another version: say what it wrote
+        known = WatcherState.DEGRADED
+        reason = f"{state}: {reason}" if reason else state
+    return WatcherHealth(known, reason, pid, role)
+
+
+def read_last_batch(db: IndexDB) -> LastBatch | None:
+    """The last batch the process that keeps ``db`` current recorded."""
     last = db.get_meta("last_batch")
-    return {
-        "state": state,
-        "reason": reason,
-        "pid": pid,
-        "role": role,
-        "lastBatch": json.loads(last) if last else None,
-    }
+    if not last:
+        return None
+    data = json.loads(last)
+    return LastBatch.from_json(data) if isinstance(data, dict) else None
+
+
+def stored_health(db: IndexDB, model: str, *, check_fts: bool = True) -> Health:
+    """``vault-explorer status``: what ``db`` holds for ``model``, and how the process that
+    keeps it current is doing (``check_fts``: with the checks that read the whole database)."""
+    return Health(
+        vault=str(db.vault),
+        database=str(db.path),
+        index=read_status(db, model, check_fts=check_fts),
+        watcher=read_watcher(db),
+        last_batch=read_last_batch(db),
+    )
+
+
+def persisted_watcher(db: IndexDB) -> dict[str, Any]:
+    """:func:`read_watcher` and :func:`read_last_batch` as ``status --json`` prints them (for
+    the command line, until it reads the typed value)."""
+    last = read_last_batch(db)
+    return {**read_watcher(db).to_json(), "lastBatch": last.to_json() if last else None}

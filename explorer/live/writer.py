@@ -25,11 +25,18 @@ from typing import Any
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, IndexUnavailable, connect, index_path
 from explorer.index.lease import Holder, IndexHeld, WriterLease, holder
-from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.live.embedder import EMBED_BATCH, EmbeddingQueue
 from explorer.live.events import EventLog, LiveEvent
-from explorer.live.state import WatcherState, persist_watcher
+from explorer.live.health import (
+    Health,
+    HealthBoard,
+    LastBatch,
+    WatcherHealth,
+    WatcherState,
+    count,
+)
+from explorer.live.state import persist_watcher
 from explorer.vault.watch import DEFAULT_MAX_WAIT, DEFAULT_QUIET, Batch, VaultWatcher, WatchError
 
 log = logging.getLogger(__name__)
@@ -41,6 +48,8 @@ DEGRADED_RECONCILE = 60.0
 #: While another process holds the writer lease: how often to look for its changes, and
 #: whether it has gone (then this one takes over).
 READER_POLL = 1.0
+#: During a long sync, the counts shown are read again at most this often (seconds).
+RECOUNT_EVERY = 1.0
 
 
 class _Stopping(Exception):
@@ -94,6 +103,8 @@ class LiveIndex:
             stop=self._stop,
             opened=self._opened,
             open_error=lambda: self._open_error,
+            report=lambda embedding: self._board.post(embedding=embedding),
+            stored=self._request_count,
             batch=embed_batch,
             retry_delay=retry_delay,
             max_retry_delay=max_retry_delay,
@@ -102,12 +113,24 @@ class LiveIndex:
         self._state = WatcherState.STOPPED
         self._reason: str | None = None
         self._open_error: str | None = None
-        self._notices: list[str] = []
+        self._other: Holder | None = None  # who writes the index while this one reads it
         self._initial_done = False
         self._busy = False
         self._sync_failures = 0
         self._sync_degraded = False  # DEGRADED because syncs fail, not because of the watcher
-        self._last_batch: dict[str, Any] | None = None
+        self._last_batch: LastBatch | None = None
+        self._recounted = 0.0  # time.monotonic() of the last count during a sync
+        self._counts_wanted = 0  # requests to count again (the embedder stored vectors) …
+        self._counts_done = 0  # … and how many of them the counts shown have seen
+        self._db: IndexDB | None = None  # the writer's connection, while it has one
+        self._board = HealthBoard(
+            Health(
+                str(self.vault),
+                str(self._db_path),
+                watcher=self._watcher_health(),
+                embedding=self._embedder.health,
+            )
+        )
 
     # ------------------------------------------------------------------ public API
 
@@ -170,7 +193,8 @@ class LiveIndex:
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no batch is pending or being applied and the embedding queue is empty (or
-        there is no model to empty it); ``False`` if that did not happen within ``timeout``.
+        there is no model to empty it), and :meth:`health` counts what was done; ``False`` if
+        that did not happen within ``timeout``.
 
         Events the operating system has not delivered yet cannot be waited for: after writing
         files, wait for their effect rather than for idleness alone.
@@ -182,35 +206,16 @@ class LiveIndex:
             self._stop.wait(0.02)
         return True
 
-    def health(self, *, check_fts: bool = False) -> dict[str, Any]:
-        """Index counts (:func:`index_status`), watcher state, last batch and embedding
-        progress.  Safe from any thread: reads through its own short-lived connection.
-        ``check_fts`` also runs FTS5's integrity-check (slower on big vaults)."""
-        data: dict[str, Any] = {
-            "indexed": False,
-            "vault": str(self.vault),
-            "database": str(self._db_path),
-        }
-        readable = self._state is WatcherState.READER or (
-            self._opened.is_set() and self._open_error is None
-        )
-        if readable and self._db_path.exists():
-            try:
-                conn = connect(self._db_path)
-                try:
-                    db = IndexDB(conn, self._db_path, self.vault)
-                    status = index_status(db, self.provider.name, check_fts=check_fts)
-                    data = {"indexed": True, **status}
-                finally:
-                    conn.close()
-            except sqlite3.Error as exc:
-                data["error"] = f"cannot read the index: {exc}"
-        with self._lock:
-            data["notices"] = list(self._notices)
-            data["watcher"] = {"state": self._state.value, "reason": self._reason}
-            data["lastBatch"] = dict(self._last_batch) if self._last_batch else None
-        data["embedding"] = self._embedder.snapshot()
-        return data
+    def health(self) -> Health:
+        """The latest health: index counts, watcher state, last batch and embedding progress
+        (in memory: the writer and the embedder keep it current).  Safe from any thread."""
+        return self._board.current
+
+    def subscribe_health(self, callback: Callable[[Health], None]) -> Callable[[], None]:
+        """Call ``callback`` with every new :class:`Health` from now on (on a background
+        thread); returns a function that unsubscribes it.  Read :meth:`health` after
+        subscribing for the state before."""
+        return self._board.subscribe(callback)
 
     # ------------------------------------------------------------------ events
 
@@ -223,6 +228,9 @@ class LiveIndex:
         with self._lock:
             if not self._initial_done or self._busy or self._sync_failures:
                 return False
+            behind = self._counts_done != self._counts_wanted  # the health is not current yet
+        if behind and self.running:
+            return False
         embedding_done = self._embedder.idle
         if self._reconcile.is_set():
             return False
@@ -234,10 +242,41 @@ class LiveIndex:
         changed = (state, reason) != (self._state, self._reason)
         with self._lock:
             self._state, self._reason = state, reason
+        self._board.post(watcher=self._watcher_health())
         if persist is not None:
             self._persist(persist)
         if changed and state is not WatcherState.STARTING:
             self._event("watcher", f"watcher {state.value}" + (f": {reason}" if reason else ""))
+
+    def _watcher_health(self) -> WatcherHealth:
+        """The state, and who keeps the index current: the other process while this one only
+        reads, else this one."""
+        other = self._other if self._state is WatcherState.READER else None
+        if other is not None:
+            return WatcherHealth(self._state, self._reason, other.pid, other.role)
+        return WatcherHealth(self._state, self._reason, os.getpid(), self.role)
+
+    def _count(self, db: IndexDB) -> None:
+        """Read the index's counts on ``db`` and show them.  Only the writer thread counts (on
+        its connection, or on the reader's), so counts are shown in the order they were read."""
+        with self._lock:
+            wanted = self._counts_wanted
+        try:
+            report = count(db, self.provider.name)
+        except sqlite3.Error as exc:
+            self._board.post(error=f"cannot read the index: {exc}")
+        else:
+            self._board.post(index=report, error=None)
+        with self._lock:
+            self._counts_done = max(self._counts_done, wanted)
+
+    def _request_count(self) -> None:
+        """Ask the writer to count again when it is free (the embedder stored vectors)."""
+        with self._lock:
+            self._counts_wanted += 1
+        self._wake.set()
+        if self._watcher is not None:
+            self._watcher.kick()
 
     def _persist(self, db: IndexDB) -> None:
         """Write the watcher's state where another process's ``status`` can read it."""
@@ -271,6 +310,7 @@ class LiveIndex:
             if not self.share:
                 self._fail_open(str(IndexHeld(self._db_path, other, self.role)))
                 return None
+            self._other = other
             self._set_state(
                 WatcherState.READER,
                 f"{other.describe()} keeps this index current; here it is only read",
@@ -296,6 +336,8 @@ class LiveIndex:
                         "SELECT path FROM notes WHERE indexed_ns >= ?", (since_ns,)
                     )
                 ]
+                if current != generation:
+                    self._board.post(index=count(db, self.provider.name), error=None)
             finally:
                 conn.close()
         except sqlite3.Error:
@@ -320,8 +362,7 @@ class LiveIndex:
         except Exception as exc:
             self._fail_open(f"cannot open the index: {exc}")
             return
-        with self._lock:
-            self._notices = list(db.notices)
+        self._db = db
         self._opened.set()
         for notice in db.notices:
             self._event("notice", notice)
@@ -341,9 +382,11 @@ class LiveIndex:
             if self._watcher is not None:
                 self._watcher.stop()
             self._set_state(WatcherState.STOPPED, final_reason, persist=db)
+            self._db = None
             db.close()
 
     def _writer_loop(self, db: IndexDB) -> None:
+        self._count(db)  # what the index holds before the start-up reconcile
         next_restart = 0.0
         if self._watcher is not None:
             next_restart = self._start_watcher(db)
@@ -362,6 +405,8 @@ class LiveIndex:
             self.reconcile_interval if ok else self._retry_after_failure()
         )
         while not self._stop.is_set():
+            if self._counts_done != self._counts_wanted:
+                self._count(db)
             now = time.monotonic()
             if self._watcher is not None:
                 next_restart = self._check_watcher(db, now, next_restart)
@@ -436,6 +481,9 @@ class LiveIndex:
         if phase == "index" and done:
             # New chunks were committed: the embedder may start on them during a long sync.
             self._embedder.changed()
+            if time.monotonic() - self._recounted >= RECOUNT_EVERY and self._db is not None:
+                self._recounted = time.monotonic()
+                self._count(self._db)  # the counts grow as it goes
 
     def _full_sync(self, db: IndexDB, why: str) -> bool:
         with self._lock:
@@ -478,22 +526,20 @@ class LiveIndex:
 
     def _synced(self, db: IndexDB, report: SyncReport, what: str, batch: Batch | None) -> None:
         moved = len(report.renamed)
-        last: dict[str, Any] = {
-            "kind": "batch" if batch is not None else "reconcile",
-            "time": time.time(),
-            "seconds": round(report.seconds, 4),
-            "paths": len(batch.paths) if batch is not None else None,
-            "events": batch.events if batch is not None else None,
-            "latency": (
-                round(time.monotonic() - batch.first_event, 4) if batch is not None else None
-            ),
-            "added": len(report.added) - moved,
-            "changed": len(report.changed),
-            "moved": moved,
-            "deleted": len(report.deleted) - moved,
-            "skipped": len(report.skipped),
-            "summary": report.summary(),
-        }
+        last = LastBatch(
+            kind="batch" if batch is not None else "reconcile",
+            time=time.time(),
+            seconds=round(report.seconds, 4),
+            paths=len(batch.paths) if batch is not None else None,
+            events=batch.events if batch is not None else None,
+            latency=round(time.monotonic() - batch.first_event, 4) if batch is not None else None,
+            added=len(report.added) - moved,
+            changed=len(report.changed),
+            moved=moved,
+            deleted=len(report.deleted) - moved,
+            skipped=len(report.skipped),
+            summary=report.summary(),
+        )
         fresh = [*report.added, *report.changed]
         if self._sync_degraded:
             self._sync_degraded = False
@@ -505,6 +551,8 @@ class LiveIndex:
         with self._lock:
             self._sync_failures = 0
             self._last_batch = last
+        self._board.post(last_batch=last)
+        self._count(db)
         self._persist(db)
         self._event(
             "sync", f"{what}: {report.summary()}", report=report, touched=frozenset(report.touched)

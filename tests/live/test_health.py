@@ -4,16 +4,18 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import index_path
-from explorer.live import LiveEvent, LiveIndex
+from explorer.live import EmbeddingState, Health, LastBatch, LiveEvent, LiveIndex, WatcherState
 
 STATUS_KEYS = [
     "indexed",
@@ -103,3 +105,93 @@ def test_status_json_keeps_its_shape(
 
 def _added_c(event: LiveEvent) -> bool:
     return event.kind == "sync" and "c.md" in event.touched
+
+
+def test_a_live_index_publishes_each_change_of_its_health(vault: Path, data_dir: Path) -> None:
+    """The window was told nothing: it read the database every second to find out."""
+    (vault / "a.md").write_text("# A\n\nalpha\n")
+    live = LiveIndex(vault, str(data_dir), EmbedderProvider.of(FakeEmbedder()), quiet=0.1)
+    published: list[Health] = []
+    arrived = threading.Condition()
+
+    def record(health: Health) -> None:
+        with arrived:
+            published.append(health)
+            arrived.notify_all()
+
+    live.subscribe_health(record)
+    live.start()
+    try:
+        assert live.wait_idle(30)
+        (vault / "b.md").write_text("# B\n\nbravo\n")
+
+        def embedded() -> bool:
+            last = published[-1] if published else None
+            return last is not None and last.vectors == 2 and last.pending_embeddings == 0
+
+        with arrived:
+            assert arrived.wait_for(embedded, timeout=30)
+        assert live.wait_idle(30)
+        assert published[-1] == live.health()
+    finally:
+        live.stop()
+    states = [h.watcher.state for h in published if h.watcher is not None]
+    assert states[0] is WatcherState.STARTING and WatcherState.RUNNING in states
+    assert states[-1] is WatcherState.STOPPED
+    notes = [h.notes for h in published if h.indexed]
+    assert notes == sorted(notes) and notes[-1] == 2  # counted as it went, never backwards
+    embedding = [h.embedding.state for h in published if h.embedding is not None]
+    assert EmbeddingState.EMBEDDING in embedding
+    batches = [h.last_batch for h in published if h.last_batch is not None]
+    assert batches[-1].kind == "batch" and batches[-1].added == 1
+
+
+def test_the_health_of_a_live_index_as_json(vault: Path, data_dir: Path) -> None:
+    (vault / "a.md").write_text("# A\n\nalpha\n")
+    live = LiveIndex(vault, str(data_dir), EmbedderProvider.disabled("--no-embed"))
+    assert live.health().to_json() == {
+        "vault": str(vault.resolve()),
+        "database": str(index_path(vault, data_dir)),
+        "indexed": False,
+        "lastBatch": None,
+        "watcher": {"state": "stopped", "reason": None, "pid": os.getpid(), "role": live.role},
+        "embedding": {
+            "state": "idle",
+            "reason": None,
+            "model": "none",
+            "done": 0,
+            "total": 0,
+            "rate": 0.0,
+            "note": "",
+        },
+    }
+    live.start()
+    try:
+        assert live.wait_idle(30)
+        data = live.health().to_json()
+    finally:
+        live.stop()
+    assert list(data) == [*STATUS_KEYS, "embedding"]
+    assert data["notes"] == 1 and data["integrity"] is None  # the whole-file checks: status only
+    assert data["embedding"]["state"] == "off" and data["embedding"]["reason"] == "--no-embed"
+    assert data["lastBatch"]["kind"] == "reconcile" and data["lastBatch"]["paths"] is None
+    assert json.loads(json.dumps(data)) == data
+
+
+def test_a_last_batch_reads_back_as_it_was_written() -> None:
+    written = {
+        "kind": "batch",
+        "time": 1796242882.0650024,
+        "seconds": 0.0018,
+        "paths": 1,
+        "events": 3,
+        "latency": 0.1024,
+        "added": 1,
+        "changed": 0,
+        "moved": 0,
+        "deleted": 0,
+        "skipped": 0,
+        "summary": "1 added, 0 changed, 0 moved, 0 deleted, 0 unchanged in 0.00s",
+    }
+    assert LastBatch.from_json(json.loads(json.dumps(written))).to_json() == written
+    assert list(LastBatch.from_json({}).to_json()) == LAST_BATCH_KEYS

@@ -16,7 +16,15 @@ from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
-from explorer.live import LiveEvent, LiveIndex, WatcherState, persisted_watcher
+from explorer.live import (
+    EmbeddingHealth,
+    EmbeddingState,
+    LiveEvent,
+    LiveIndex,
+    WatcherHealth,
+    WatcherState,
+    persisted_watcher,
+)
 from explorer.live import writer as writer_module
 from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable
 from tests.vault.test_watch import wait_until
@@ -73,6 +81,18 @@ def reader(vault: Path, data_dir: Path) -> Iterator[Callable[[], Reader]]:
     yield _open
     for r in opened:
         r.db.close()
+
+
+def _embedding(live: LiveIndex) -> EmbeddingHealth:
+    embedding = live.health().embedding
+    assert embedding is not None
+    return embedding
+
+
+def _watcher(live: LiveIndex) -> WatcherHealth:
+    watcher = live.health().watcher
+    assert watcher is not None
+    return watcher
 
 
 def files(vault: Path) -> dict[str, str]:
@@ -256,7 +276,7 @@ def test_a_new_note_is_embedded_before_the_backlog(
     live = LiveIndex(vault, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1, embed_batch=4)
     live.start()
     try:
-        wait_until(lambda: live.health()["embedding"]["done"] >= 4)
+        wait_until(lambda: _embedding(live).done >= 4)
         r = reader()
         (vault / "fresh.md").write_text("# Fresh\n\njust saved\n")
         wait_until(lambda: r.find("saved") == ["fresh.md"])
@@ -300,7 +320,7 @@ def test_a_failing_model_is_retried_with_back_off(vault: Path, data_dir: Path) -
         assert len(errors) == 3 and "out of memory" in errors[0]
         assert [m.rsplit("retry in ", 1)[1] for m in errors] == ["0.05 s", "0.1 s", "0.2 s"]
         assert any(e.kind == "embed-done" and e.done == 1 for e in events)
-        assert live.health()["embedding"]["state"] == "idle"
+        assert _embedding(live).state is EmbeddingState.IDLE
     finally:
         live.stop()
 
@@ -313,8 +333,8 @@ def test_without_a_model_the_lexical_index_still_follows_the_files(
     (vault / "plain.md").write_text("# Plain\n\nlexicalonly\n")
     wait_until(lambda: r.find("lexicalonly") == ["plain.md"])
     assert live.wait_idle(10)
-    embedding = live.health()["embedding"]
-    assert embedding["state"] == "off" and embedding["reason"] == "--no-embed"
+    embedding = _embedding(live)
+    assert embedding.state is EmbeddingState.OFF and embedding.reason == "--no-embed"
 
 
 def test_health_events_and_the_persisted_state(
@@ -330,12 +350,15 @@ def test_health_events_and_the_persisted_state(
     assert live.wait_idle(10)
     wait_until(lambda: any(e.kind == "embed-done" for e in seen))
 
-    health = live.health(check_fts=True)
-    assert health["notes"] == 2 and health["vectors"] == 2 and health["pendingEmbeddings"] == 0
-    assert health["ftsIntegrity"] == "ok"
-    assert health["watcher"] == {"state": "running", "reason": None}
-    assert health["lastBatch"]["kind"] == "batch" and health["lastBatch"]["added"] == 1
-    assert health["embedding"]["state"] == "idle" and health["embedding"]["model"] == "fake-bow-64"
+    health = live.health()  # wait_idle: its counts include what was just done
+    assert health.notes == 2 and health.vectors == 2 and health.pending_embeddings == 0
+    assert health.watcher == WatcherHealth(
+        WatcherState.RUNNING, None, os.getpid(), "the vault-explorer window"
+    )
+    assert health.last_batch is not None
+    assert health.last_batch.kind == "batch" and health.last_batch.added == 1
+    assert health.embedding is not None and health.embedding.state is EmbeddingState.IDLE
+    assert health.embedding.model == "fake-bow-64"
     assert any(e.kind == "sync" and e.message.startswith("start-up") for e in live.events())
 
     persisted = persisted_watcher(r.db)
@@ -369,11 +392,11 @@ def test_a_watcher_that_dies_degrades_and_recovers(
         shutil.move(root, tmp_path / "elsewhere")
         wait_until(lambda: live.state is WatcherState.DEGRADED)
         assert "reconciling every" in (live.state_reason or "")
-        assert live.health()["watcher"]["state"] == "degraded"
+        assert _watcher(live).state is WatcherState.DEGRADED
         shutil.move(tmp_path / "elsewhere", root)
         (root / "b.md").write_text("# B\n\nafter the gap\n")
         wait_until(lambda: live.state is WatcherState.RUNNING)
-        wait_until(lambda: live.health()["notes"] == 2)
+        wait_until(lambda: live.health().notes == 2)
     finally:
         live.stop()
 
@@ -397,7 +420,7 @@ def test_a_second_live_index_reads_and_takes_over_when_the_first_stops(
         wait_until(lambda: second.state is WatcherState.READER)
         assert second.wait_idle(5), "a reader has nothing of its own to wait for"
         assert "keeps this index current" in (second.state_reason or "")
-        wait_until(lambda: second.health().get("notes") == 1)
+        wait_until(lambda: second.health().notes == 1)
 
         (vault / "b.md").write_text("# B\n\nbravo\n")
         wait_until(lambda: any(e.kind == "sync" and "b.md" in e.touched for e in seen))
