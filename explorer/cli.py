@@ -46,7 +46,6 @@ from explorer.index.db import (
 )
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.lease import WriterLease, holder
-from explorer.index.status import index_status
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.resources import sample_vault_dir
 from explorer.search import options as search_options
@@ -266,7 +265,7 @@ def _rank(rank: int | None) -> str:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    from explorer.live import persisted_watcher
+    from explorer.live import Health, WatcherState, stored_health
 
     vault = vault_folder(args.vault, readable=False)
     model = model_name(args.model)
@@ -277,61 +276,58 @@ def cmd_status(args: argparse.Namespace) -> int:
         with WriterLease.acquire(path, f"vault-explorer status --rebuild {args.rebuild}"):
             _rebuild(args, vault, path)
     if not path.exists():
-        data: dict[str, Any] = {"vault": str(vault), "database": str(path), "indexed": False}
         if args.json:
-            dump_json(data)
+            dump_json(Health(str(vault), str(path)).to_json())
         else:
             say(f"{vault} is not indexed yet (database would be {path})")
         return 0
     db = IndexDB.open_existing(vault, args.data_dir)
     try:
-        data = {"indexed": True, **index_status(db, model)}
-        watcher = persisted_watcher(db)
-        data["lastBatch"] = watcher.pop("lastBatch")
-        data["watcher"] = watcher
+        health = stored_health(db, model)
     finally:
         db.close()
     if args.json:
-        dump_json(data)
+        dump_json(health.to_json())
         return 0
-    age = data["lastSyncAge"]
-    say(f"vault       {data['vault']}")
-    say(f"database    {data['database']} ({data['databaseBytes'] / 1e6:.1f} MB)")
-    say(f"notes       {data['notes']}")
-    say(f"chunks      {data['chunks']}")
-    say(f"model       {data['model']}")
-    say(f"vectors     {data['vectors']} (pending embeddings: {data['pendingEmbeddings']})")
-    for other, count in data["otherModels"].items():
+    index, watcher = health.index, health.watcher
+    assert index is not None and watcher is not None  # an index was read, with its state
+    say(f"vault       {index.vault}")
+    say(f"database    {index.database} ({index.database_bytes / 1e6:.1f} MB)")
+    say(f"notes       {index.notes}")
+    say(f"chunks      {index.chunks}")
+    say(f"model       {index.model}")
+    say(f"vectors     {index.vectors} (pending embeddings: {index.pending_embeddings})")
+    for other, count in index.other_models.items():
         say(f"            {count} vectors of another model: {other}")
     say(
-        f"last sync   {_age(age)}"
-        + (f" — {data['lastSyncSummary']}" if data["lastSyncSummary"] else "")
+        f"last sync   {_age(index.last_sync_age)}"
+        + (f" — {index.last_sync_summary}" if index.last_sync_summary else "")
     )
-    say(f"integrity   {data['integrity']}")
-    say(f"fts         {data['ftsIntegrity']}")
-    if data["damagedVectors"]:
-        say(f"            {data['damagedVectors']} damaged vectors (never used in a search)")
-    if data["integrity"] != "ok" or data["ftsIntegrity"] != "ok" or data["damagedVectors"]:
-        only_fts = data["integrity"] == "ok" and not data["damagedVectors"]
+    say(f"integrity   {index.integrity}")
+    say(f"fts         {index.fts_integrity}")
+    if index.damaged_vectors:
+        say(f"            {index.damaged_vectors} damaged vectors (never used in a search)")
+    if index.integrity != "ok" or index.fts_integrity != "ok" or index.damaged_vectors:
+        only_fts = index.integrity == "ok" and not index.damaged_vectors
         say(
             f"            the index is damaged: `vault-explorer status {vault} --rebuild "
             f"{'fts' if only_fts else 'all'}` rebuilds it from the vault"
         )
-    state = data["watcher"]
-    role = f"{state['role']}, " if state.get("role") else ""
-    pid = f" ({role}pid {state['pid']})" if state["state"] != "stopped" and state["pid"] else ""
-    reason = f": {state['reason']}" if state["reason"] else ""
-    say(f"watcher     {state['state']}{pid}{reason}")
-    if data["lastBatch"]:
-        last = data["lastBatch"]
-        say(f"last batch  {_age(time.time() - last['time'])} — {last['summary']}")
-    say(f"skipped     {len(data['skipped'])}")
-    for item in data["skipped"]:
-        say(f"  {item['path']}: {item['reason']}")
-    if data["warnings"]:
-        say(f"warnings    {len(data['warnings'])}")
-        for item in data["warnings"]:
-            say(f"  {item['path']}: {item['warning']}")
+    role = f"{watcher.role}, " if watcher.role else ""
+    running = watcher.state is not WatcherState.STOPPED
+    pid = f" ({role}pid {watcher.pid})" if running and watcher.pid else ""
+    reason = f": {watcher.reason}" if watcher.reason else ""
+    say(f"watcher     {watcher.state.value}{pid}{reason}")
+    if health.last_batch:
+        last = health.last_batch
+        say(f"last batch  {_age(time.time() - last.time)} — {last.summary}")
+    say(f"skipped     {len(index.skipped)}")
+    for skipped in index.skipped:
+        say(f"  {skipped.path}: {skipped.reason}")
+    if index.warnings:
+        say(f"warnings    {len(index.warnings)}")
+        for warned in index.warnings:
+            say(f"  {warned.path}: {warned.warning}")
     return 0
 
 

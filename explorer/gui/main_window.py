@@ -43,6 +43,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui import settings as opt
 from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
+from explorer.gui.model_bridge import ModelBridge
 from explorer.gui.preview import PreviewPane
 from explorer.gui.refusion import CachedLists, explain_context
 from explorer.gui.render import filter_token
@@ -57,7 +58,7 @@ from explorer.gui.skipped_dialog import SkippedDialog
 from explorer.gui.stall import StallMonitor
 from explorer.gui.status_widgets import Banner, IndexStatus, Legend, banner_text, model_text
 from explorer.gui.theme import apply_theme, chosen_theme
-from explorer.live import LiveEvent, LiveIndex
+from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
 
@@ -65,7 +66,6 @@ from explorer.search.query import Query
 REFRESH_MS = 400
 #: While embedding, results are re-searched at most this often (vectors keep arriving).
 EMBED_REFRESH_MS = 2000
-MODEL_POLL_MS = 250
 RESULT_LIMIT = 100
 
 
@@ -115,6 +115,12 @@ class MainWindow(QMainWindow):
         if stall_monitor:
             self.stall.start()
         self._restore_settings()
+        # The model's state is reported when it changes (on the loader's thread, queued here).
+        self.model_bridge = ModelBridge(self.provider, self)
+        self.model_bridge.stateChanged.connect(
+            self._model_changed, Qt.ConnectionType.QueuedConnection
+        )
+        self._model_changed()  # how it stands now
 
     # ================================================================== construction
 
@@ -197,10 +203,6 @@ class MainWindow(QMainWindow):
         self.refresh_timer = QTimer(self)
         self.refresh_timer.setSingleShot(True)
         self.refresh_timer.timeout.connect(self._refresh)
-        self.model_timer = QTimer(self)
-        self.model_timer.setInterval(MODEL_POLL_MS)
-        self.model_timer.timeout.connect(self._poll_model)
-        self.model_timer.start()
 
     def _restore_settings(self) -> None:
         s = self.settings
@@ -237,7 +239,7 @@ class MainWindow(QMainWindow):
         return self.session.live if self.session is not None else None
 
     @property
-    def health(self) -> dict[str, Any] | None:
+    def health(self) -> Health | None:
         return self.session.health if self.session is not None else None
 
     @property
@@ -471,8 +473,6 @@ class MainWindow(QMainWindow):
             self._schedule_refresh(None, REFRESH_MS)
         elif kind in ("error", "notice") and event.message:
             self.statusBar().showMessage(safe_text(event.message), 8000)
-        if self.session is not None:
-            self.session.poll_health()
 
     def _schedule_refresh(self, touched: frozenset[str] | None, delay: int) -> None:
         """Re-search the current query soon, if a change may affect it: it names a note shown,
@@ -497,24 +497,26 @@ class MainWindow(QMainWindow):
         else:
             self.search_now()
 
-    def _health_changed(self, health: dict[str, Any]) -> None:
+    def _health_changed(self, health: Health) -> None:
         self.index_status.show_health(health, model_text(self.provider))
-        watcher = health.get("watcher") or {}
-        embedding = health.get("embedding") or {}
-        if watcher.get("state") == "starting" and not self.live_settled():
+        watcher, embedding = health.watcher, health.embedding
+        starting = watcher is not None and watcher.state is WatcherState.STARTING
+        if starting and not self.live_settled():
             # The start-up reconcile reports only when it is done: show that it is under way.
             self.index_status.show_busy("Indexing the vault…")
-        elif embedding.get("state") == "embedding" and int(embedding.get("total") or 0):
+        elif (
+            embedding is not None
+            and embedding.state is EmbeddingState.EMBEDDING
+            and embedding.total
+        ):
             self.index_status.show_progress(
-                "Embedding",
-                int(embedding.get("done") or 0),
-                int(embedding.get("total") or 0),
-                float(embedding.get("rate") or 0.0),
+                "Embedding", embedding.done, embedding.total, embedding.rate
             )
         else:
             self.index_status.hide_progress()
 
-    def _poll_model(self) -> None:
+    def _model_changed(self, _state: ModelState | None = None) -> None:
+        """The model's state changed (or may have): show it, and re-search when it arrived."""
         state = self.provider.state
         if state == self._model_state:
             return
@@ -614,7 +616,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_settings()
         self.stall.stop()
-        self.model_timer.stop()
+        self.model_bridge.close()
         self.hide()
         self._close_session(wait=True)
         super().closeEvent(event)
@@ -635,7 +637,7 @@ class MainWindow(QMainWindow):
             "semantic": response.semantic.available if response else None,
             "searching": self.searching,
             "model": self.provider.state.value,
-            "pending": (self.health or {}).get("pendingEmbeddings"),
+            "pending": self.health.pending_embeddings if self.health else None,
             "settled": self.live_settled(),
             "preview": self.preview.shown_path,
         }

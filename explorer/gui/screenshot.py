@@ -77,7 +77,7 @@ class ScreenshotDriver:
         if state in (ModelState.IDLE, ModelState.LOADING):
             return False
         if state == ModelState.READY and w.mode() != "fts":
-            if int(health.get("pendingEmbeddings") or 0) > 0:
+            if health.pending_embeddings > 0:
                 return False
             if not response.listing and not response.semantic.available and response.hits:
                 return False

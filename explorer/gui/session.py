@@ -10,7 +10,6 @@ results, live events, index health.  Closing never waits on the GUI thread unles
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -28,7 +27,7 @@ class VaultSession(QObject):
     openFailed = Signal(str)
     searched = Signal(object)  # SearchResult of the latest request only
     liveEvent = Signal(object)  # LiveEvent
-    healthChanged = Signal(object)  # dict: Health.to_json() (until the window reads Health)
+    healthChanged = Signal(object)  # Health, whenever the live index's health changes
 
     def __init__(
         self,
@@ -50,7 +49,7 @@ class VaultSession(QObject):
         self.service.finished.connect(self._finished)
         self.live: LiveIndex | None = None
         self.bridge: LiveBridge | None = None
-        self.health: dict[str, Any] | None = None
+        self.health: Health | None = None
         self.searching = False
         self.closed = False
 
@@ -109,13 +108,8 @@ class VaultSession(QObject):
 
     def _health_changed(self, health: Health) -> None:
         if not self.closed:
-            self.health = health.to_json()
-            self.healthChanged.emit(self.health)
-
-    def poll_health(self) -> None:
-        """Emit the latest health again (the live index publishes its changes by itself)."""
-        if self.bridge is not None and self.bridge.last_health is not None:
-            self._health_changed(self.bridge.last_health)
+            self.health = health
+            self.healthChanged.emit(health)
 
     def reconcile(self) -> None:
         if self.live is not None:

@@ -5,8 +5,6 @@ Paths and reasons come from the vault: shown with :func:`~explorer.display.safe_
 
 from __future__ import annotations
 
-from typing import Any
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
@@ -20,12 +18,13 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
+from explorer.live import Health
 
 
 class SkippedDialog(QDialog):
-    """Lists ``health["skipped"]`` and ``health["warnings"]`` in one table."""
+    """Lists the skipped files and the notes with warnings of a :class:`Health` in one table."""
 
-    def __init__(self, health: dict[str, Any] | None, parent: QWidget | None = None) -> None:
+    def __init__(self, health: Health | None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Index — skipped files")
         self.resize(760, 420)
@@ -49,21 +48,21 @@ class SkippedDialog(QDialog):
         layout.addWidget(buttons)
         self.set_health(health)
 
-    def set_health(self, health: dict[str, Any] | None) -> None:
-        health = health or {}
-        skipped = list(health.get("skipped") or [])
-        warnings = list(health.get("warnings") or [])
-        rows = [(s["path"], "skipped", s["reason"]) for s in skipped]
-        rows += [(w["path"], "warning", w["warning"]) for w in warnings]
+    def set_health(self, health: Health | None) -> None:
+        skipped = health.skipped if health is not None else ()
+        warnings = health.warnings if health is not None else ()
+        rows = [(s.path, "skipped", s.reason) for s in skipped]
+        rows += [(w.path, "warning", w.warning) for w in warnings]
         self.table.setRowCount(len(rows))
         for r, values in enumerate(rows):
             for c, value in enumerate(values):
-                self.table.setItem(r, c, QTableWidgetItem(safe_text(str(value))))
-        database = safe_text(str(health.get("database", "")))
+                self.table.setItem(r, c, QTableWidgetItem(safe_text(value)))
+        if health is None:
+            self.summary.setText("The index has not reported yet.")
+            return
+        database = safe_text(health.database)
         self.summary.setText(
             f"{len(skipped)} file(s) skipped, {len(warnings)} with warnings. Index: {database}"
-            if health
-            else "The index has not reported yet."
         )
 
     def rows(self) -> list[tuple[str, str, str]]:

@@ -9,7 +9,6 @@ counts and rate while it indexes or embeds.
 from __future__ import annotations
 
 import html
-from typing import Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
@@ -27,6 +26,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.theme import tints
+from explorer.live import Health
 from explorer.search.hybrid import SearchResponse
 
 
@@ -220,12 +220,10 @@ class IndexStatus(QWidget):
             layout.addWidget(widget)
         status_bar.addPermanentWidget(self)
 
-    def show_health(self, health: dict[str, Any], model_text: str) -> None:
-        notes = int(health.get("notes") or 0)
-        vectors = int(health.get("vectors") or 0)
-        pending = int(health.get("pendingEmbeddings") or 0)
+    def show_health(self, health: Health, model_text: str) -> None:
+        notes, vectors, pending = health.notes, health.vectors, health.pending_embeddings
         self.counts.setText(f"{notes:,} notes · {vectors:,} vectors · {pending:,} pending")
-        skipped = health.get("skipped") or []
+        skipped = health.skipped
         if skipped:
             self.skipped.setText(f"{len(skipped)} skipped…")
             self.skipped.setToolTip("Files that were not indexed, with the reason")
@@ -233,11 +231,11 @@ class IndexStatus(QWidget):
         else:
             self.skipped.hide()
         self.model.setText(model_text)
-        watcher = health.get("watcher")
-        state = watcher.get("state") if isinstance(watcher, dict) else watcher
-        reason = watcher.get("reason") if isinstance(watcher, dict) else None
-        self.watcher.setText(f"watcher: {state or 'starting'}")
-        self.watcher.setToolTip(html.escape(safe_text(str(reason))) if reason else "")
+        watcher = health.watcher
+        state = watcher.state.value if watcher is not None else "starting"
+        reason = watcher.reason if watcher is not None else None
+        self.watcher.setText(f"watcher: {state}")
+        self.watcher.setToolTip(html.escape(safe_text(reason)) if reason else "")
 
     def show_progress(self, label: str, done: int, total: int, rate: float = 0.0) -> None:
         if total <= 0:

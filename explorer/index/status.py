@@ -158,9 +158,3 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
         damaged_vectors=damaged_vectors(db, model) if check_fts else None,
         notices=tuple(db.notices),
     )
-
-
-def index_status(db: IndexDB, model: str, *, check_fts: bool = True) -> dict[str, Any]:
-    """:func:`read_status` as ``status --json`` prints it (for the command line, until it reads
-    the typed value)."""
-    return read_status(db, model, check_fts=check_fts).to_json()

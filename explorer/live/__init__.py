@@ -27,7 +27,7 @@ from explorer.live.health import (
     WatcherHealth,
     WatcherState,
 )
-from explorer.live.state import persisted_watcher, stored_health
+from explorer.live.state import persisted_batch, persisted_watcher, stored_health
 from explorer.live.writer import LiveIndex
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "LiveIndex",
     "WatcherHealth",
     "WatcherState",
+    "persisted_batch",
     "persisted_watcher",
     "stored_health",
 ]

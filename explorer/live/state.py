@@ -12,7 +12,6 @@ import json
 import logging
 import os
 import sqlite3
-from typing import Any
 
 import psutil
 
@@ -52,7 +51,7 @@ def persist_watcher(
         log.warning("cannot record the watcher state: %s", exc)
 
 
-def read_watcher(db: IndexDB) -> WatcherHealth:
+def persisted_watcher(db: IndexDB) -> WatcherHealth:
     """The state of the process that keeps ``db`` current: its state, reason, pid and role.
     Who holds the writer lease decides whether one runs; the state it wrote into the index says
     how it is doing."""
@@ -80,7 +79,7 @@ def read_watcher(db: IndexDB) -> WatcherHealth:
     return WatcherHealth(known, reason, pid, role)
 
 
-def read_last_batch(db: IndexDB) -> LastBatch | None:
+def persisted_batch(db: IndexDB) -> LastBatch | None:
     """The last batch the process that keeps ``db`` current recorded."""
     last = db.get_meta("last_batch")
     if not last:
@@ -96,13 +95,6 @@ def stored_health(db: IndexDB, model: str, *, check_fts: bool = True) -> Health:
         vault=str(db.vault),
         database=str(db.path),
         index=read_status(db, model, check_fts=check_fts),
-        watcher=read_watcher(db),
-        last_batch=read_last_batch(db),
+        watcher=persisted_watcher(db),
+        last_batch=persisted_batch(db),
     )
-
-
-def persisted_watcher(db: IndexDB) -> dict[str, Any]:
-    """:func:`read_watcher` and :func:`read_last_batch` as ``status --json`` prints them (for
-    the command line, until it reads the typed value)."""
-    last = read_last_batch(db)
-    return {**read_watcher(db).to_json(), "lastBatch": last.to_json() if last else None}

@@ -253,7 +253,7 @@ def test_skipped_files_are_listed(
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
 
     def listed() -> None:
-        assert window.health is not None and window.health.get("skipped")
+        assert window.health is not None and window.health.skipped
         assert window.index_status.skipped.isVisible()
 
     qtbot.waitUntil(listed)
@@ -376,7 +376,7 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     message = window.statusBar().currentMessage()
     assert "evil\\u202egpj.md" in message and "\u202e" not in message
     assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
-    qtbot.waitUntil(lambda: _assert_equal(len((window.health or {}).get("skipped") or []), 1))
+    qtbot.waitUntil(lambda: _assert_equal(len(window.health.skipped if window.health else ()), 1))
     window.show_skipped()
     assert window.skipped_dialog is not None
     rows = window.skipped_dialog.rows()

@@ -79,7 +79,7 @@ def test_damaged_vectors_are_never_computed_with(
 ) -> None:
     """A page of random bytes can turn a stored vector into NaNs or cut its BLOB short: such a
     vector is left out of the matrix and counted, and ``status`` reports it."""
-    from explorer.index.status import index_status
+    from explorer.index.status import read_status
 
     for name in ("good", "nan", "short"):
         (vault / f"{name}.md").write_text(f"# {name}\n\nthe {name} note\n")
@@ -107,7 +107,7 @@ def test_damaged_vectors_are_never_computed_with(
     assert np.isfinite(index.matrix).all()
     hits = index.top_notes(fake.embed(["the good note"])[0], 10)
     assert len(hits) == 1 and np.isfinite(hits[0].score)
-    assert index_status(db, fake.name)["damagedVectors"] == 2
+    assert read_status(db, fake.name).damaged_vectors == 2
 
 
 def test_one_function_stores_vectors_and_never_a_non_finite_one(

@@ -26,6 +26,7 @@ from explorer.live import (
     persisted_watcher,
 )
 from explorer.live import writer as writer_module
+from explorer.live.state import persisted_batch
 from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable
 from tests.vault.test_watch import wait_until
 
@@ -362,8 +363,9 @@ def test_health_events_and_the_persisted_state(
     assert any(e.kind == "sync" and e.message.startswith("start-up") for e in live.events())
 
     persisted = persisted_watcher(r.db)
-    assert persisted["state"] == "running" and persisted["pid"] == os.getpid()
-    assert persisted["lastBatch"]["summary"].startswith("1 added")
+    assert persisted.state is WatcherState.RUNNING and persisted.pid == os.getpid()
+    last = persisted_batch(r.db)
+    assert last is not None and last.summary.startswith("1 added")
 
     unsubscribe()
     count = len(seen)
@@ -374,7 +376,7 @@ def test_health_events_and_the_persisted_state(
     assert len(seen) == count
 
     live.stop()
-    assert persisted_watcher(r.db)["state"] == "stopped"
+    assert persisted_watcher(r.db).state is WatcherState.STOPPED
     assert r.db.fts_integrity() is None
 
 
@@ -427,7 +429,7 @@ def test_a_second_live_index_reads_and_takes_over_when_the_first_stops(
         assert first.wait_idle(30)
         assert second_embedder.calls == 0, "a reader embeds nothing"
         state = persisted_watcher(reader().db)
-        assert (state["state"], state["pid"]) == ("running", os.getpid())
+        assert (state.state, state.pid) == (WatcherState.RUNNING, os.getpid())
 
         first.stop()
         wait_until(lambda: second.state is WatcherState.RUNNING)
@@ -468,7 +470,7 @@ def test_a_failing_reconcile_shows_as_a_watcher_error(
     assert "the vault went away" in (live.state_reason or "")
     db = IndexDB.open_existing(vault, data_dir)
     try:
-        assert persisted_watcher(db)["state"] == "degraded"
+        assert persisted_watcher(db).state is WatcherState.DEGRADED
     finally:
         db.close()
     monkeypatch.undo()

@@ -1,0 +1,91 @@
+"""The window is told how the index and the model are doing; it does not keep asking."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QTimer
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.base import Embedder, FakeEmbedder
+from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.gui.main_window import MainWindow
+from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
+
+
+@pytest.fixture
+def gate() -> Iterator[threading.Event]:
+    opened = threading.Event()
+    yield opened
+    opened.set()  # never leave a loader waiting
+
+
+def repeating_timers(window: MainWindow) -> list[QTimer]:
+    """The timers that would wake the window again and again while nothing happens."""
+    return [t for t in window.findChildren(QTimer) if t.isActive() and not t.isSingleShot()]
+
+
+def test_a_model_that_arrives_late_is_shown_and_searched_with_at_once(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path, gate: threading.Event
+) -> None:
+    """The window looked at the model every 250 ms and at the index every second."""
+
+    def load() -> Embedder:
+        gate.wait(60)
+        return FakeEmbedder()
+
+    provider = EmbedderProvider("fake-bow-64", load)
+    window = make_window(provider, sample_copy)
+    window.set_query("cdn purge")
+
+    def lexical_meanwhile(w: MainWindow) -> None:
+        assert provider.state is ModelState.LOADING
+        assert "loading…" in w.index_status.model.text()
+        assert "Semantic search is loading" in w.banner.message()
+        assert w.response is not None and not w.response.semantic.available
+        assert w.index_status.counts.text().startswith("51 notes")
+
+    wait_for_results(qtbot, window, "cdn purge", lexical_meanwhile)
+    assert repeating_timers(window) == [window.stall._timer]
+
+    gate.set()
+
+    def with_vectors(w: MainWindow) -> None:
+        assert "fake-bow-64 (ready)" in w.index_status.model.text()
+        assert w.response is not None and w.response.semantic.available
+        assert not w.banner.isVisible()
+
+    wait_for_results(qtbot, window, "cdn purge", with_vectors)
+    wait_indexed(qtbot, window)
+
+    def counted(w: MainWindow) -> None:
+        assert w.health is not None and w.health.pending_embeddings == 0
+        assert w.index_status.counts.text().endswith(" 0 pending")
+        assert not w.index_status.progress.isVisible()
+
+    qtbot.waitUntil(lambda: counted(window))
+    assert repeating_timers(window) == [window.stall._timer]
+
+
+def test_the_status_bar_follows_a_note_saved_while_it_is_open(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path
+) -> None:
+    window = make_window(EmbedderProvider.of(FakeEmbedder()), sample_copy)
+    wait_indexed(qtbot, window)
+    qtbot.waitUntil(lambda: _counts_start(window, "51 notes"))
+    (sample_copy / "inbox" / "new.md").write_text("# New\n\nsaved while open\n")
+    qtbot.waitUntil(lambda: _counts_start(window, "52 notes"))
+
+    def embedded() -> None:
+        assert window.health is not None
+        assert window.health.notes == 52 and window.health.pending_embeddings == 0
+        assert window.index_status.counts.text().endswith(" vectors · 0 pending")
+
+    qtbot.waitUntil(embedded)
+
+
+def _counts_start(window: MainWindow, text: str) -> None:
+    assert window.index_status.counts.text().startswith(text), window.index_status.counts.text()
