@@ -182,7 +182,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     search_options.add_arguments(
         p,
-        only=[name for name in search_options.RANKING if name != "mode"],  # that is --modes
+        only=["preset", *(name for name in search_options.RANKING if name != "mode")],
         notes={"depth": "default 100, for recall@100"},
     )
     p.add_argument(

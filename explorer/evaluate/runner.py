@@ -108,6 +108,7 @@ class EvalSettings:
             "weights": o.weights,
             "depth": o.depth,
             "minSim": o.min_sim,
+            "minRel": o.min_rel,
             "modes": list(self.modes),
         }
 
@@ -656,6 +657,7 @@ def format_report(report: EvalReport) -> str:
         f"{report.name}{split}: {report.evaluated:,} queries, {report.documents:,} {what}; "
         f"fusion {s.fusion} k={s.k:g} w_fts={s.w_fts:g} w_vec={s.w_vec:g} depth={s.depth}"
         + (f" min_sim={s.min_sim:g}" if s.min_sim else "")
+        + (f" min_rel={s.min_rel:g}" if s.min_rel else "")
         + (f"; model {report.model}" if report.model else ""),
         "",
         f"{'mode':<9}" + "".join(f"{label:>9}" for label, _ in METRIC_COLUMNS),

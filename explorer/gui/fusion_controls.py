@@ -1,4 +1,4 @@
-"""The fusion controls: the method, k, the two weights, the candidate depth and the floor.
+"""The fusion controls: the method, k, the two weights, the candidate depth and the floors.
 
 They edit the ranking part of a :class:`SearchOptions` (the mode is the search bar's).  Every
 change emits ``changed`` at once (the window re-fuses the cached lists, no new query); "Reset"
@@ -16,12 +16,20 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QPushButton,
     QSpinBox,
     QWidget,
 )
 
-from explorer.search.options import FUSION_METHODS, PARAMETERS, RANKING, SearchOptions
+from explorer.search.options import (
+    FUSION_METHODS,
+    PARAMETERS,
+    PRESETS,
+    RANKING,
+    SearchOptions,
+    with_ranking_of,
+)
 
 DEFAULTS = SearchOptions()
 METHOD_LABELS = {"rrf": "RRF", "convex": "Convex"}
@@ -64,11 +72,29 @@ class FusionControls(QWidget):
             "Similarity floor of the vector list: notes whose best passage is less similar "
             "than this are left out (0: no floor)"
         )
+        self.min_rel_box = QDoubleSpinBox(self)
+        self.min_rel_box.setRange(0.0, 1.0)
+        self.min_rel_box.setDecimals(2)
+        self.min_rel_box.setSingleStep(0.05)
+        self.min_rel_box.setToolTip(
+            "Relative floor of the vector list: notes whose best passage is less similar than "
+            "this fraction of the query's best match are left out (0: none). A clear best match "
+            "stays even when its cosine is modest."
+        )
         self.reset_button = QPushButton("Reset", self)
         self.reset_button.setToolTip(
             "Back to the defaults: " + ", ".join(f"{k} {v}" for k, v in _ranking(DEFAULTS))
         )
         self.reset_button.clicked.connect(self.reset)
+        self.preset_button = QPushButton("Presets", self)
+        self.preset_button.setToolTip("Start from named settings")
+        menu = QMenu(self.preset_button)
+        for name, chosen in PRESETS.items():
+            action = menu.addAction(name)
+            action.setToolTip(", ".join(f"{k} {v}" for k, v in _ranking(chosen)))
+            action.triggered.connect(lambda _=False, c=chosen: self.apply_preset(c))
+        menu.setToolTipsVisible(True)
+        self.preset_button.setMenu(menu)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(6)
@@ -79,18 +105,20 @@ class FusionControls(QWidget):
             ("vector w", self.w_vec_box),
             ("depth", self.depth_box),
             ("min-sim", self.min_sim_box),
+            ("min-rel", self.min_rel_box),
         ):
             caption = QLabel(label, self)
             caption.setBuddy(widget)
             layout.addWidget(caption)
             layout.addWidget(widget)
+        layout.addWidget(self.preset_button)
         layout.addWidget(self.reset_button)
         self._quiet = False
         self.set_options(DEFAULTS)
         self.method_box.currentIndexChanged.connect(self._emit)
         for box in (self.k_box, self.depth_box):
             box.valueChanged.connect(self._emit)
-        for dbox in (self.w_fts_box, self.w_vec_box, self.min_sim_box):
+        for dbox in (self.w_fts_box, self.w_vec_box, self.min_sim_box, self.min_rel_box):
             dbox.valueChanged.connect(self._emit)
 
     def _weight(self, tip: str) -> QDoubleSpinBox:
@@ -111,6 +139,7 @@ class FusionControls(QWidget):
             w_vec=round(self.w_vec_box.value(), 4),
             depth=int(self.depth_box.value()),
             min_sim=round(self.min_sim_box.value(), 4),
+            min_rel=round(self.min_rel_box.value(), 4),
         )
 
     def set_options(self, options: SearchOptions, *, emit: bool = False) -> None:
@@ -124,6 +153,7 @@ class FusionControls(QWidget):
             self.w_vec_box.setValue(options.w_vec)
             self.depth_box.setValue(options.depth)
             self.min_sim_box.setValue(max(0.0, options.min_sim))
+            self.min_rel_box.setValue(options.min_rel)
         finally:
             self._quiet = False
         self._enable_k()
@@ -132,6 +162,10 @@ class FusionControls(QWidget):
 
     def reset(self) -> None:
         self.set_options(DEFAULTS, emit=True)
+
+    def apply_preset(self, chosen: SearchOptions) -> None:
+        """Show ``chosen``'s ranking settings and re-fuse."""
+        self.set_options(with_ranking_of(self.options(), chosen), emit=True)
 
     def _enable_k(self) -> None:
         rrf = self.method_box.currentData() == "rrf"

@@ -30,6 +30,7 @@ def fetch_options(options: SearchOptions) -> SearchOptions:
         mode="fts" if options.mode == "fts" else "hybrid",
         depth=max(options.depth, MIN_FETCH_DEPTH),
         min_sim=FETCH_MIN_SIM,
+        min_rel=0.0,
     )
 
 
@@ -52,10 +53,13 @@ class CachedLists:
     def fuse(self, options: SearchOptions) -> tuple[SearchResponse, Candidates]:
         """The response for ``options``, and the lists it was fused from (after the floor)."""
         candidates = self.candidates
-        if options.min_sim > 0 and candidates.vector:
-            # The floor drops the tail of the best-first vector list: exactly a new fetch's list.
-            kept = [v for v in candidates.vector if v.score >= options.min_sim]
-            candidates = replace(candidates, vector=kept)
+        if candidates.vector:
+            # The floors drop the tail of the best-first vector list: exactly a new fetch's list
+            # (its head is the vault's best note, whatever the depth).
+            floor = options.vector_floor(candidates.vector[0].score)
+            if floor > FETCH_MIN_SIM:
+                kept = [v for v in candidates.vector if v.score >= floor]
+                candidates = replace(candidates, vector=kept)
         if options.mode == "semantic" and not (candidates.semantic.available or candidates.listing):
             return SearchResponse(
                 candidates.query.raw, options, candidates.semantic, []

@@ -229,6 +229,9 @@ class Searcher:
         hits = vectors.top_notes(
             query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
         )
+        if hits:  # best first: the relative floor keeps a prefix
+            floor = options.vector_floor(hits[0].score)
+            hits = [h for h in hits if h.score >= floor]
         paths = self._paths([h.note_id for h in hits])
         chunk_texts = self._chunk_texts([(h.note_id, h.chunk_start) for h in hits])
         for hit in hits:

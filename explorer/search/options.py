@@ -42,6 +42,7 @@ class SearchOptions:
     w_vec: float = 0.3
     depth: int = 50
     min_sim: float = 0.3
+    min_rel: float = 0.0
     limit: int = 20
 
     def validate(self) -> SearchOptions:
@@ -49,6 +50,11 @@ class SearchOptions:
         for parameter in PARAMETERS:
             parameter.check(getattr(self, parameter.name))
         return self
+
+    def vector_floor(self, best: float) -> float:
+        """The lowest cosine the vector list keeps when its best note has cosine ``best``: the
+        absolute floor, or the relative one (a fraction of the best), whichever is higher."""
+        return max(self.min_sim, self.min_rel * best) if best > 0 else self.min_sim
 
     @property
     def weights(self) -> dict[str, float]:
@@ -163,11 +169,40 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("w_vec", float, "weight of the vector list", low=0),
     Parameter("depth", int, "candidates taken from each list before fusion", low=1, high=1000),
     Parameter("min_sim", float, "similarity floor of the vector list (cosine)", low=-1, high=1),
+    Parameter(
+        "min_rel",
+        float,
+        "relative floor of the vector list: the fraction of the query's best cosine a note needs",
+        low=0,
+        high=1,
+    ),
     Parameter("limit", int, "hits to show", low=1, high=100),
 )
 #: The settings that decide a ranking (``limit`` only cuts it): what the window's fusion
 #: controls edit, what a comparison or a sweep varies.
 RANKING = tuple(p.name for p in PARAMETERS if p.name != "limit")
+
+
+#: Named settings a person can start from (``--preset``, ``preset=…``, the window's preset menu).
+#: ``seed`` is the seed web app's ranking: weighted RRF, k 60, weights 0.7 / 0.3, no floor.
+PRESETS: dict[str, SearchOptions] = {
+    "default": SearchOptions(),
+    "seed": SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.0, min_rel=0.0),
+}
+
+
+def preset(name: str) -> SearchOptions:
+    try:
+        return PRESETS[name.strip()]
+    except KeyError:
+        raise QueryError(
+            f"unknown preset {name.strip()!r}; choose one of {', '.join(PRESETS)}"
+        ) from None
+
+
+def with_ranking_of(options: SearchOptions, chosen: SearchOptions) -> SearchOptions:
+    """``options`` with the ranking settings of ``chosen`` (its mode and limit kept)."""
+    return replace(options, **{n: getattr(chosen, n) for n in RANKING if n != "mode"})
 
 
 def parameter_named(name: str) -> Parameter:
@@ -179,7 +214,8 @@ def parameter_named(name: str) -> Parameter:
 
 def parse(text: str, base: SearchOptions | None = None) -> SearchOptions:
     """``key=value,…`` (for instance ``fusion=convex,w_fts=0.5``) over ``base``; an empty text
-    is ``base`` itself.  A bad entry raises :class:`QueryError` naming it."""
+    is ``base`` itself.  ``preset=NAME`` puts that preset's ranking settings on ``base`` first
+    (wherever it is written).  A bad entry raises :class:`QueryError` naming it."""
     changes: dict[str, Any] = {}
     for entry in (e.strip() for e in text.split(",")):
         if not entry:
@@ -187,6 +223,9 @@ def parse(text: str, base: SearchOptions | None = None) -> SearchOptions:
         name, sep, value = entry.partition("=")
         if not sep or not name.strip():
             raise QueryError(f"{entry!r} is not key=value (settings look like k=60,w_fts=0.5)")
+        if name.strip() == "preset":
+            base = with_ranking_of(base or SearchOptions(), preset(value))
+            continue
         changes[parameter_named(name).name] = value
     return SearchOptions.from_json(changes, base)
 
@@ -206,6 +245,13 @@ def add_arguments(
     the help shows the value used when it is not, from ``defaults``, or ``notes[name]``."""
     shown = defaults or SearchOptions()
     names = set(only) if only is not None else None
+    if names is None or "preset" in names:
+        parser.add_argument(
+            "--preset",
+            choices=tuple(PRESETS),
+            default=None,
+            help="start from these ranking settings; the options below change them",
+        )
     for parameter in PARAMETERS:
         if names is not None and parameter.name not in names:
             continue
@@ -245,4 +291,7 @@ def from_args(args: argparse.Namespace, base: SearchOptions | None = None) -> Se
     given = {
         p.name: getattr(args, p.name) for p in PARAMETERS if getattr(args, p.name, None) is not None
     }
-    return replace(base or SearchOptions(), **given)
+    start = base or SearchOptions()
+    if getattr(args, "preset", None) is not None:
+        start = with_ranking_of(start, preset(args.preset))
+    return replace(start, **given)

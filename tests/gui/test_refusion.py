@@ -29,6 +29,17 @@ def test_the_similarity_floor_is_applied_while_fusing() -> None:
     assert by_path["e.md"].vector_rank == 2
 
 
+def test_the_relative_floor_is_a_fraction_of_the_best_cosine() -> None:
+    lists = CachedLists.of("q", candidates(), SearchOptions(min_rel=0.5))
+    assert lists.fetched.min_rel == 0.0  # fetched without it, applied while fusing
+    _, shown = lists.fuse(SearchOptions(min_sim=0.0, min_rel=0.9))
+    assert [v.path for v in shown.vector] == ["b.md"]  # 0.8 < 0.9 x 0.9
+    _, shown = lists.fuse(SearchOptions(min_sim=0.75, min_rel=0.5))
+    assert [v.path for v in shown.vector] == ["b.md", "e.md"]  # the higher floor wins
+    _, shown = lists.fuse(SearchOptions(min_sim=0.0, min_rel=0.0))
+    assert [v.path for v in shown.vector] == [v.path for v in candidates().vector]
+
+
 def test_semantic_mode_without_vectors_is_empty_with_its_reason() -> None:
     c = candidates()
     c.semantic = SemanticStatus(False, "model x is still loading", "x")

@@ -235,3 +235,12 @@ def test_vector_only_hits_get_a_marked_snippet_and_best_chunk(small: Searcher) -
     assert "<mark>boil</mark>" in top.snippet
     assert top.best_chunk is not None and top.best_chunk[0] < top.best_chunk[1]
     assert np.isfinite(top.vector_score or 0.0)
+
+
+def test_the_relative_floor_keeps_the_notes_near_the_best_match(small: Searcher) -> None:
+    whole = small.candidates("boil salt", SearchOptions(mode="semantic", min_sim=-1.0)).vector
+    best = whole[0].score
+    assert best > 0 and len(whole) == 4  # every note has a cosine
+    cut = small.candidates("boil salt", SearchOptions(mode="semantic", min_sim=-1.0, min_rel=0.5))
+    assert [v.path for v in cut.vector] == [v.path for v in whole if v.score >= 0.5 * best]
+    assert cut.vector[0].path == "dev/cooking.md" and len(cut.vector) < len(whole)

@@ -10,6 +10,7 @@ import pytest
 from explorer.search.options import (
     MODES,
     PARAMETERS,
+    PRESETS,
     RANKING,
     SearchOptions,
     add_arguments,
@@ -36,12 +37,20 @@ def test_every_field_is_a_parameter_and_the_defaults_are_valid() -> None:
         ({"w_vec": float("inf")}, "w-vec must be a finite number"),
         ({"depth": 0}, "depth must be between 1 and 1000, got 0"),
         ({"min_sim": 1.5}, "min-sim must be between -1 and 1, got 1.5"),
+        ({"min_rel": -0.5}, "min-rel must be between 0 and 1, got -0.5"),
         ({"limit": 101}, "limit must be between 1 and 100, got 101"),
     ],
 )
 def test_a_bad_value_is_named_in_one_line(changes: dict[str, object], message: str) -> None:
     with pytest.raises(QueryError, match="^" + message.replace("(", r"\(")):
         replace(SearchOptions(), **changes).validate()  # type: ignore[arg-type]
+
+
+def test_the_vector_floor_is_the_higher_of_the_absolute_and_the_relative_one() -> None:
+    assert SearchOptions(min_sim=0.3, min_rel=0.0).vector_floor(0.9) == 0.3
+    assert SearchOptions(min_sim=0.0, min_rel=0.5).vector_floor(0.294) == 0.147
+    assert SearchOptions(min_sim=0.2, min_rel=0.5).vector_floor(0.3) == 0.2
+    assert SearchOptions(min_sim=0.1, min_rel=0.5).vector_floor(-0.2) == 0.1
 
 
 def test_key_value_text_over_a_base() -> None:
@@ -124,3 +133,18 @@ def test_only_some_parameters() -> None:
     assert parser.parse_args(["--mode", "fts"]).mode == "fts"
     with pytest.raises(SystemExit):
         parser.parse_args(["--k", "3"])
+
+
+def test_presets_by_name_on_the_command_line_and_in_key_value_text() -> None:
+    seed = PRESETS["seed"]
+    assert (seed.fusion, seed.k, seed.w_fts, seed.w_vec, seed.min_sim) == ("rrf", 60, 0.7, 0.3, 0)
+    assert PRESETS["default"] == SearchOptions()
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = parser.parse_args(["--preset", "seed", "--w-vec", "0.5", "--mode", "fts"])
+    assert from_args(args, SearchOptions(limit=9)) == replace(seed, w_vec=0.5, mode="fts", limit=9)
+    assert parse("w_vec=0.5,preset=seed", SearchOptions(limit=9)) == replace(
+        seed, w_vec=0.5, limit=9
+    )
+    with pytest.raises(QueryError, match="unknown preset 'best'; choose one of default, seed"):
+        parse("preset=best")
