@@ -45,6 +45,29 @@ SLOW_FAKE_MAIN = textwrap.dedent(
 )
 
 
+#: Runs the real command line with a 0.2 s busy timeout (a locked index is said at once) and a
+#: sync with a bug: it fails while the vault holds ``trigger.md``.
+TROUBLED_MAIN = textwrap.dedent(
+    """
+    import sys
+    from explorer.entry import main
+    from explorer.index import db
+    from explorer.live import writer
+
+    db.BUSY_TIMEOUT_MS = 200
+    real = writer.sync_vault
+
+    def sync_vault(index, *args, **kwargs):
+        if (index.vault / "trigger.md").exists():
+            raise RuntimeError("a mistake in the sync")
+        return real(index, *args, **kwargs)
+
+    writer.sync_vault = sync_vault
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
 def start_watch(vault: Path, data_dir: Path, log: Path, *options: str) -> subprocess.Popen[bytes]:
     with log.open("a") as out:
         return subprocess.Popen(
@@ -370,3 +393,66 @@ def test_watch_on_a_read_only_data_dir_says_so_once(vault: Path, tmp_path: Path)
     assert len(problems) == 1 and "--data-dir" in problems[0], proc.stderr
     assert proc.stderr.strip().splitlines()[-1].endswith("stopped by the error above")
     assert {p.name: p.read_bytes() for p in indexes.iterdir()} == before
+
+
+def start_troubled_watch(
+    vault: Path, data_dir: Path, tmp_path: Path, log: Path
+) -> subprocess.Popen[bytes]:
+    script = tmp_path / "troubled_main.py"
+    script.write_text(TROUBLED_MAIN)
+    command = [sys.executable, str(script), "watch", str(vault), "--data-dir", str(data_dir)]
+    with log.open("a") as out:
+        return subprocess.Popen([*command, "--no-embed"], stdout=out, stderr=subprocess.STDOUT)
+
+
+def test_watch_says_a_locked_index_in_one_line_and_catches_up(
+    vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    log = tmp_path / "watch.log"
+    proc = start_troubled_watch(vault, data_dir, tmp_path, log)
+    procs.append(proc)
+    wait_until(lambda: "watcher running" in log.read_text())
+    locker = sqlite3.connect(index_path(vault, data_dir), isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")  # another program writing the index
+    try:
+        (vault / "new.md").write_text("# New\n\nsaved while locked\n")
+        wait_until(lambda: "is busy" in log.read_text())
+    finally:
+        locker.rollback()
+        locker.close()
+    wait_until(lambda: read(vault, data_dir, "SELECT 1 FROM notes WHERE path = 'new.md'"))
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+    text = log.read_text()
+    busy = [line for line in text.splitlines() if "is busy" in line]
+    assert busy[0].split(" ", 2)[2].startswith("batch of 1 paths failed: the index at ")
+    assert "try again" in busy[0] and "a full reconcile will follow" in busy[0]
+    assert "Traceback" not in text and "bug" not in text
+
+
+def test_watch_and_status_say_a_bug_is_one(
+    vault: Path,
+    data_dir: Path,
+    tmp_path: Path,
+    procs: list[subprocess.Popen[bytes]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    log = tmp_path / "watch.log"
+    proc = start_troubled_watch(vault, data_dir, tmp_path, log)
+    procs.append(proc)
+    wait_until(lambda: "watcher running" in log.read_text())
+    (vault / "trigger.md").write_text("# Trigger\n\nmeets the bug\n")
+    wait_until(lambda: "watcher degraded" in log.read_text())
+
+    assert main(["status", str(vault), "--data-dir", str(data_dir)]) == 0
+    watcher = next(line for line in capsys.readouterr().out.splitlines() if "watcher" in line)
+    assert f"degraded (vault-explorer watch, pid {proc.pid}): batch of 1 paths failed: " in watcher
+    assert "a bug in vault-explorer (RuntimeError: a mistake in the sync)" in watcher
+    assert "report it" in watcher
+
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+    text = log.read_text()
+    said = [line for line in text.splitlines() if "a full reconcile will follow" in line]
+    assert said and "batch of 1 paths failed: a bug in vault-explorer (RuntimeError" in said[0]
+    assert "Traceback" in text and "RuntimeError: a mistake in the sync" in text  # logged

@@ -56,9 +56,17 @@ from explorer.gui.session import VaultSession
 from explorer.gui.settings import Settings
 from explorer.gui.skipped_dialog import SkippedDialog
 from explorer.gui.stall import StallMonitor
-from explorer.gui.status_widgets import Banner, IndexStatus, Legend, banner_text, model_text
+from explorer.gui.status_widgets import (
+    Banner,
+    IndexStatus,
+    Legend,
+    banner_text,
+    model_text,
+    problem_text,
+)
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
+from explorer.live.problems import Problem
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
 
@@ -100,6 +108,7 @@ class MainWindow(QMainWindow):
         self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
         self._auto_selecting = False
         self._model_state: ModelState | None = None
+        self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.open_url = QDesktopServices.openUrl  # tests replace it
         self.skipped_dialog: SkippedDialog | None = None
 
@@ -291,6 +300,7 @@ class MainWindow(QMainWindow):
             session.close(wait=wait)
             session.deleteLater()
         self.index_status.hide_progress()
+        self._problem = None  # that index's
 
     def _session_opened(self, notices: list[str]) -> None:
         for notice in notices:
@@ -499,6 +509,9 @@ class MainWindow(QMainWindow):
 
     def _health_changed(self, health: Health) -> None:
         self.index_status.show_health(health, model_text(self.provider))
+        if health.problem != self._problem:
+            self._problem = health.problem
+            self._update_banner()
         watcher, embedding = health.watcher, health.embedding
         starting = watcher is not None and watcher.state is WatcherState.STARTING
         if starting and not self.live_settled():
@@ -531,7 +544,12 @@ class MainWindow(QMainWindow):
             self._schedule_refresh(None, 0)
 
     def banner_text(self) -> str | None:
-        return banner_text(self.mode(), self.provider, self.response)
+        """What keeps the index behind, then why semantic search is not in the result."""
+        texts = [
+            problem_text(self._problem) if self._problem is not None else None,
+            banner_text(self.mode(), self.provider, self.response),
+        ]
+        return "<br>".join(t for t in texts if t) or None
 
     def _update_banner(self) -> None:
         text = self.banner_text()

@@ -1,9 +1,10 @@
 """The strips around the results: the degradation banner, the legend, the index status bar.
 
 The banner says, in words, why semantic search is not part of the result (still loading, no
-model, a model that failed, embeddings pending).  The status bar shows the index health the live
-index reports: notes, vectors, pending embeddings, model, watcher state, and a progress bar with
-counts and rate while it indexes or embeds.
+model, a model that failed, embeddings pending), and what keeps the index from following the
+vault: the machine (a full disk, no permission, a locked database: what to do) or a bug.  The
+status bar shows the index health the live index reports: notes, vectors, pending embeddings,
+model, watcher state, and a progress bar with counts and rate while it indexes or embeds.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.theme import tints
 from explorer.live import Health
+from explorer.live.problems import Problem
 from explorer.search.hybrid import SearchResponse
 
 
@@ -86,6 +88,14 @@ def banner_text(
         else "Switch to Hybrid or Lexical for results."
     )
     return f"<b>Semantic search is unavailable</b> — {reason_html}. {then}"
+
+
+def problem_text(problem: Problem) -> str:
+    """What keeps the live index from following the vault, for the banner (rich text)."""
+    message = html.escape(safe_text(problem.message))
+    if problem.is_bug:
+        return f"<b>The index is not being kept current because of a bug</b> — {message}."
+    return f"<b>The index is not being kept current</b> — {message}."
 
 
 class Banner(QFrame):

@@ -14,7 +14,8 @@ background threads: a window hands them to its own thread) and kept in a short l
 (:mod:`explorer.live.events`).  The watcher's state and the last batch are also written to the
 index's ``meta`` table, so that another process (``vault-explorer status``) can show them
 (:mod:`explorer.live.state`).  How the index is doing is a typed :class:`Health`, published to
-its own subscribers whenever it changes (:mod:`explorer.live.health`).
+its own subscribers whenever it changes (:mod:`explorer.live.health`); what goes wrong is told
+apart as the machine's or a bug (:mod:`explorer.live.problems`).
 """
 
 from explorer.live.embedder import EMBED_BATCH
@@ -27,6 +28,7 @@ from explorer.live.health import (
     WatcherHealth,
     WatcherState,
 )
+from explorer.live.problems import Problem, ProblemKind
 from explorer.live.state import persisted_batch, persisted_watcher, stored_health
 from explorer.live.writer import LiveIndex
 
@@ -38,6 +40,8 @@ __all__ = [
     "LastBatch",
     "LiveEvent",
     "LiveIndex",
+    "Problem",
+    "ProblemKind",
     "WatcherHealth",
     "WatcherState",
     "persisted_batch",

@@ -4,8 +4,10 @@ background.
 The queue is the database (chunks without a vector for the model), so a crash loses nothing.
 Notes the writer just added or changed go first, newest first; the rest follows in chunk order,
 a batch at a time, each batch its own short transaction on the queue's own connection.  A model
-that fails is retried with exponential back-off.  The writer never waits for it: lexical results
-of a save are searchable after the batch delay, whatever the embedder is doing.
+that fails is retried with exponential back-off, and so is a database that cannot take the
+vectors for now (busy, a full disk: see :mod:`explorer.live.problems`); a bug stops the queue
+and says so.  The writer never waits for it: lexical results of a save are searchable after the
+batch delay, whatever the embedder is doing.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from explorer.index.db import IndexDB, connect
 from explorer.index.embedding import pending_count, store_vectors
 from explorer.live.events import EventLog
 from explorer.live.health import EmbeddingHealth, EmbeddingState
+from explorer.live.problems import Problem, diagnose, log_problem
 
 log = logging.getLogger(__name__)
 
@@ -152,15 +155,20 @@ class EmbeddingQueue:
         embedder = self._await_model()
         if embedder is None:
             return
-        db = IndexDB(connect(self.db_path), self.db_path, self.vault)
+        db: IndexDB | None = None
         try:
+            db = IndexDB(connect(self.db_path), self.db_path, self.vault)
             self._loop(db, embedder)
         except Exception as exc:
-            log.exception("live index embedder failed")
-            self._set(state=EmbeddingState.UNAVAILABLE, reason=f"embedder crashed: {exc}")
-            self.events.emit("error", f"embedding stopped: {type(exc).__name__}: {exc}")
+            problem = diagnose(exc, self.db_path)
+            log_problem(log, problem, "embedding stopped")
+            reason = f"embedding stopped: {problem.message}"
+            problem = Problem(problem.kind, reason)
+            self._set(state=EmbeddingState.UNAVAILABLE, reason=reason, problem=problem)
+            self.events.emit("error", reason)
         finally:
-            db.close()
+            if db is not None:
+                db.close()
             if not self.health.finished:
                 self._set(state=EmbeddingState.STOPPED)
 
@@ -227,12 +235,29 @@ class EmbeddingQueue:
                 self.events.emit("error", reason)
                 self._stop.wait(delay)
                 continue
+            try:
+                with db.transaction() as conn:
+                    store_vectors(conn, embedder.name, [r.hash for r in rows], matrix)
+                    db.bump_generation()
+            except Exception as exc:
+                problem = diagnose(exc, self.db_path)
+                if problem.is_bug:
+                    raise
+                failures += 1
+                delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
+                reason = f"cannot store vectors: {problem.message}; retry in {delay:g} s"
+                log_problem(log, problem, "storing vectors")
+                self._set(
+                    state=EmbeddingState.RETRYING,
+                    reason=reason,
+                    problem=Problem(problem.kind, reason),
+                )
+                self.events.emit("error", reason)
+                self._stop.wait(delay)
+                continue
             if failures:
                 failures = 0
-                self._set(state=EmbeddingState.EMBEDDING, reason=None)
-            with db.transaction() as conn:
-                store_vectors(conn, embedder.name, [r.hash for r in rows], matrix)
-                db.bump_generation()
+                self._set(state=EmbeddingState.EMBEDDING, reason=None, problem=None)
             if cursor_after is not None:
                 cursor = cursor_after
             done += len(rows)

@@ -18,6 +18,7 @@ from typing import Any
 from explorer.index.db import IndexDB
 from explorer.index.status import IndexReport, NoteWarning, SkippedFile, read_status
 from explorer.live.events import Subscribers
+from explorer.live.problems import Problem
 
 
 class WatcherState(Enum):
@@ -33,12 +34,14 @@ class WatcherState(Enum):
 @dataclass(frozen=True)
 class WatcherHealth:
     """The watcher's state and why, and the process that keeps the index current (its pid and
-    the role it gave the writer lease, when known)."""
+    the role it gave the writer lease, when known).  ``problem`` is what keeps the writer from
+    following the vault, as long as it does (its message is also the reason, or in it)."""
 
     state: WatcherState
     reason: str | None = None
     pid: int | None = None
     role: str | None = None
+    problem: Problem | None = None
 
     def to_json(self) -> dict[str, Any]:
         state = self.state.value
@@ -113,7 +116,8 @@ class EmbeddingState(Enum):
 @dataclass(frozen=True)
 class EmbeddingHealth:
     """The embedding queue: its state, and the current run's progress (``done`` of ``total``
-    chunks at ``rate`` a second, ``note`` the last one embedded)."""
+    chunks at ``rate`` a second, ``note`` the last one embedded).  ``problem``: what keeps
+    vectors from being stored, other than the model (which says so in ``reason``)."""
 
     state: EmbeddingState
     model: str
@@ -122,6 +126,7 @@ class EmbeddingHealth:
     total: int = 0
     rate: float = 0.0
     note: str = ""
+    problem: Problem | None = None
 
     @property
     def finished(self) -> bool:
@@ -152,7 +157,16 @@ class Health:
     watcher: WatcherHealth | None = None
     last_batch: LastBatch | None = None
     embedding: EmbeddingHealth | None = None
-    error: str | None = None  # why the index could not be read
+    error: Problem | None = None  # why the index could not be read
+
+    @property
+    def problem(self) -> Problem | None:
+        """What the user should be told first: the writer's problem, then the embedder's, then
+        a failed reading (``None`` when all is well)."""
+        for part in (self.watcher, self.embedding):
+            if part is not None and part.problem is not None:
+                return part.problem
+        return self.error
 
     @property
     def indexed(self) -> bool:
@@ -184,7 +198,8 @@ class Health:
 
     def to_json(self) -> dict[str, Any]:
         """``vault-explorer status --json``: ``indexed`` and the index's fields, then the last
-        batch and the watcher, then (in a live index) the embedding queue."""
+        batch and the watcher, then (in a live index) the embedding queue.  Problems are said
+        by the reasons and ``error``."""
         if self.index is None:
             data: dict[str, Any] = {
                 "vault": self.vault,
@@ -194,7 +209,7 @@ class Health:
         else:
             data = {"indexed": True, **self.index.to_json()}
         if self.error is not None:
-            data["error"] = self.error
+            data["error"] = self.error.message
         if self.watcher is not None:
             data["lastBatch"] = self.last_batch.to_json() if self.last_batch else None
             data["watcher"] = self.watcher.to_json()

@@ -36,6 +36,7 @@ from explorer.live.health import (
     WatcherState,
     count,
 )
+from explorer.live.problems import Problem, diagnose, log_problem
 from explorer.live.state import persist_watcher
 from explorer.vault.watch import DEFAULT_MAX_WAIT, DEFAULT_QUIET, Batch, VaultWatcher, WatchError
 
@@ -113,6 +114,7 @@ class LiveIndex:
         self._state = WatcherState.STOPPED
         self._reason: str | None = None
         self._open_error: str | None = None
+        self._problem: Problem | None = None  # what keeps the writer from following the vault
         self._other: Holder | None = None  # who writes the index while this one reads it
         self._initial_done = False
         self._busy = False
@@ -253,8 +255,13 @@ class LiveIndex:
         reads, else this one."""
         other = self._other if self._state is WatcherState.READER else None
         if other is not None:
-            return WatcherHealth(self._state, self._reason, other.pid, other.role)
-        return WatcherHealth(self._state, self._reason, os.getpid(), self.role)
+            return WatcherHealth(self._state, self._reason, other.pid, other.role, self._problem)
+        return WatcherHealth(self._state, self._reason, os.getpid(), self.role, self._problem)
+
+    def _set_problem(self, problem: Problem | None) -> None:
+        with self._lock:
+            self._problem = problem
+        self._board.post(watcher=self._watcher_health())
 
     def _count(self, db: IndexDB) -> None:
         """Read the index's counts on ``db`` and show them.  Only the writer thread counts (on
@@ -262,11 +269,15 @@ class LiveIndex:
         with self._lock:
             wanted = self._counts_wanted
         try:
-            report = count(db, self.provider.name)
+            counts = count(db, self.provider.name)
         except sqlite3.Error as exc:
-            self._board.post(error=f"cannot read the index: {exc}")
+            problem = diagnose(exc, self._db_path)
+            log_problem(log, problem, "counting the index")
+            self._board.post(
+                error=Problem(problem.kind, f"cannot read the index: {problem.message}")
+            )
         else:
-            self._board.post(index=report, error=None)
+            self._board.post(index=counts, error=None)
         with self._lock:
             self._counts_done = max(self._counts_done, wanted)
 
@@ -283,13 +294,16 @@ class LiveIndex:
         persist_watcher(db, self._state, self._reason, self._last_batch)
 
     def _run_writer(self) -> None:
-        lease = self._take_lease()
-        if lease is None:
-            return
         try:
-            self._run_owner()
-        finally:
-            lease.release()
+            lease = self._take_lease()
+            if lease is None:
+                return
+            try:
+                self._run_owner()
+            finally:
+                lease.release()
+        except Exception as exc:  # outside the writer loop, which reports its own
+            self._fail_open("the index writer could not start", exc)
 
     def _take_lease(self) -> WriterLease | None:
         """The index's writer lease; while another process holds it, read what it writes."""
@@ -299,7 +313,7 @@ class LiveIndex:
             try:
                 lease = WriterLease.try_acquire(self._db_path, self.role)
             except IndexUnavailable as exc:
-                self._fail_open(str(exc))
+                self._fail_open(None, exc)  # says what it was doing, and what to do
                 return None
             if lease is not None:
                 if self._state is WatcherState.READER:
@@ -308,7 +322,7 @@ class LiveIndex:
                 return lease
             other = holder(self._db_path) or Holder(None, "another process", "", None)
             if not self.share:
-                self._fail_open(str(IndexHeld(self._db_path, other, self.role)))
+                self._fail_open(None, IndexHeld(self._db_path, other, self.role))
                 return None
             self._other = other
             self._set_state(
@@ -350,9 +364,15 @@ class LiveIndex:
                 self._event("embed-done", message)
         return current, now_ns
 
-    def _fail_open(self, message: str) -> None:
+    def _fail_open(self, doing: str | None, exc: Exception) -> None:
+        """The writer cannot go on: say why (what it was ``doing``, and the problem)."""
+        problem = diagnose(exc, self._db_path)
+        log_problem(log, problem, doing or "the index writer")
+        message = f"{doing}: {problem.message}" if doing else problem.message
         self._open_error = message
         self._opened.set()
+        with self._lock:
+            self._problem = Problem(problem.kind, message)
         self._set_state(WatcherState.STOPPED, message, persist=None)
         self._event("error", message)
 
@@ -360,7 +380,7 @@ class LiveIndex:
         try:
             db = IndexDB.open(self.vault, self.data_dir)
         except Exception as exc:
-            self._fail_open(f"cannot open the index: {exc}")
+            self._fail_open("cannot open the index", exc)
             return
         self._db = db
         self._opened.set()
@@ -371,12 +391,11 @@ class LiveIndex:
             self._writer_loop(db)
         except _Stopping:
             pass
-        except IndexUnavailable as exc:  # the machine, not a bug: say what is wrong
-            final_reason = str(exc)
-            self._event("error", final_reason)
-        except Exception as exc:  # a bug: say so, leave the index as the last commit left it
-            log.exception("live index writer failed")
-            final_reason = f"the index writer failed: {type(exc).__name__}: {exc}"
+        except Exception as exc:  # the machine, or a bug: the index stays as the last commit
+            problem = diagnose(exc, self._db_path)
+            log_problem(log, problem, "the index writer stopped")
+            final_reason = f"the index writer stopped: {problem.message}"
+            self._set_problem(Problem(problem.kind, final_reason))
             self._event("error", final_reason)
         finally:
             if self._watcher is not None:
@@ -494,7 +513,7 @@ class LiveIndex:
         except _Stopping:
             raise
         except Exception as exc:
-            self._sync_failed(db, f"{why} failed: {type(exc).__name__}: {exc}")
+            self._sync_failed(db, why, exc)
             return False
         finally:
             with self._lock:
@@ -508,16 +527,19 @@ class LiveIndex:
         except _Stopping:
             raise
         except Exception as exc:
-            self._sync_failed(db, f"batch of {len(batch.paths)} paths failed: {exc}")
+            self._sync_failed(db, f"batch of {len(batch.paths)} paths", exc)
             return False
         self._synced(db, report, f"batch of {len(batch.paths)} paths", batch)
         return True
 
-    def _sync_failed(self, db: IndexDB, message: str) -> None:
-        log.warning("%s", message)
+    def _sync_failed(self, db: IndexDB, what: str, exc: Exception) -> None:
+        problem = diagnose(exc, self._db_path)
+        log_problem(log, problem, f"{what} failed")
+        message = f"{what} failed: {problem.message}"
         with self._lock:
             self._sync_failures += 1
         self._reconcile.clear()
+        self._set_problem(Problem(problem.kind, message))
         self._event("error", message + "; a full reconcile will follow")
         # The index is not following the vault: the state says so until a sync succeeds.
         if self._state in (WatcherState.RUNNING, WatcherState.STARTING):
@@ -541,6 +563,8 @@ class LiveIndex:
             summary=report.summary(),
         )
         fresh = [*report.added, *report.changed]
+        with self._lock:
+            self._problem = None  # following the vault again
         if self._sync_degraded:
             self._sync_degraded = False
             watching = self._watcher is not None and self._watcher.running
@@ -551,7 +575,7 @@ class LiveIndex:
         with self._lock:
             self._sync_failures = 0
             self._last_batch = last
-        self._board.post(last_batch=last)
+        self._board.post(last_batch=last, watcher=self._watcher_health())
         self._count(db)
         self._persist(db)
         self._event(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +14,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.main_window import MainWindow
+from explorer.index import db as db_module
+from explorer.live import writer as writer_module
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
 
 
@@ -89,3 +92,65 @@ def test_the_status_bar_follows_a_note_saved_while_it_is_open(
 
 def _counts_start(window: MainWindow, text: str) -> None:
     assert window.index_status.counts.text().startswith(text), window.index_status.counts.text()
+
+
+def test_a_locked_index_is_shown_as_the_machine_with_what_to_do(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    sample_copy: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200)  # said after 0.2 s, not 30
+    window = make_window(EmbedderProvider.of(FakeEmbedder()), sample_copy)
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")  # no semantic message in the banner: only the index's
+    assert window.live is not None
+    locker = sqlite3.connect(window.live.db_path, isolation_level=None)
+    locker.execute("BEGIN IMMEDIATE")  # another program writing the index
+    try:
+        (sample_copy / "inbox" / "new.md").write_text("# New\n\nsaved while locked\n")
+
+        def told() -> None:
+            message = window.banner.message()
+            assert "The index is not being kept current</b>" in message, message
+            assert "is busy" in message and "try again" in message and "bug" not in message
+
+        qtbot.waitUntil(told)
+        assert window.index_status.watcher.text() == "watcher: degraded"
+    finally:
+        locker.rollback()
+        locker.close()
+    qtbot.waitUntil(lambda: _assert_hidden(window))  # the next reconcile caught up
+    assert window.health is not None and window.health.notes == 52
+    assert [r for r in caplog.records if r.exc_info] == []
+
+
+def test_a_bug_in_the_live_index_is_shown_as_a_bug(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    sample_copy: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    window = make_window(EmbedderProvider.of(FakeEmbedder()), sample_copy)
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("a mistake in the sync")
+
+    monkeypatch.setattr(writer_module, "sync_vault", broken)
+    (sample_copy / "inbox" / "new.md").write_text("# New\n\nsaved into a bug\n")
+
+    def told() -> None:
+        message = window.banner.message()
+        assert "not being kept current because of a bug</b>" in message, message
+        assert "RuntimeError: a mistake in the sync" in message and "report it" in message
+
+    qtbot.waitUntil(told)
+    assert any(r.exc_info and r.exc_info[0] is RuntimeError for r in caplog.records)
+
+
+def _assert_hidden(window: MainWindow) -> None:
+    assert not window.banner.isVisible(), window.banner.message()
