@@ -184,7 +184,7 @@ RANKING = tuple(p.name for p in PARAMETERS if p.name != "limit")
 
 
 #: Named settings a person can start from (``--preset``, ``preset=…``, the window's preset menu).
-#: ``seed`` is the seed web app's ranking: weighted RRF, k 60, weights 0.7 / 0.3, no floor.
+#: ``seed`` is the seed web app's ranking, kept as it was: weighted RRF and no similarity floor.
 PRESETS: dict[str, SearchOptions] = {
     "default": SearchOptions(),
     "seed": SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.0, min_rel=0.0),
