@@ -94,10 +94,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
     live.subscribe(printer)
     stop = threading.Event()
 
-    def on_sigterm(signum: int, frame: FrameType | None) -> None:
+    def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    # Ctrl-C sets the same event as SIGTERM rather than raising KeyboardInterrupt wherever the
+    # main thread happens to be (inside a lock's ``with``, it would leave the lock held and the
+    # stop below waiting on it: a watch that hung on Ctrl-C under load).
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     printer.line(
         f"watching {vault} (index {live.db_path}, "
         f"{'no embedding' if args.no_embed else 'model ' + provider.name}); Ctrl-C to stop"
@@ -110,7 +113,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         live.stop()
     if live.state_reason:
         shown = live.state_reason in printer.errors  # say it once
