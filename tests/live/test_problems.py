@@ -241,6 +241,9 @@ def test_vectors_that_cannot_be_stored_for_now_are_stored_later(
     live.start()
     try:
         assert embedder.entered.wait(30)
+        # The embedder can start before the start-up reconcile ends; lock the index after it,
+        # so that the lock meets the embedder's store (a writer meeting it is another test).
+        wait_until(lambda: live.state is WatcherState.RUNNING)
         locker = lock(live.db_path)
         try:
             embedder.gate.set()
@@ -250,7 +253,8 @@ def test_vectors_that_cannot_be_stored_for_now_are_stored_later(
                 return embedding is not None and embedding.state is EmbeddingState.RETRYING
 
             wait_until(retrying)
-            problem = live.health().problem
+            embedding = live.health().embedding
+            problem = embedding.problem if embedding is not None else None
             assert problem is not None and problem.kind is ProblemKind.ENVIRONMENT
             assert problem.message.startswith("cannot store vectors: the index at ")
             assert "is busy" in problem.message and "retry in" in problem.message
