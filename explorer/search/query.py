@@ -1,10 +1,12 @@
 """The query language, parsed once into a structure both lists use.
 
-Syntax: bare words; ``"a phrase"``; ``-word`` excludes; ``OR`` between words; ``word*`` is a
-prefix; ``tag:NAME`` and ``path:PREFIX`` filter.  Everything else is text.  User text reaches FTS5
-only as quoted strings (``"…"`` with ``""`` for a quote), never as syntax, so no query can cause an
-FTS5 syntax error; a term with no letters or digits, which FTS5 would read as an empty phrase, is
-dropped from the lexical expression.
+Syntax: bare words; ``"a phrase"``; ``-word`` excludes (a word of two or more characters that
+starts with a letter, or a quoted phrase: ``-d``, ``-9`` and ``--onto`` are command-line flags,
+searched as text); ``OR`` between words; ``word*`` is a prefix; ``tag:NAME`` and ``path:PREFIX``
+filter.  Everything else is text.  User text reaches FTS5 only as quoted strings (``"…"`` with
+``""`` for a quote), never as syntax, so no query can cause an FTS5 syntax error; a term with no
+letters or digits, which FTS5 would read as an empty phrase, is dropped from the lexical
+expression.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from explorer.index.text import space_cjk
 MAX_QUERY_CHARS = 1000
 
 _TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
+#: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
+_EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
@@ -124,7 +128,7 @@ def parse_query(raw: str) -> Query:
         if token == "OR":
             pending_or = bool(query.groups)
             continue
-        negative = token.startswith("-") and len(token) > 1
+        negative = _EXCLUSION.match(token) is not None
         body = token[1:] if negative else token
         lowered = body.lower()
         if not negative and lowered.startswith("tag:") and len(body) > 4:

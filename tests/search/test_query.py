@@ -60,6 +60,76 @@ def test_only_filters_or_exclusions_is_a_listing() -> None:
     assert not parse_query("word").is_listing
 
 
+@pytest.mark.parametrize(
+    ("raw", "texts"),
+    [
+        ("git rebase --onto", ["git", "rebase", "--onto"]),
+        ("tail -9", ["tail", "-9"]),
+        ("ls -d", ["ls", "-d"]),
+        ("journalctl -u nginx", ["journalctl", "-u", "nginx"]),
+        ("docker compose up -d", ["docker", "compose", "up", "-d"]),
+        ("sort --reverse -n", ["sort", "--reverse", "-n"]),
+    ],
+)
+def test_command_line_flags_are_text_not_exclusions(raw: str, texts: list[str]) -> None:
+    query = parse_query(raw)
+    assert query.excluded == []
+    assert [t.text for t in query.terms] == texts
+
+
+def test_a_dash_before_a_word_still_excludes() -> None:
+    query = parse_query('deploy -staging -"old runbook" -école -東京 -rf')
+    assert [t.text for t in query.excluded] == ["staging", "old runbook", "école", "東京", "rf"]
+    assert [t.text for t in query.terms] == ["deploy"]
+
+
+#: tldr-like pages: each flag query's page holds the flag, and a decoy holds the other words.
+FLAG_PAGES = {
+    "common/git-rebase.md": "# git rebase\n\n- Move a branch onto another base:\n\n"
+    "`git rebase --onto new_base old_base`\n",
+    "common/git-merge.md": "# git merge\n\n- Merge a branch into the current one:\n\n"
+    "`git merge branch_name`, then rebase later\n",
+    "common/kill.md": "# kill\n\n- Kill a process at once (signal 9):\n\n`kill -9 process_id`\n",
+    "common/pkill.md": "# pkill\n\n- Kill processes by name:\n\n`pkill process_name`\n",
+    "linux/journalctl.md": "# journalctl\n\n- Show the log of a unit (u for unit):\n\n"
+    "`journalctl -u unit`\n",
+    "common/ls.md": "# ls\n\n- List directories, not their contents:\n\n`ls -d */`\n",
+    "common/ls-color.md": "# ls colours\n\n- List files in colour:\n\n`ls --color`\n",
+}
+FLAG_QUERIES = [
+    ("git rebase --onto", "common/git-rebase.md"),
+    ("kill -9", "common/kill.md"),
+    ("journalctl -u nginx", "linux/journalctl.md"),
+    ("ls -d", "common/ls.md"),
+]
+
+
+@pytest.fixture
+def flag_vault(write: Callable[[str, str], Path], vault: Path) -> Path:
+    for path, text in FLAG_PAGES.items():
+        write(path, text)
+    return vault
+
+
+def test_pasted_commands_with_flags_rank_their_page_first_in_fts(
+    flag_vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    searcher = build_index(open_db(flag_vault), None)
+    for raw, target in FLAG_QUERIES:
+        hits = searcher.search(raw, SearchOptions(mode="fts")).hits
+        assert hits and hits[0].path == target, raw
+
+
+@pytest.mark.model
+def test_pasted_commands_with_flags_rank_their_page_first_in_hybrid(
+    flag_vault: Path, open_db: Callable[[Path], IndexDB], real_provider: EmbedderProvider
+) -> None:
+    searcher = build_index(open_db(flag_vault), real_provider)
+    for raw, target in FLAG_QUERIES:
+        hits = searcher.search(raw, SearchOptions(mode="hybrid")).hits
+        assert hits[0].path == target, raw
+
+
 def test_too_long_query_is_rejected_with_a_clear_message() -> None:
     with pytest.raises(QueryError, match="1,000"):
         parse_query("x" * 1001)
