@@ -222,72 +222,12 @@ def fold(text: str) -> str:
     return "".join(out)
 
 
-#: Words not worth marking in the preview when the query has others (they are everywhere).
-STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "did",
-        "do",
-        "does",
-        "for",
-        "from",
-        "had",
-        "has",
-        "have",
-        "how",
-        "i",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "so",
-        "that",
-        "the",
-        "their",
-        "them",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "we",
-        "were",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "why",
-        "will",
-        "with",
-        "you",
-        "your",
-    ]
-)
-
-
 def term_pattern(query: Query) -> re.Pattern[str] | None:
-    """A regex over folded text matching the query's words (word starts, so stems match)."""
+    """A regex over folded text matching the query's words (word starts, so stems match): its
+    content terms, so a stop word the lexical list ignores is never marked either."""
     parts: list[str] = []
-    terms = query.terms
-    content = [t for t in terms if t.phrase or fold(t.text.strip()) not in STOP_WORDS]
-    for term in content or terms:
-        text = fold(term.text.strip())
+    for term in query.content_terms:
+        text = fold(term.text.strip().rstrip("?!.,;:"))  # a question's mark is not the word's
         if not text:
             continue
         if term.phrase:

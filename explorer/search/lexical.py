@@ -2,10 +2,14 @@
 
 Three passes fill the list up to ``depth``: the whole query as one phrase (an error paste or an
 identifier found verbatim comes first), then all words, then any word (so that a natural question
-is not empty just because one of its words is in no note).  Each pass is ordered by bm25, and a
-note keeps the place of the first pass that found it.  Its snippet marks what that pass matched
-(the phrase, or each word) and is made by :mod:`explorer.search.snippet` from a bounded window
-of the body, once the list is known: no statement here reads a body.
+is not empty just because one of its words is in no note).  The first two keep every word; the
+any-word pass leaves stop words out (:mod:`explorer.search.stopwords`), so a note that shares
+only ``why``, ``the`` or ``after`` with a question is not in the list at all, and bm25 ranks the
+notes it finds by the words that carry information (a query of stop words alone keeps them).
+Each pass is ordered by bm25, and a note keeps the place of the first pass that found it.  Its
+snippet marks what that pass matched (the phrase, or each content word) and is made by
+:mod:`explorer.search.snippet` from a bounded window of the body, once the list is known: no
+statement here reads a body.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ searched as text); ``OR`` between words; ``word*`` is a prefix; ``tag:NAME`` and
 filter.  Everything else is text.  User text reaches FTS5 only as quoted strings (``"…"`` with
 ``""`` for a quote), never as syntax, so no query can cause an FTS5 syntax error; a term with no
 letters or digits, which FTS5 would read as an empty phrase, is dropped from the lexical
-expression.
+expression.  Stop words (:mod:`explorer.search.stopwords`) are kept by the phrase and all-words
+expressions and left out of the any-word one.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from explorer.index.text import space_cjk
+from explorer.search.stopwords import is_stopword
 
 MAX_QUERY_CHARS = 1000
 
@@ -43,6 +45,11 @@ class Term:
         quoted = '"' + space_cjk(self.text).replace('"', '""') + '"'
         return quoted + "*" if self.prefix else quoted
 
+    @property
+    def is_stopword(self) -> bool:
+        """A bare word that carries no information on its own (a phrase or a prefix never is)."""
+        return not (self.phrase or self.prefix) and is_stopword(self.text)
+
 
 @dataclass(slots=True)
 class Query:
@@ -57,6 +64,13 @@ class Query:
     @property
     def terms(self) -> list[Term]:
         return [t for group in self.groups for t in group]
+
+    @property
+    def content_terms(self) -> list[Term]:
+        """The terms that carry information: what the any-word pass matches and what snippets
+        and the preview mark.  A query made only of stop words keeps them all."""
+        terms = [t for t in self.terms if t.fts() is not None]
+        return [t for t in terms if not t.is_stopword] or terms
 
     @property
     def free_text(self) -> str:
@@ -105,16 +119,19 @@ class Query:
         return self._with_exclusions(phrase)
 
     def fts_terms(self) -> str | None:
-        """Every term, ORed, without exclusions: what the snippets of the other passes mark."""
-        parts = [p for p in (t.fts() for t in self.terms) if p]
+        """The content terms, ORed, without exclusions: what the snippets of the other passes
+        mark (never a stop word, unless the query has nothing else)."""
+        parts = [p for p in (t.fts() for t in self.content_terms) if p]
         return " OR ".join(dict.fromkeys(parts)) if parts else None
 
     def fts_any(self) -> str | None:
-        """Any term may match (the fill-up pass for natural-language questions)."""
-        parts = [p for p in (t.fts() for t in self.terms) if p]
-        if len(parts) < 2:
+        """Any content term may match (the fill-up pass for natural-language questions): a
+        stop word alone never puts a note in this pass, unless the query is only stop words.
+        ``None`` where this pass would match what the all-words pass matches."""
+        parts = list(dict.fromkeys(p for p in (t.fts() for t in self.content_terms) if p))
+        if not parts or (len(parts) == 1 and len(self.terms) == 1):
             return None
-        return self._with_exclusions(" OR ".join(dict.fromkeys(parts)))
+        return self._with_exclusions(" OR ".join(parts))
 
 
 def parse_query(raw: str) -> Query:

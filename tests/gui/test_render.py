@@ -95,6 +95,18 @@ def test_highlight_skips_stop_words_unless_they_are_all_there_is() -> None:
     assert '<span style="S">to</span>' in out
 
 
+def test_highlight_never_marks_a_word_the_lexical_list_ignores() -> None:
+    # The preview marks the query's content terms, the words the lexical list matches on.
+    pattern = term_pattern(parse_query("why were the styles stale after deploy? my what's"))
+    out = highlight("<p>After the deploy, my styles were stale; what’s why</p>", pattern, "S")
+    for word in ("deploy", "styles", "stale"):
+        assert f'<span style="S">{word}</span>' in out
+    assert out.count("<span") == 3
+    # A quoted phrase of stop words is a content term.
+    out = highlight("<p>The Who played</p>", term_pattern(parse_query('"the who" played')), "S")
+    assert '<span style="S">The Who</span>' in out
+
+
 def test_highlight_finds_cjk_substrings() -> None:
     out = highlight("<p>東京タワーに行った</p>", term_pattern(parse_query("東京")), "S")
     assert '<span style="S">東京</span>タワー' in out
