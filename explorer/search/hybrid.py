@@ -422,7 +422,7 @@ def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
     if len(text) > width:
         text = text[:width].rsplit(" ", 1)[0] + " …"
     escaped = html.escape(text, quote=False)
-    words = sorted({w for t in query.terms for w in re.findall(r"\w{3,}", t.text)}, key=len)
+    words = sorted({w for t in query.content_terms for w in re.findall(r"\w{3,}", t.text)}, key=len)
     for word in reversed(words):
         escaped = re.sub(
             rf"(?<![\w>])({re.escape(html.escape(word, quote=False))})(?![\w<])",

@@ -244,3 +244,10 @@ def test_the_relative_floor_keeps_the_notes_near_the_best_match(small: Searcher)
     cut = small.candidates("boil salt", SearchOptions(mode="semantic", min_sim=-1.0, min_rel=0.5))
     assert [v.path for v in cut.vector] == [v.path for v in whole if v.score >= 0.5 * best]
     assert cut.vector[0].path == "dev/cooking.md" and len(cut.vector) < len(whole)
+
+
+def test_a_vector_only_snippet_marks_no_stop_word(small: Searcher) -> None:
+    top = small.search("why does the pipeline call the api", SearchOptions(mode="semantic")).hits[0]
+    assert top.path == "dev/api.md"
+    assert "<mark>pipeline</mark>" in top.snippet and "<mark>api</mark>" in top.snippet
+    assert "<mark>the</mark>" not in top.snippet
