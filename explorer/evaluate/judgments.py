@@ -1,0 +1,70 @@
+"""A vault's own judgments file, next to its index, read and written one grade at a time."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from explorer.evaluate.datasets import DatasetError, load_judgments
+from explorer.index.db import index_path
+
+
+def judgments_path(vault: Path, data_dir: str | None = None) -> Path:
+    """``<data>/indexes/<index-stem>.judgments.tsv``: beside the vault's index, never inside it."""
+    index = index_path(vault, data_dir)
+    return index.with_name(f"{index.stem}.judgments.tsv")
+
+
+def _escape(query: str) -> str:
+    return "\\" + query if query.startswith("#") else query
+
+
+class JudgmentFile:
+    """Grades of (query, note path) in ``path``; every change is saved at once (temp + replace)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.error: str | None = None
+        self._grades: dict[str, dict[str, int]] = {}
+        self.load()
+
+    def load(self) -> None:
+        self.error = None
+        if not self.path.exists():
+            self._grades = {}
+            return
+        try:
+            self._grades = load_judgments(self.path)
+        except DatasetError as error:
+            self._grades = {}
+            self.error = str(error)
+
+    def grade(self, query: str, path: str) -> int | None:
+        return self._grades.get(query, {}).get(path)
+
+    def set_grade(self, query: str, path: str, grade: int | None) -> None:
+        if self.error is not None:
+            raise DatasetError(f"{self.path}: not overwriting a damaged file: {self.error}")
+        if grade is not None and not 0 <= grade <= 3:
+            raise ValueError(f"grade must be 0..3, not {grade}")
+        per_query = self._grades.setdefault(query, {})
+        if grade is None:
+            per_query.pop(path, None)
+            if not per_query:
+                del self._grades[query]
+        else:
+            per_query[path] = grade
+        self._save()
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        lines = [
+            f"{_escape(q)}\t{p}\t{g}\n"
+            for q, notes in self._grades.items()
+            for p, g in notes.items()
+        ]
+        fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".judgments-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.writelines(lines)
+        os.replace(temp, self.path)
