@@ -1,0 +1,467 @@
+"""Why a note is where it is for a query — or why it is not there: :func:`explain`.
+
+For one note and one query under one :class:`SearchOptions`, every reason, each a small value
+with a ``code`` and JSON fields: the filters and exclusions it fails, the content words it lacks
+(per title, tags and body, after the index's Porter stemming), its rank in each list over the
+whole vault against the depth cut, its best chunk's cosine against the vector floor, its fused
+rank and score against the last hit shown, stale demotion, and what would bring it into the top
+N (:mod:`explorer.search.whatif`).  The lists are the search's own (:meth:`Searcher.candidates`
+at the options given); the whole-vault ranks come from the same lexical list and vector index,
+without the depth cut.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from explorer.embed.base import EmbedderUnavailable
+from explorer.index.migrations import FTS_TOKENIZER
+from explorer.search import fusion
+from explorer.search.hybrid import CONVEX_LOWER_BOUNDS, Candidates, Searcher
+from explorer.search.lexical import filter_clause, lexical_list
+from explorer.search.options import SearchOptions
+from explorer.search.query import Query, QueryError, Term
+from explorer.search.whatif import Change, Competition, changes_for
+
+#: The columns of the full-text table, in the order the explanation names them.
+COLUMNS = ("title", "tags", "body")
+
+
+class NoteNotIndexed(QueryError):
+    """The note asked about is not in the index (the message is one line)."""
+
+
+# ----------------------------------------------------------------------------- the reasons
+
+
+@dataclass(frozen=True, slots=True)
+class FilterCheck:
+    """A ``tag:`` or ``path:`` filter of the query, and whether the note passes it."""
+
+    kind: str  # "tag" or "path"
+    value: str
+    passes: bool
+    code: str = "filter"
+
+
+@dataclass(frozen=True, slots=True)
+class ExclusionCheck:
+    """A ``-word`` of the query, and whether the note contains it (then it is left out)."""
+
+    word: str
+    present: bool
+    code: str = "exclusion"
+
+
+@dataclass(frozen=True, slots=True)
+class WordCheck:
+    """One content word of the query: its stems and the columns of the note that have it."""
+
+    word: str
+    stems: tuple[str, ...]
+    title: bool
+    tags: bool
+    body: bool
+
+    @property
+    def found(self) -> bool:
+        return self.title or self.tags or self.body
+
+
+@dataclass(frozen=True, slots=True)
+class Words:
+    terms: tuple[WordCheck, ...]
+    missing: tuple[str, ...]  # content words in no column of the note
+    stopwords: tuple[str, ...]  # words of the query the any-word pass leaves out
+    code: str = "words"
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalPlace:
+    """The note in the lexical list: its rank over the whole vault and the depth cut."""
+
+    used: bool  # the mode searches this list
+    rank: int | None  # over the whole vault (None: no pass matches it)
+    matches: int  # notes the lexical list finds over the whole vault
+    depth: int
+    cut: bool  # found, but below the depth
+    score: float | None
+    code: str = "lexical"
+
+
+@dataclass(frozen=True, slots=True)
+class VectorPlace:
+    """The note in the vector list: its best chunk's cosine, rank, and the floor."""
+
+    used: bool
+    available: bool
+    reason: str | None  # why there is no vector list
+    cosine: float | None  # its best chunk's (None: no vector yet)
+    rank: int | None  # over the whole vault, among the notes the filters allow
+    best: float | None  # the best cosine of the query over those notes
+    floor: float | None  # max(min_sim, min_rel × best)
+    min_sim: float
+    min_rel: float
+    under_floor: bool
+    depth: int
+    cut: bool  # above the floor, but below the depth
+    code: str = "vector"
+
+
+@dataclass(frozen=True, slots=True)
+class FusedPlace:
+    """The note after fusion: rank and score against the last hit shown, stale demotion."""
+
+    method: str
+    rank: int | None  # in the whole fused list, after stale demotion (None: in no list)
+    score: float | None
+    candidates: int  # notes in the fused list
+    limit: int
+    shown: bool
+    last_score: float | None  # the score of the hit at the limit (None: fewer hits)
+    stale: bool
+    rank_before_demotion: int | None
+    demoted_out: bool  # would be shown but for stale demotion
+    code: str = "fused"
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    query: str
+    path: str
+    title: str
+    options: SearchOptions
+    top: int
+    listing: bool
+    filters: tuple[FilterCheck, ...]
+    exclusions: tuple[ExclusionCheck, ...]
+    words: Words
+    lexical: LexicalPlace
+    vector: VectorPlace
+    fused: FusedPlace
+    changes: tuple[Change, ...] = field(default=())
+
+    # ------------------------------------------------------------------ what it adds up to
+
+    @property
+    def reasons(self) -> list[str]:
+        """The codes of what keeps the note where it is, most decisive first (``shown`` when
+        it is in the top N)."""
+        out: list[str] = []
+        if any(not f.passes for f in self.filters):
+            out.append("filtered")
+        if any(e.present for e in self.exclusions):
+            out.append("excluded")
+        if self.listing:
+            out.append("listing")
+        lex, vec, fused = self.lexical, self.vector, self.fused
+        if lex.used and self.words.missing and len(self.words.missing) == len(self.words.terms):
+            out.append("no-words")
+        if lex.used and lex.cut:
+            out.append("lexical-depth")
+        if vec.used and vec.available and vec.under_floor:
+            out.append("under-floor")
+        if vec.used and vec.available and vec.cut:
+            out.append("vector-depth")
+        if fused.demoted_out:
+            out.append("stale-demoted")
+        if fused.rank is not None and fused.rank <= self.top:
+            out.append("shown")
+        elif fused.rank is not None and not fused.demoted_out:
+            out.append("below-limit")
+        return out
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "path": self.path,
+            "title": self.title,
+            "options": self.options.to_json(),
+            "top": self.top,
+            "reasons": self.reasons,
+            "filters": [asdict(f) for f in self.filters],
+            "exclusions": [asdict(e) for e in self.exclusions],
+            "words": {
+                "code": self.words.code,
+                "terms": [
+                    {**asdict(w), "stems": list(w.stems), "found": w.found}
+                    for w in self.words.terms
+                ],
+                "missing": list(self.words.missing),
+                "stopwords": list(self.words.stopwords),
+            },
+            "lexical": asdict(self.lexical),
+            "vector": asdict(self.vector),
+            "fused": asdict(self.fused),
+            "changes": [c.to_json() for c in self.changes],
+        }
+
+    def lines(self) -> list[str]:
+        """The explanation as plain sentences, one a line."""
+        from explorer.search.explain_text import explanation_lines
+
+        return explanation_lines(self)
+
+    def format(self) -> str:
+        return "\n".join(self.lines())
+
+
+# ----------------------------------------------------------------------------- explain
+
+
+def explain(
+    searcher: Searcher,
+    raw: str,
+    path: str,
+    options: SearchOptions,
+    top: int | None = None,
+) -> Explanation:
+    """Every reason ``path`` is where it is in the results of ``raw`` under ``options``, and
+    what would bring it into the top ``top`` (default: the limit).  Raises
+    :class:`NoteNotIndexed` when the index has no such note, :class:`QueryError` for a bad
+    query or bad options."""
+    options.validate()
+    n = options.limit if top is None else top
+    if n < 1:
+        raise QueryError(f"top must be 1 or more, got {n}")
+    conn = searcher.db.conn
+    row = conn.execute(
+        "SELECT id, title, status FROM notes WHERE path = ?", (path.replace("\\", "/"),)
+    ).fetchone()
+    if row is None:
+        raise NoteNotIndexed(f"{path} is not a note of the index (see: vault-explorer status)")
+    note_id, title, status = int(row[0]), str(row[1]), row[2]
+    path = path.replace("\\", "/")
+    candidates = searcher.candidates(raw, options)
+    query = candidates.query
+    filters = _filters(conn, query, note_id, path)
+    exclusions = tuple(
+        ExclusionCheck(t.text, _matches(conn, fts, note_id))
+        for t in query.excluded
+        if (fts := t.fts()) is not None
+    )
+    words = _words(conn, query, note_id)
+    total = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+    lexical = _lexical(conn, query, path, options, candidates, total)
+    vector = _vector(searcher, query, note_id, options, candidates, total)
+    fused, competition = _fused(candidates, options, path, status == "stale", n)
+    changes: tuple[Change, ...] = ()
+    if not candidates.listing:
+        changes = tuple(changes_for(competition, options, n))
+    return Explanation(
+        query=raw,
+        path=path,
+        title=title,
+        options=options,
+        top=n,
+        listing=candidates.listing,
+        filters=filters,
+        exclusions=exclusions,
+        words=words,
+        lexical=lexical,
+        vector=vector,
+        fused=fused,
+        changes=changes,
+    )
+
+
+def _filters(
+    conn: sqlite3.Connection, query: Query, note_id: int, path: str
+) -> tuple[FilterCheck, ...]:
+    out = [
+        FilterCheck(
+            "tag",
+            tag,
+            conn.execute(
+                "SELECT 1 FROM note_tags WHERE note_id = ? AND tag = ?", (note_id, tag)
+            ).fetchone()
+            is not None,
+        )
+        for tag in query.tags
+    ]
+    # The path filters pass together: a note under any of them passes.
+    under = any(path.startswith(prefix) for prefix in query.paths)
+    out.extend(FilterCheck("path", prefix, under) for prefix in query.paths)
+    return tuple(out)
+
+
+def _matches(conn: sqlite3.Connection, expression: str, note_id: int) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? AND rowid = ?",
+            (expression, note_id),
+        ).fetchone()
+        is not None
+    )
+
+
+def _words(conn: sqlite3.Connection, query: Query, note_id: int) -> Words:
+    content = [t for t in query.content_terms if t.fts() is not None]
+    kept = {id(t) for t in content}
+    stop = tuple(dict.fromkeys(t.text for t in query.terms if id(t) not in kept))
+    seen: dict[str, Term] = {}
+    for term in content:
+        seen.setdefault(term.text.lower(), term)
+    terms = list(seen.values())
+    stems = stem_words([t.text for t in terms])
+    checks = []
+    for term, term_stems in zip(terms, stems, strict=True):
+        fts = term.fts()
+        assert fts is not None
+        found = {c: _matches(conn, f"{c} : {fts}", note_id) for c in COLUMNS}
+        checks.append(
+            WordCheck(term.text, term_stems, found["title"], found["tags"], found["body"])
+        )
+    missing = tuple(c.word for c in checks if not c.found)
+    return Words(tuple(checks), missing, stop)
+
+
+def stem_words(words: list[str]) -> list[tuple[str, ...]]:
+    """Each word's tokens as the index stores them (its tokenizer: Porter over unicode61)."""
+    if not words:
+        return []
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.execute(f"CREATE VIRTUAL TABLE w USING fts5(t, tokenize='{FTS_TOKENIZER}')")
+        conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')")
+        conn.executemany(
+            "INSERT INTO w(rowid, t) VALUES (?, ?)", [(i, word) for i, word in enumerate(words)]
+        )
+        found: dict[int, list[str]] = {}
+        for doc, term in conn.execute("SELECT doc, term FROM v ORDER BY doc, offset"):
+            found.setdefault(int(doc), []).append(str(term))
+    finally:
+        conn.close()
+    return [tuple(found.get(i, ())) for i in range(len(words))]
+
+
+def _lexical(
+    conn: sqlite3.Connection,
+    query: Query,
+    path: str,
+    options: SearchOptions,
+    candidates: Candidates,
+    total: int,
+) -> LexicalPlace:
+    used = options.mode != "semantic" and not candidates.listing
+    if not used or query.is_listing:
+        return LexicalPlace(used, None, 0, options.depth, False, None)
+    whole = lexical_list(conn, query, max(total, 1))
+    rank = next((i for i, hit in enumerate(whole, start=1) if hit.path == path), None)
+    score = whole[rank - 1].score if rank is not None else None
+    cut = rank is not None and rank > options.depth
+    return LexicalPlace(used, rank, len(whole), options.depth, cut, score)
+
+
+def _vector(
+    searcher: Searcher,
+    query: Query,
+    note_id: int,
+    options: SearchOptions,
+    candidates: Candidates,
+    total: int,
+) -> VectorPlace:
+    used = options.mode != "fts" and not candidates.listing
+    semantic = candidates.semantic
+    empty = VectorPlace(
+        used,
+        semantic.available,
+        semantic.reason,
+        None,
+        None,
+        None,
+        None,
+        options.min_sim,
+        options.min_rel,
+        False,
+        options.depth,
+        False,
+    )
+    vectors = searcher.vector_index()
+    if not used or not semantic.available or vectors is None:
+        return empty
+    try:
+        embedder = searcher.provider.get(0)
+    except EmbedderUnavailable:  # pragma: no cover - the candidates just had it
+        return empty
+    query_vec = embedder.embed([query.free_text])[0]
+    everything = vectors.top_notes(query_vec, max(total, 1))
+    cosine = next((h.score for h in everything if h.note_id == note_id), None)
+    if query.has_filters or query.excluded:
+        where, params = filter_clause(query)
+        rows = searcher.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)
+        allowed = {int(r[0]) for r in rows}
+        ranked = [h for h in everything if h.note_id in allowed]
+    else:
+        ranked = everything
+    rank = next((i for i, h in enumerate(ranked, start=1) if h.note_id == note_id), None)
+    best = ranked[0].score if ranked else None
+    floor = options.vector_floor(best) if best is not None else options.min_sim
+    under = cosine is not None and rank is not None and cosine < floor
+    cut = rank is not None and not under and rank > options.depth
+    return replace(
+        empty, cosine=cosine, rank=rank, best=best, floor=floor, under_floor=under, cut=cut
+    )
+
+
+def _fused(
+    candidates: Candidates, options: SearchOptions, path: str, stale: bool, top: int
+) -> tuple[FusedPlace, Competition]:
+    """The whole fused list as :func:`explorer.search.hybrid.fuse` orders it (before its
+    limit), and the note's place in it."""
+    depth = min(options.depth, candidates.depth)
+    lexical = candidates.lexical[:depth]
+    vector = candidates.vector[:depth]
+    scored: dict[str, list[tuple[str, float]]] = {}
+    if candidates.listing:
+        scored["fts"] = [(p, 0.0) for p, _, _ in lexical]
+    else:
+        if options.mode in ("fts", "hybrid"):
+            scored["fts"] = [(p, s) for p, s, _ in lexical]
+        if options.mode in ("semantic", "hybrid") and candidates.semantic.available:
+            scored["vector"] = [(v.path, v.score) for v in vector]
+    lists = {name: [p for p, _ in items] for name, items in scored.items()}
+    if candidates.listing:
+        order = [fusion.Fused(p, 0.0, {"fts": i}) for i, p in enumerate(lists["fts"], start=1)]
+    elif options.fusion == "convex":
+        order = fusion.convex(scored, options.weights, lower_bounds=CONVEX_LOWER_BOUNDS)
+        if len(lists) == 1:
+            (only,) = lists
+            order.sort(key=lambda f: f.ranks[only] or 0)
+    else:
+        order = fusion.rrf(lists, options.k, options.weights)
+    notes = candidates.notes
+    stale_of = {f.id: (i := notes.get(f.id)) is not None and i.status == "stale" for f in order}
+    before = [f.id for f in order]
+    order.sort(key=lambda f: stale_of[f.id])
+    position = {f.id: i for i, f in enumerate(order, start=1)}
+    rank = position.get(path)
+    rank_before = before.index(path) + 1 if path in before else None
+    limit = options.limit
+    item = order[rank - 1] if rank is not None else None
+    demoted_out = (
+        stale and rank is not None and rank_before is not None and rank_before <= top and rank > top
+    )
+    place = FusedPlace(
+        method="listing" if candidates.listing else options.fusion,
+        rank=rank,
+        score=item.score if item else None,
+        candidates=len(order),
+        limit=limit,
+        shown=rank is not None and rank <= limit,
+        last_score=order[limit - 1].score if len(order) >= limit else None,
+        stale=stale,
+        rank_before_demotion=rank_before,
+        demoted_out=bool(demoted_out),
+    )
+    competition = Competition(
+        path=path,
+        rank=rank,
+        scored=scored,
+        ranks={f.id: dict(f.ranks) for f in order},
+        stale=stale_of,
+        single_list=len(lists) == 1,
+    )
+    return place, competition

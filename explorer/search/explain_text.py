@@ -1,0 +1,139 @@
+"""An :class:`~explorer.search.explain.Explanation` in plain sentences, one a line, with the
+numbers (what ``vault-explorer explain`` prints and the window's "Why not…" panel shows)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer.search.explain import Explanation
+    from explorer.search.whatif import Change
+
+
+def explanation_lines(e: Explanation) -> list[str]:
+    o = e.options
+    lines = [f"{e.path} — {e.title}", f"query: {e.query}"]
+    lines.append(_verdict(e))
+    for check in e.filters:
+        if check.kind == "tag":
+            has = "the note has it" if check.passes else "the note does not have this tag"
+            lines.append(f"filter tag:{check.value}: {has}")
+        else:
+            under = "the note is under it" if check.passes else "the note is not under this path"
+            lines.append(f"filter path:{check.value}: {under}")
+    for x in e.exclusions:
+        if x.present:
+            lines.append(f"excluded by -{x.word}: the note contains “{x.word}”")
+        else:
+            lines.append(f"exclusion -{x.word}: not in the note")
+    if e.listing:
+        lines.append("the query has no words to search: the result lists recent notes")
+    w = e.words
+    for t in w.terms:
+        where = [c for c in ("title", "tags", "body") if getattr(t, c)]
+        stems = f" (stem {', '.join(t.stems)})" if t.stems and t.stems != (t.word.lower(),) else ""
+        lines.append(
+            f"word “{t.word}”{stems}: "
+            + (f"in the {', '.join(where)}" if where else "in no title, tag or body of it")
+        )
+    if w.stopwords:
+        lines.append(f"stop words, not needed: {', '.join(w.stopwords)}")
+    lex = e.lexical
+    if lex.used and not e.listing:
+        if lex.rank is None:
+            lines.append(f"lexical list: not found (no pass matches it; {lex.matches} notes match)")
+        else:
+            cut = (
+                f" — below the depth {lex.depth}, so cut"
+                if lex.cut
+                else f", within the depth {lex.depth}"
+            )
+            lines.append(
+                f"lexical list: rank {lex.rank} of {lex.matches} over the whole vault "
+                f"(bm25 {lex.score:.3f}){cut}"
+            )
+    elif not e.listing:
+        lines.append("lexical list: not used in semantic mode")
+    vec = e.vector
+    if vec.used and not vec.available:
+        lines.append(f"vector list: unavailable ({vec.reason})")
+    elif vec.used and vec.cosine is None:
+        lines.append("vector list: the note has no vector yet (or the filters leave it out)")
+    elif vec.used:
+        floor_text = (
+            f"floor {vec.floor:.3f} = max(min_sim {vec.min_sim:g}, min_rel {vec.min_rel:g} × "
+            f"best {vec.best:.3f})"
+            if vec.floor is not None and vec.best is not None
+            else f"floor {vec.min_sim:g}"
+        )
+        place = f"rank {vec.rank}" if vec.rank is not None else "left out by the filters"
+        if vec.rank is None:
+            verdict = ""
+        elif vec.under_floor:
+            verdict = " — under the floor, so not in the list"
+        elif vec.cut:
+            verdict = f" — below the depth {vec.depth}, so cut"
+        else:
+            verdict = ", in the list"
+        lines.append(
+            f"vector list: best chunk cosine {vec.cosine:.3f}, {place}; {floor_text}{verdict}"
+        )
+    elif not e.listing:
+        lines.append("vector list: not used in lexical mode")
+    f = e.fused
+    if f.rank is None:
+        lines.append("fused: in neither list, so not ranked")
+    else:
+        last = (
+            f", the hit at the limit scores {f.last_score:.5f}" if f.last_score is not None else ""
+        )
+        method = f"{f.method}" + (f", k {o.k:g}" if f.method == "rrf" else "")
+        lines.append(
+            f"fused ({method}, w_fts {o.w_fts:g}, w_vec {o.w_vec:g}): rank {f.rank} of "
+            f"{f.candidates}, score {f.score:.5f}{last}; limit {f.limit}"
+        )
+    if f.stale:
+        if f.rank_before_demotion is not None and f.rank is not None:
+            lines.append(
+                f"stale: demoted after the other notes, from rank {f.rank_before_demotion} "
+                f"to {f.rank}"
+            )
+        else:
+            lines.append("stale: would be placed after the other notes")
+    for c in e.changes:
+        lines.append(_change(c, e))
+    return lines
+
+
+def _verdict(e: Explanation) -> str:
+    reasons = e.reasons
+    if "shown" in reasons and e.fused.rank is not None:
+        return f"shown at rank {e.fused.rank}"
+    named = {
+        "filtered": "a filter leaves it out",
+        "excluded": "an exclusion leaves it out",
+        "no-words": "no query word is in it",
+        "lexical-depth": "the lexical depth cuts it",
+        "under-floor": "it is under the vector floor",
+        "vector-depth": "the vector depth cuts it",
+        "stale-demoted": "it is stale, demoted below the top",
+        "below-limit": f"it ranks below the top {e.top}",
+        "listing": "the query lists recent notes",
+    }
+    said = [named[r] for r in reasons if r in named]
+    return "not shown: " + "; ".join(said) if said else "not shown"
+
+
+def _change(c: Change, e: Explanation) -> str:
+    if c.setting is None:
+        return f"to enter the top {e.top}: {c.note}" if c.rank is None else c.note
+    if not c.possible:
+        return f"{c.setting}: {c.note}"
+    others = {"w_fts": "w_vec", "w_vec": "w_fts", "k": "the weights"}[c.setting]
+    assert c.threshold is not None and c.value is not None and c.current is not None
+    side = "above" if c.direction == "raise" else "below"
+    exact = " (or exactly at it)" if c.value == c.threshold else ""
+    return (
+        f"{c.direction} {c.setting} from {c.current:g} to {side} {c.threshold:.4g}{exact} "
+        f"({others} fixed): e.g. {c.value:g} puts it at rank {c.rank}"
+    )

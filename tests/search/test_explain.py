@@ -1,0 +1,71 @@
+"""explain(): every reason a note is where it is, on the sample vault with the real model."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from explorer.search.explain import NoteNotIndexed, explain, stem_words
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
+
+OPTIONS = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, depth=10, min_sim=0.3, limit=5)
+
+
+def test_a_note_not_in_the_index_is_an_error(sample_searcher: Searcher) -> None:
+    with pytest.raises(NoteNotIndexed, match=r"no/such\.md"):
+        explain(sample_searcher, "deploy", "no/such.md", OPTIONS)
+
+
+def test_stems_are_the_index_tokenizer_s() -> None:
+    assert stem_words(["deploying", "Runbooks"]) == [("deploi",), ("runbook",)]
+
+
+def test_an_exclusion_names_its_word(sample_searcher: Searcher) -> None:
+    e = explain(sample_searcher, "deploy -runbook", "ops/deploy-runbook.md", OPTIONS)
+    assert "excluded" in e.reasons
+    assert [(x.word, x.present) for x in e.exclusions] == [("runbook", True)]
+    assert e.to_json()["exclusions"][0]["word"] == "runbook"
+    assert e.fused.rank is None
+
+
+def test_a_stale_note_is_only_demoted(sample_searcher: Searcher) -> None:
+    e = explain(sample_searcher, "deploy runbook", "ops/deploy-runbook-2023.md", OPTIONS)
+    assert e.reasons == ["stale-demoted"]
+    assert e.fused.rank_before_demotion == 1
+    assert e.fused.rank is not None and e.fused.rank > OPTIONS.limit
+
+
+def test_missing_words_and_the_floor(sample_searcher: Searcher) -> None:
+    query = "visitors glimpsed outdated stylesheets"
+    e = explain(sample_searcher, query, "recipes/creme-brulee.md", OPTIONS)
+    assert "no-words" in e.reasons and "under-floor" in e.reasons
+    assert set(e.words.missing) == {"visitors", "glimpsed", "outdated", "stylesheets"}
+    assert e.vector.cosine is not None and e.vector.floor is not None
+    assert e.vector.cosine < e.vector.floor
+
+
+def test_a_shown_hit_says_its_rank(sample_searcher: Searcher) -> None:
+    shown = [h.path for h in sample_searcher.search("deploy", OPTIONS).hits]
+    e = explain(sample_searcher, "deploy", shown[2], OPTIONS)
+    assert e.fused.rank == 3 and "shown" in e.reasons
+    assert e.changes[0].note == "already shown at rank 3"
+
+
+@pytest.mark.parametrize("fusion", ["rrf", "convex"])
+def test_the_change_found_brings_the_note_in(sample_searcher: Searcher, fusion: str) -> None:
+    options = replace(OPTIONS, fusion=fusion, w_fts=0.5, w_vec=0.5, depth=20, min_sim=0.0, limit=20)
+    query = "deploy rollback"
+    hits = [h.path for h in sample_searcher.search(query, options).hits]
+    solved = 0
+    for path in hits[3:9]:
+        e = explain(sample_searcher, query, path, options, top=3)
+        assert e.fused.rank == hits.index(path) + 1  # the same order as the search
+        for change in e.changes:
+            if not change.possible or change.setting is None:
+                continue
+            moved = replace(options, **{change.setting: change.value})
+            assert path in [h.path for h in sample_searcher.search(query, moved).hits][:3]
+            solved += 1
+    assert solved
