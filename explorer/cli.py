@@ -49,6 +49,7 @@ from explorer.index.lease import WriterLease, holder
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.resources import sample_vault_dir
 from explorer.search import options as search_options
+from explorer.search.explain import explain as explain_note
 from explorer.search.hybrid import Searcher, SearchResponse, SemanticUnavailable
 from explorer.search.query import QueryError
 
@@ -208,6 +209,27 @@ def cmd_search(args: argparse.Namespace) -> int:
         dump_json(data)
     else:
         print_table(response, sys.stdout)
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    """Why one note is where it is for one query: the index as it is (no sync, no embedding)."""
+    vault = vault_folder(args.vault, readable=False)
+    options = search_options.from_args(args).validate()
+    if not index_path(vault, args.data_dir).exists():
+        raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+    db = _open(args, vault)
+    try:
+        provider = shared_provider(args.model) if options.mode != "fts" else None
+        searcher = Searcher(db, provider or EmbedderProvider.disabled())
+        result = explain_note(searcher, args.query, args.note, options)
+    finally:
+        db.close()
+    if args.json:
+        dump_json(result.to_json())
+    else:
+        for line in result.lines():
+            say(line)
     return 0
 
 
@@ -426,6 +448,16 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-sync", action="store_true", help="search the index exactly as it is")
     p.set_defaults(func=cmd_search)
+
+    p = sub.add_parser(
+        "explain", parents=[common], help="why a note is where it is for a query (read-only)"
+    )
+    p.add_argument("vault")
+    p.add_argument("query")
+    p.add_argument("note", metavar="NOTE_PATH", help="the note's vault-relative path")
+    search_options.add_arguments(p)
+    p.add_argument("--json", action="store_true", help="print every reason as JSON")
+    p.set_defaults(func=cmd_explain)
 
     p = sub.add_parser("status", parents=[common], help="index health (read-only)")
     p.add_argument("vault")
