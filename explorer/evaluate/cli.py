@@ -49,6 +49,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     from explorer.console import TerminalProgress
     from explorer.embed.provider import shared_provider
     from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
+    from explorer.evaluate.judgments import judgments_path
     from explorer.evaluate.runner import (
         EVAL_OPTIONS,
         EvalError,
@@ -69,10 +70,19 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         settings.validate()
         provider = shared_provider(args.model) if settings.needs_model else None
-        if args.judgments:
-            judgments = load_judgments(Path(args.judgments).expanduser())
+        judgments_file = Path(args.judgments).expanduser() if args.judgments else None
+        if judgments_file is None and not (folder / "corpus.jsonl").is_file():
+            # A vault without --judgments: the grades given in the window, beside its index.
+            judgments_file = judgments_path(folder, args.data_dir)
+            if not judgments_file.is_file():
+                raise _usage_error(
+                    f"{folder} has no judgments yet ({judgments_file} does not exist); "
+                    "grade hits in the window or pass --judgments FILE"
+                )
+        if judgments_file is not None:
+            judgments = load_judgments(judgments_file)
             if not judgments:
-                raise _usage_error(f"{args.judgments}: no judgments in the file")
+                raise _usage_error(f"{judgments_file}: no judgments in the file")
             report = evaluate_vault(
                 folder,
                 judgments,
@@ -84,11 +94,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
                 log=stderr_log,
             )
         else:
-            if not (folder / "corpus.jsonl").is_file():
-                raise _usage_error(
-                    f"{folder} is not a BEIR data set (no corpus.jsonl); "
-                    "to evaluate a vault, pass --judgments FILE"
-                )
             dataset = load_beir(folder, args.split)
             report = evaluate_beir(
                 dataset,

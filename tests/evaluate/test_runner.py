@@ -329,3 +329,20 @@ def test_search_options_of_settings() -> None:
     assert EvalSettings(modes=("fts",)).candidate_mode == "fts"
     assert EvalSettings(modes=("semantic",)).candidate_mode == "semantic"
     assert EvalSettings(modes=("fts", "semantic")).candidate_mode == "hybrid"
+
+
+def test_cli_eval_vault_uses_its_own_judgments_file(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from explorer.evaluate.judgments import JudgmentFile, judgments_path
+
+    (vault / "deploy.md").write_text("# Deploy\n\nrollback the deploy\n")
+    (vault / "pasta.md").write_text("# Pasta\n\nboil water\n")
+    assert main(["eval", str(vault), "--modes", "fts"]) == 2
+    assert str(judgments_path(vault)) in capsys.readouterr().err  # it names where grades go
+    grades = JudgmentFile(judgments_path(vault))
+    grades.set_grade("deploy rollback", "deploy.md", 3)
+    grades.set_grade("boil water", "pasta.md", 2)
+    assert main(["eval", str(vault), "--modes", "fts", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["evaluatedQueries"] == 2 and data["metrics"]["fts"]["recall@1"] == 1.0
