@@ -3,7 +3,7 @@
 The path of the data through this package: :mod:`~explorer.gui.session` holds one open vault
 (its :mod:`~explorer.gui.search_service` thread and its live index, bridged by
 :mod:`~explorer.gui.live_bridge`); the window keeps the two lists of the shown query in
-:mod:`~explorer.gui.refusion` and re-fuses them on every change of the
+:mod:`~explorer.search.cached` and re-fuses them on every change of the
 :mod:`~explorer.gui.fusion_controls`; :mod:`~explorer.gui.results_model` holds the hits as one
 role-driven table model, :mod:`~explorer.gui.delegates` paints it (tints, contribution bars),
 :mod:`~explorer.gui.preview` renders the selected note (:mod:`~explorer.gui.render`) and

@@ -45,8 +45,7 @@ from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
 from explorer.gui.preview import PreviewPane
-from explorer.gui.refusion import CachedLists, explain_context
-from explorer.gui.render import filter_token
+from explorer.gui.render import explain_context, filter_token
 from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
@@ -67,6 +66,7 @@ from explorer.gui.status_widgets import (
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
 from explorer.live.problems import Problem
+from explorer.search.cached import CachedLists
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
 

@@ -24,7 +24,7 @@ from markdown_it.rules_block import StateBlock
 
 from explorer.display import safe_text
 from explorer.index.text import has_cjk
-from explorer.search.hybrid import Hit, SearchOptions
+from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
 from explorer.vault.parse import NotANote, parse_note
 from explorer.vault.scan import read_note
@@ -399,6 +399,23 @@ class ExplainContext:
     semantic_reason: str | None = None
     listing: bool = False
     extra: list[str] = field(default_factory=list)
+
+
+def explain_context(
+    hit: Hit, rank: int, response: SearchResponse, candidates: Candidates | None
+) -> ExplainContext:
+    """What the explain block needs for ``hit`` at fused ``rank`` of ``response``."""
+    depth = min(response.options.depth, candidates.depth) if candidates else 0
+    return ExplainContext(
+        options=response.options,
+        rank=rank,
+        total=len(response.hits),
+        lexical_count=len(candidates.lexical[:depth]) if candidates else 0,
+        vector_count=len(candidates.vector[:depth]) if candidates else 0,
+        semantic_available=response.semantic.available,
+        semantic_reason=response.semantic.reason,
+        listing=response.listing,
+    )
 
 
 def formula(hit: Hit, options: SearchOptions) -> str:

@@ -25,9 +25,9 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThreadPool, Signal
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.refusion import fetch_options
 from explorer.gui.workers import Latest, Worker
 from explorer.index.db import IndexDB
+from explorer.search.cached import fetch_options
 from explorer.search.hybrid import Candidates, QueryError, Searcher, SearchOptions
 
 #: SQLite calls the cancellation check every this many virtual-machine steps (about a

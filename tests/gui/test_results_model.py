@@ -8,30 +8,8 @@ from pytestqt.modeltest import ModelTester
 
 from explorer.gui.results_model import ABSENT, Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.theme import dark_palette, light_palette, tints
-from explorer.search.hybrid import (
-    Candidates,
-    NoteInfo,
-    SearchOptions,
-    SearchResponse,
-    SemanticStatus,
-    VectorCandidate,
-    fuse,
-)
-from explorer.search.query import parse_query
-
-# Lexical list a, b, c, d; vector list b, e, a.  a and b: both; c, d: lexical only; e: vector only.
-LEXICAL = ["a.md", "b.md", "c.md", "d.md"]
-VECTOR = ["b.md", "e.md", "a.md"]
-
-
-def candidates() -> Candidates:
-    c = Candidates(query=parse_query("some words"), mode="hybrid", depth=50)
-    c.lexical = [(p, 10.0 - i, f"snippet of <mark>{p}</mark>") for i, p in enumerate(LEXICAL)]
-    c.vector = [VectorCandidate(p, 0.9 - 0.1 * i, (0, 10), "text") for i, p in enumerate(VECTOR)]
-    c.semantic = SemanticStatus(True, None, "fake")
-    for p in {*LEXICAL, *VECTOR}:
-        c.notes[p] = NoteInfo(p, p.removesuffix(".md").upper(), None, (), 0)
-    return c
+from explorer.search.hybrid import NoteInfo, SearchOptions, SearchResponse, fuse
+from tests.search.test_cached import candidates
 
 
 def response(**options: float | str) -> SearchResponse:

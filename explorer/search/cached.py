@@ -1,6 +1,7 @@
-"""The shown query's two lists, kept so that every fusion setting re-fuses them at once.
+"""A query's two lists, fetched once, so that every fusion setting re-fuses them at once.
 
-Pure (no Qt): the window keeps one :class:`CachedLists` per shown query.  The lists are fetched
+The window keeps one :class:`CachedLists` per shown query; a sweep in eval keeps one per
+judged query.  The lists are fetched
 deeper than the depth control and without a similarity floor (see
 :func:`fetch_options`), so k, the weights, the depth (up to the
 depth fetched), the floor and the mode (Hybrid ↔ Lexical ↔ Semantic, when both lists were
@@ -11,8 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from explorer.gui.render import ExplainContext
-from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse, fuse
+from explorer.search.hybrid import Candidates, SearchOptions, SearchResponse, fuse
 
 #: Lists are fetched this deep at least, so the depth control re-fuses without a new search
 #: up to here (a deeper list's first n entries are exactly the list of depth n).
@@ -52,14 +52,7 @@ class CachedLists:
 
     def fuse(self, options: SearchOptions) -> tuple[SearchResponse, Candidates]:
         """The response for ``options``, and the lists it was fused from (after the floor)."""
-        candidates = self.candidates
-        if candidates.vector:
-            # The floors drop the tail of the best-first vector list: exactly a new fetch's list
-            # (its head is the vault's best note, whatever the depth).
-            floor = options.vector_floor(candidates.vector[0].score)
-            if floor > FETCH_MIN_SIM:
-                kept = [v for v in candidates.vector if v.score >= floor]
-                candidates = replace(candidates, vector=kept)
+        candidates = with_floor(self.candidates, options)
         if options.mode == "semantic" and not (candidates.semantic.available or candidates.listing):
             return SearchResponse(
                 candidates.query.raw, options, candidates.semantic, []
@@ -67,18 +60,15 @@ class CachedLists:
         return fuse(candidates, options), candidates
 
 
-def explain_context(
-    hit: Hit, rank: int, response: SearchResponse, candidates: Candidates | None
-) -> ExplainContext:
-    """What the explain block needs for ``hit`` at fused ``rank`` of ``response``."""
-    depth = min(response.options.depth, candidates.depth) if candidates else 0
-    return ExplainContext(
-        options=response.options,
-        rank=rank,
-        total=len(response.hits),
-        lexical_count=len(candidates.lexical[:depth]) if candidates else 0,
-        vector_count=len(candidates.vector[:depth]) if candidates else 0,
-        semantic_available=response.semantic.available,
-        semantic_reason=response.semantic.reason,
-        listing=response.listing,
-    )
+def with_floor(candidates: Candidates, options: SearchOptions) -> Candidates:
+    """``candidates`` fetched with :func:`fetch_options`, as ``options``' floors leave them.
+
+    The floors drop the tail of the best-first vector list: exactly what a new fetch with those
+    floors would return (its head is the vault's best note, whatever the depth).
+    """
+    if not candidates.vector:
+        return candidates
+    floor = options.vector_floor(candidates.vector[0].score)
+    if floor <= FETCH_MIN_SIM:
+        return candidates
+    return replace(candidates, vector=[v for v in candidates.vector if v.score >= floor])
