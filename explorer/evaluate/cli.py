@@ -60,10 +60,18 @@ def cmd_eval(args: argparse.Namespace) -> int:
         stderr_log,
         write_per_query,
     )
+    from explorer.evaluate.sweep import DEFAULT_GRID, format_sweep, grid, parse_grid, sweep
 
     folder = Path(args.dataset).expanduser()
     if not folder.is_dir():
         raise _usage_error(f"not a folder: {args.dataset}")
+    axes = None
+    if args.sweep is not None:
+        try:
+            axes = parse_grid(args.sweep or DEFAULT_GRID)
+            grid(search_options.from_args(args, EVAL_OPTIONS), axes)  # every point is valid
+        except ValueError as exc:  # QueryError
+            raise _usage_error(str(exc)) from None
     folder = folder.resolve()
     settings = EvalSettings(search_options.from_args(args, EVAL_OPTIONS), modes=args.modes)
     progress = TerminalProgress()
@@ -117,11 +125,34 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.per_query:
         write_per_query(Path(args.per_query).expanduser(), report.rows)
         stderr_log(f"per-query breakdown written to {args.per_query}")
+    swept = None
+    if axes is not None:
+        progress = TerminalProgress()
+        try:
+            swept = sweep(
+                report.run.candidates,
+                report.qrels,
+                settings.search,
+                axes,
+                to_doc=report.to_doc,
+                progress=progress,
+            )
+        except ValueError as exc:  # QueryError: a point the settings refuse
+            raise _usage_error(str(exc)) from None
+        finally:
+            progress.close()
     if args.json:
-        dump_json(report.to_json())
+        out = report.to_json()
+        if swept is not None:
+            out["sweep"] = swept.to_json()
+        dump_json(out)
     else:
         for line in format_report(report).splitlines():
             say(line)
+        if swept is not None:
+            say("")
+            for line in format_sweep(swept).splitlines():
+                say(line)
     return 0
 
 
@@ -204,6 +235,16 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--limit-queries", type=_positive_int, metavar="N", help="evaluate only the first N queries"
+    )
+    p.add_argument(
+        "--sweep",
+        nargs="?",
+        const="",
+        metavar="GRID",
+        help="also score hybrid at every setting of GRID from the same run (no new searches): "
+        "name=values;… with values a,b,c or start:stop:step, names fusion, k, weight (the "
+        "lexical share: w_fts, and w_vec one minus it), w_fts, w_vec, min_sim, min_rel, depth "
+        "(default: fusion=rrf,convex;k=20,40,60,100;weight=0:1:0.1)",
     )
     p.set_defaults(func=cmd_eval)
 

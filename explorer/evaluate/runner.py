@@ -7,9 +7,12 @@ are cached (``<data dir>/evals/``): the folder is keyed by the corpus file, the 
 everything that shapes an index (chunking budget, FTS5 tokenizer, schema version and model), so
 a second run costs only the queries, and a change to any of those builds a fresh index.
 
-Each query runs once: :meth:`Searcher.candidates` in ``hybrid`` mode gives both lists, and
-:func:`fuse` derives the ``fts``, ``semantic`` and ``hybrid`` rankings from them (``fuse`` with a
-single-list mode reads only that list, so this is identical to three searches, and cheaper).
+Each query runs once: :meth:`Searcher.candidates` in ``hybrid`` mode gives both lists, fetched
+without a similarity floor (:func:`explorer.search.cached.fetch_options`), and :func:`fuse`
+derives the ``fts``, ``semantic`` and ``hybrid`` rankings from them after the floors
+(:func:`~explorer.search.cached.with_floor`; ``fuse`` with a single-list mode reads only that
+list, so this is identical to three searches, and cheaper).  A sweep
+(:mod:`explorer.evaluate.sweep`) re-fuses the same lists for every setting of a grid.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from explorer.index import migrations
 from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
+from explorer.search.cached import fetch_options, with_floor
 from explorer.search.hybrid import (
     Candidates,
     Searcher,
@@ -336,8 +340,11 @@ def collect_candidates(
     settings: EvalSettings,
     progress: Progress = _no_progress,
 ) -> QueryRun:
-    """Both lists of every query, once (in the one mode that serves all requested modes)."""
-    options = settings.options(settings.candidate_mode)
+    """Both lists of every query, once (in the one mode that serves all requested modes), with no
+    similarity floor: :func:`rankings` applies each setting's floors."""
+    options = fetch_options(settings.options(settings.candidate_mode))
+    if settings.candidate_mode == "semantic":
+        options = replace(options, mode="semantic")
     run = QueryRun()
     started = time.perf_counter()
     total = len(queries)
@@ -369,7 +376,7 @@ def rankings(
         options = settings.options(mode)
         ranked: dict[str, list[str]] = {}
         for qid, found in run.candidates.items():
-            hits = fuse(found, options).hits
+            hits = fuse(with_floor(found, options), options).hits
             ranked[qid] = [to_doc(h.path) if to_doc else h.path for h in hits]
         out[mode] = ranked
     return out
@@ -500,6 +507,10 @@ class EvalReport:
     comparison: dict[str, Any]
     rows: list[dict[str, Any]]
     run: QueryRun
+    #: The relevance the run was scored against, and how a hit's path becomes a document id
+    #: (what a sweep needs to score the same run again).
+    qrels: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    to_doc: Callable[[str], str] | None = None
 
     @property
     def evaluated(self) -> int:
@@ -562,6 +573,10 @@ def evaluate_beir(
         queries = dict(list(queries.items())[:limit_queries])
     qrels = {qid: dataset.qrels[qid] for qid in queries}
     db, to_doc, info = open_beir_index(dataset, folder, data, provider, progress, log)
+
+    def doc_of(path: str) -> str:
+        return to_doc.get(path, path)
+
     try:
         searcher = Searcher(
             db, provider or EmbedderProvider.disabled(), embed_timeout=EVAL_EMBED_TIMEOUT_S
@@ -571,7 +586,7 @@ def evaluate_beir(
             queries,
             qrels,
             settings,
-            to_doc=lambda path: to_doc.get(path, path),
+            to_doc=doc_of,
             progress=progress,
         )
     finally:
@@ -589,6 +604,8 @@ def evaluate_beir(
         comparison(rows),
         rows,
         run,
+        qrels=qrels,
+        to_doc=doc_of,
     )
 
 
@@ -635,6 +652,7 @@ def evaluate_vault(
         comparison(rows),
         rows,
         run,
+        qrels=qrels,
     )
 
 

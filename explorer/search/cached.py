@@ -29,7 +29,7 @@ def fetch_options(options: SearchOptions) -> SearchOptions:
         options,
         mode="fts" if options.mode == "fts" else "hybrid",
         depth=max(options.depth, MIN_FETCH_DEPTH),
-        min_sim=FETCH_MIN_SIM,
+        min_sim=min(options.min_sim, FETCH_MIN_SIM),
         min_rel=0.0,
     )
 
@@ -48,7 +48,7 @@ class CachedLists:
         """Whether ``options`` can be answered from these lists (else: search again)."""
         if options.mode != "fts" and self.fetched.mode == "fts":
             return False  # the vector list was not fetched
-        return options.depth <= self.fetched.depth
+        return options.depth <= self.fetched.depth and options.min_sim >= self.fetched.min_sim
 
     def fuse(self, options: SearchOptions) -> tuple[SearchResponse, Candidates]:
         """The response for ``options``, and the lists it was fused from (after the floor)."""
@@ -69,6 +69,5 @@ def with_floor(candidates: Candidates, options: SearchOptions) -> Candidates:
     if not candidates.vector:
         return candidates
     floor = options.vector_floor(candidates.vector[0].score)
-    if floor <= FETCH_MIN_SIM:
-        return candidates
-    return replace(candidates, vector=[v for v in candidates.vector if v.score >= floor])
+    kept = [v for v in candidates.vector if v.score >= floor]
+    return candidates if len(kept) == len(candidates.vector) else replace(candidates, vector=kept)

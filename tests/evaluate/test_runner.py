@@ -26,6 +26,7 @@ from explorer.evaluate.runner import (
     per_query_rows,
     write_per_query,
 )
+from explorer.search.cached import with_floor
 from explorer.search.hybrid import FUSION_METHODS, Searcher, SearchOptions, fuse
 
 CORPUS = [
@@ -59,15 +60,6 @@ def _write_beir(folder: Path) -> Path:
 @pytest.fixture
 def beir(tmp_path: Path) -> Path:
     return _write_beir(tmp_path / "tiny")
-
-
-@pytest.fixture
-def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
-    """The command line's model is the fake embedder (no real model in these tests)."""
-    fake = FakeEmbedder()
-    provider = EmbedderProvider.of(fake)
-    monkeypatch.setattr("explorer.embed.provider.shared_provider", lambda choice: provider)
-    return fake
 
 
 def test_note_text_and_names() -> None:
@@ -161,7 +153,7 @@ def test_one_candidate_run_equals_three_searches(beir: Path, data_dir: Path, met
             found = run.candidates[query["_id"]]
             for mode in ("fts", "semantic", "hybrid"):
                 options = settings.options(mode)
-                derived = fuse(found, options).to_json()
+                derived = fuse(with_floor(found, options), options).to_json()
                 direct = searcher.search(query["text"], options).to_json()
                 if mode == "fts":  # a lexical search reports that it did not ask for vectors
                     assert direct["semantic"]["reason"] == "lexical mode"
