@@ -10,6 +10,10 @@ What is measured, in order (each figure is one key of :func:`run_bench`'s result
 * ``latencyMs``: p50/p95/max per mode, each query searched as the product searches it
   (:meth:`Searcher.search`).  ``fts`` is the whole search; ``semantic`` is split into the query
   embedding and the rest; ``hybrid`` excludes the query embedding (the budget's definition).
+* ``questionLatencyMs``: hybrid p50/p95/max (excluding the query embedding, as ``latencyMs``) for
+  the short queries above and for as many long questions of 12-16 words, stopwords kept
+  (:func:`generate_questions`), timed interleaved so load hits both alike: a long question must
+  not be slower than a short query for its words alone.
 * ``refusionMs``: :func:`fuse` on cached candidates with new weights (what the window does when a
   slider moves).
 * ``vectorTopK``: :meth:`VectorIndex.top_notes` against a bare ``matrix @ q`` + ``argpartition``
@@ -41,7 +45,7 @@ from explorer.embed.base import Embedder, FakeEmbedder, Matrix, normalize_rows
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
-from explorer.evaluate.synth import generate_queries, generate_vault
+from explorer.evaluate.synth import generate_queries, generate_questions, generate_vault
 from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
@@ -243,6 +247,25 @@ def _latency(
     return {name: percentiles(values) for name, values in samples.items()}
 
 
+def _question_latency(
+    searcher: Searcher, queries: list[str], questions: list[str]
+) -> dict[str, Any]:
+    samples: dict[str, list[float]] = {"short": [], "long": []}
+    options = SearchOptions(mode="hybrid")
+    for short, long in zip(queries, questions, strict=False):
+        for name, text in (("short", short), ("long", long)):
+            started = time.perf_counter()
+            response = searcher.search(text, options)
+            elapsed = (time.perf_counter() - started) * 1000
+            samples[name].append(elapsed - response.timings.get("embed_ms", 0.0))
+    out: dict[str, Any] = {name: percentiles(values) for name, values in samples.items()}
+    lengths = [len(q.split()) for q in questions]
+    out["longWords"] = [min(lengths), max(lengths)] if lengths else None
+    if out["short"]["p50"] > 0:
+        out["longOverShortP50"] = round(out["long"]["p50"] / out["short"]["p50"], 2)
+    return out
+
+
 def _refusion(searcher: Searcher, queries: list[str]) -> dict[str, float]:
     samples = []
     for query in queries:
@@ -402,6 +425,12 @@ def _run(
             "beforeQueries": load_before,
             "afterQueries": os.getloadavg()[0] if hasattr(os, "getloadavg") else None,
         }
+        try:
+            questions = generate_questions(vault, settings.queries, settings.seed)
+        except ValueError as exc:  # notes too short for 12-word runs
+            _log(f"no long-question figures: {exc}")
+        else:
+            result["questionLatencyMs"] = _question_latency(searcher, queries, questions)
         result["refusionMs"] = _refusion(searcher, queries)
         phases["queries"] = peak_rss_bytes()
 
@@ -466,6 +495,17 @@ def format_bench(result: dict[str, Any]) -> str:
     for key, label in labels.items():
         p = result["latencyMs"][key]
         lines.append(f"{label:<34}{p['p50']:>8.2f}{p['p95']:>8.2f}{p['max']:>8.2f}")
+    q = result.get("questionLatencyMs")
+    if q:
+        words = q["longWords"]
+        for key, label in (
+            ("short", "hybrid, short queries (2-4 words)"),
+            ("long", f"hybrid, questions ({words[0]}-{words[1]} words)"),
+        ):
+            p = q[key]
+            lines.append(f"{label:<34}{p['p50']:>8.2f}{p['p95']:>8.2f}{p['max']:>8.2f}")
+        if "longOverShortP50" in q:
+            lines.append(f"{'  questions / short, p50':<34}{q['longOverShortP50']:>8.2f}x")
     r = result["refusionMs"]
     lines.append(
         f"{'re-fusion (weights only)':<34}{r['p50']:>8.3f}{r['p95']:>8.3f}{r['max']:>8.3f}"

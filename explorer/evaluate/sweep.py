@@ -126,11 +126,15 @@ def grid(base: SearchOptions, axes: Sequence[Axis]) -> list[SearchOptions]:
 class SweepPoint:
     options: SearchOptions
     metrics: dict[str, float]  # of hybrid
+    #: The objective of each single list under this point's floors and depth: what hybrid
+    #: must beat to be worth fusing.
+    singles: dict[str, float]
 
     def to_json(self) -> dict[str, Any]:
         return {
             "settings": self.options.to_json(),
             "metrics": {name: round(value, 4) for name, value in self.metrics.items()},
+            "singles": {mode: round(value, 4) for mode, value in self.singles.items()},
         }
 
 
@@ -220,16 +224,30 @@ def sweep(
     deepest = min((c.depth for c in candidates.values()), default=0)
     if candidates and any(p.depth > deepest for p in points):
         raise QueryError(f"the sweep asks for a depth above the {deepest} fetched")
+    single_cache: dict[SearchOptions, dict[str, float]] = {}
+
+    def single(options: SearchOptions, mode: str) -> dict[str, float]:
+        # A single list depends only on the floors and the depth, not on the fusion.
+        key = replace(
+            SearchOptions(),
+            mode=mode,
+            min_sim=options.min_sim,
+            min_rel=options.min_rel,
+            depth=options.depth,
+        )
+        if key not in single_cache:
+            single_cache[key] = _score(candidates, qrels, key, to_doc, ks, cutoff)
+        return single_cache[key]
+
     scored = []
     for done, options in enumerate(points, start=1):
-        scored.append(SweepPoint(options, _score(candidates, qrels, options, to_doc, ks, cutoff)))
+        metrics = _score(candidates, qrels, options, to_doc, ks, cutoff)
+        singles = {mode: single(options, mode)[OBJECTIVE] for mode in ("fts", "semantic")}
+        scored.append(SweepPoint(options, metrics, singles))
         if progress is not None:
             progress("sweep", done, len(points), "")
-    singles = {
-        mode: _score(candidates, qrels, replace(base, mode=mode), to_doc, ks, cutoff)
-        for mode in ("fts", "semantic")
-    }
-    return Sweep(scored, singles, base, len(candidates), time.perf_counter() - started)
+    base_singles = {mode: single(base, mode) for mode in ("fts", "semantic")}
+    return Sweep(scored, base_singles, base, len(candidates), time.perf_counter() - started)
 
 
 def format_sweep(result: Sweep, top: int = 10) -> str:
@@ -239,15 +257,16 @@ def format_sweep(result: Sweep, top: int = 10) -> str:
         f"in {result.seconds:.2f}s (hybrid {OBJECTIVE}, best first)"
     ]
     ranked = sorted(enumerate(result.points), key=lambda ip: (-ip[1].metrics[OBJECTIVE], ip[0]))
-    lines.append(f"  {'#':>3}  {'nDCG@10':>7}  {'MRR@10':>6}  {'R@10':>5}  setting")
+    lines.append(f"  {'#':>3}  {'nDCG@10':>7}  {'MRR@10':>6}  {'R@10':>5}  {'vs best':>7}  setting")
     base = replace(result.base, mode="hybrid")
     for place, (_, p) in enumerate(ranked[:top], start=1):
         lines.append(_row(place, p, p.options == base))
     where = next((i for i, (_, p) in enumerate(ranked, start=1) if p.options == base), None)
     if where is not None and where > top:
         lines.append(_row(where, ranked[where - 1][1], True))
+    lines.append("  (vs best: hybrid minus the better single list under the same floors)")
     for mode, metrics in result.singles.items():
-        lines.append(f"  {mode:>9} alone {OBJECTIVE} {metrics[OBJECTIVE]:.4f}")
+        lines.append(f"  {mode:>9} alone {OBJECTIVE} {metrics[OBJECTIVE]:.4f} (the given floors)")
     lines.append(f"best: {describe(result.best.options)}")
     return "\n".join(lines)
 
@@ -255,9 +274,10 @@ def format_sweep(result: Sweep, top: int = 10) -> str:
 def _row(place: int, p: SweepPoint, current: bool) -> str:
     m = p.metrics
     mark = "  ← the settings given" if current else ""
+    margin = m[OBJECTIVE] - max(p.singles.values())
     return (
         f"  {place:>3}  {m[OBJECTIVE]:.4f}  {m['mrr@10']:.4f}  {m['recall@10']:.3f}  "
-        f"{describe(p.options)}{mark}"
+        f"{margin:+.4f}  {describe(p.options)}{mark}"
     )
 
 

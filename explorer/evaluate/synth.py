@@ -346,3 +346,42 @@ def generate_queries(notes_root: Path, count: int, seed: int = 0) -> list[str]:
         picked = np.sort(rng.choice(len(words), size=size, replace=False)).tolist()
         queries[" ".join(words[i] for i in picked)] = None
     return list(queries)
+
+
+#: How the long questions of :func:`generate_questions` open: the stopword-heavy starts people
+#: type (the any-word pass must not let them match every note).
+QUESTION_OPENINGS = ("how do i", "why does the", "what is the way to", "is there a way to")
+#: Words in a long question: the length the bench's "12+ words" figures are about.
+QUESTION_WORDS = (12, 16)
+_PROSE_WORD = re.compile(r"(?<![#\w/])[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def generate_questions(notes_root: Path, count: int, seed: int = 0) -> list[str]:
+    """``count`` distinct long questions (12-16 words), each from one note under ``notes_root``.
+
+    A question is an opening of :data:`QUESTION_OPENINGS` and then a run of consecutive prose
+    words of one note, stopwords kept, as a person pastes a half-remembered sentence into a
+    question.  Raises ValueError if the vault's notes are too short to give ``count``.
+    """
+    paths = sorted(notes_root.rglob("*.md"), key=lambda p: p.relative_to(notes_root).as_posix())
+    if count > 0 and not paths:
+        raise ValueError(f"{notes_root}: no markdown notes to draw questions from")
+    rng = np.random.default_rng(seed)
+    questions: dict[str, None] = {}
+    attempts = 0
+    while len(questions) < count:
+        attempts += 1
+        if attempts > 50 * count + 100:
+            raise ValueError(
+                f"{notes_root}: found only {len(questions)} distinct questions, {count} requested"
+            )
+        path = paths[int(rng.integers(len(paths)))]
+        text = path.read_text(encoding="utf-8", errors="replace")
+        words = _PROSE_WORD.findall(_FENCED.sub(" ", _FRONTMATTER.sub("", text)).lower())
+        opening = QUESTION_OPENINGS[int(rng.integers(len(QUESTION_OPENINGS)))].split()
+        size = int(rng.integers(QUESTION_WORDS[0], QUESTION_WORDS[1] + 1)) - len(opening)
+        if len(words) < size:
+            continue
+        start = int(rng.integers(len(words) - size + 1))
+        questions[" ".join(opening + words[start : start + size])] = None
+    return list(questions)

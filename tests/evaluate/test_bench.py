@@ -46,6 +46,10 @@ def test_bench_smoke(tmp_path: Path) -> None:
         stats = result["latencyMs"][mode]
         assert stats["n"] == 5 and 0 <= stats["p50"] <= stats["p95"] <= stats["max"]
     assert result["refusionMs"]["n"] == 5 * 4
+    questions = result["questionLatencyMs"]
+    assert questions["short"]["n"] == questions["long"]["n"] == 5
+    assert 12 <= questions["longWords"][0] <= questions["longWords"][1] <= 16
+    assert "questions (" in format_bench(result)
     topk = result["vectorTopK"]
     assert topk["chunks"] == ix["chunks"] and topk["dimension"] == 384
     assert topk["ratioToBareNumpy"] > 0 and topk["blobReadOverEngine"] > 0
@@ -86,6 +90,7 @@ def test_cli_bench_on_a_given_vault(vault: Path, capsys: pytest.CaptureFixture[s
     assert main(["bench", str(vault), "--queries", "3", "--no-embed", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["settings"]["vault"] == str(vault) and data["indexing"]["notes"] == 12
+    assert "questionLatencyMs" not in data  # notes too short for 12-word questions
     assert main(["bench", str(vault / "missing"), "--no-embed"]) == 2
 
 

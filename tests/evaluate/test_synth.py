@@ -9,7 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from explorer.evaluate.synth import STOPWORDS, generate_queries, generate_vault
+from explorer.evaluate.synth import (
+    QUESTION_OPENINGS,
+    STOPWORDS,
+    generate_queries,
+    generate_questions,
+    generate_vault,
+)
 
 FRONTMATTER = re.compile(r"\A---\n(.*?\n)---\n", re.DOTALL)
 
@@ -131,3 +137,30 @@ def test_queries_from_an_empty_folder(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="no markdown notes"):
         generate_queries(tmp_path, 1)
     assert generate_queries(tmp_path, 0) == []
+
+
+def test_questions_are_long_runs_of_one_note_with_their_stopwords(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    generate_vault(vault, 40, seed=3)
+    questions = generate_questions(vault, 20, seed=4)
+    assert len(questions) == len(set(questions)) == 20
+    notes = [p.read_text(encoding="utf-8").lower() for p in vault.rglob("*.md")]
+    for question in questions:
+        words = question.split()
+        assert 12 <= len(words) <= 16
+        opening = next(o for o in QUESTION_OPENINGS if question.startswith(o + " "))
+        rest = words[len(opening.split()) :]
+        # The run's words are all in one note, in order.
+        assert any(_in_order(rest, re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", n)) for n in notes)
+    assert any(w in STOPWORDS for q in questions for w in q.split()[3:])
+    assert generate_questions(vault, 5, seed=1) == generate_questions(vault, 5, seed=1)
+    short = tmp_path / "short"
+    short.mkdir()
+    (short / "a.md").write_text("# A\n\nfar too short\n")
+    with pytest.raises(ValueError, match="found only 0 distinct questions"):
+        generate_questions(short, 1, seed=0)
+
+
+def _in_order(words: list[str], text_words: list[str]) -> bool:
+    it = iter(text_words)
+    return all(word in it for word in words)
