@@ -49,6 +49,7 @@ from explorer.index.lease import WriterLease, holder
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.resources import sample_vault_dir
 from explorer.search import options as search_options
+from explorer.search.compare import compare_query
 from explorer.search.explain import explain as explain_note
 from explorer.search.hybrid import Searcher, SearchResponse, SemanticUnavailable
 from explorer.search.query import QueryError
@@ -231,6 +232,44 @@ def cmd_explain(args: argparse.Namespace) -> int:
         for line in result.lines():
             say(line)
     return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """One query under two settings, side by side: the index as it is (no sync, no embedding),
+    one search for both."""
+    vault = vault_folder(args.vault, readable=False)
+    a, b = _settings(args.a, "--a", args.limit), _settings(args.b, "--b", args.limit)
+    if not index_path(vault, args.data_dir).exists():
+        raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+    db = _open(args, vault)
+    try:
+        lexical = a.mode == b.mode == "fts"
+        provider = EmbedderProvider.disabled() if lexical else shared_provider(args.model)
+        comparison = compare_query(Searcher(db, provider), args.query, a, b)
+    finally:
+        db.close()
+    if comparison.semantic_reason is not None:
+        say(
+            f"vault-explorer: semantic unavailable ({comparison.semantic_reason}); "
+            "hybrid settings show the lexical result",
+            sys.stderr,
+        )
+    if args.json:
+        dump_json(comparison.to_json())
+    else:
+        for line in comparison.lines():
+            say(line)
+    return 0
+
+
+def _settings(text: str, flag: str, limit: int | None) -> search_options.SearchOptions:
+    """``key=value,…`` of ``flag`` over the defaults (``--limit`` over both); one line naming
+    ``flag`` when it is wrong."""
+    try:
+        options = search_options.parse(text)
+        return replace(options, limit=limit).validate() if limit is not None else options
+    except QueryError as exc:
+        raise QueryError(f"{flag} {text!r}: {exc}") from None
 
 
 def _waiting(count: int) -> str:
@@ -458,6 +497,28 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     search_options.add_arguments(p)
     p.add_argument("--json", action="store_true", help="print every reason as JSON")
     p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser(
+        "compare", parents=[common], help="one query under two settings, side by side (read-only)"
+    )
+    p.add_argument("vault")
+    p.add_argument("query")
+    names = ", ".join(search_options.RANKING)
+    for flag, role in (("--a", "the baseline"), ("--b", "the settings tried")):
+        p.add_argument(
+            flag,
+            default="",
+            metavar="SETTINGS",
+            help=f"{role}: key=value,… over {names}, limit, preset (default: the defaults)",
+        )
+    p.add_argument(
+        "--limit",
+        type=int,
+        metavar="N",
+        help=f"compare the top N of each (default {search_options.SearchOptions().limit})",
+    )
+    p.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("status", parents=[common], help="index health (read-only)")
     p.add_argument("vault")

@@ -103,6 +103,8 @@ class ListAgreement:
         }
 
     def text(self) -> str:
+        if not (self.lexical and self.vector):
+            return f"one list ({self.lexical} lexical, {self.vector} vector)"
         return (
             f"lists agree {self.jaccard10:.2f}@10 ({self.common} in both of "
             f"{self.lexical} lexical, {self.vector} vector)"
@@ -185,6 +187,10 @@ class Row:
         }
 
 
+def _rank(rank: int | None) -> str:
+    return "—" if rank is None else str(rank)
+
+
 def _move_word(delta: int) -> str:
     return "up" if delta > 0 else "down" if delta < 0 else "same"
 
@@ -200,6 +206,7 @@ class Comparison:
     lists_a: ListAgreement
     lists_b: ListAgreement
     rbo_p: float = RBO_P
+    semantic_reason: str | None = None  # why a side that asked for vectors has none
 
     def row(self, path: str) -> Row | None:
         return next((r for r in self.rows if r.path == path), None)
@@ -212,6 +219,26 @@ class Comparison:
         return (
             f"Jaccard@{JACCARD_DEPTH} {self.jaccard10:.2f} · RBO(p={self.rbo_p:g}) {self.rbo:.2f}"
         )
+
+    def lines(self, title_width: int = 40) -> list[str]:
+        """The readable form: both settings, the overlap, then one line a row."""
+        width = min(title_width, max((len(r.title) for r in self.rows), default=5))
+        out = [
+            f"A  {describe(self.a)}",
+            f"B  {describe(self.b)}",
+            self.overlap_text(),
+            f"A {self.lists_a.text()} · B {self.lists_b.text()}",
+            f"{'A':>3}  {'B':>3}  {'move':>4}  {'title':<{width}}  path",
+        ]
+        for r in self.rows:
+            title = r.title if len(r.title) <= width else r.title[: width - 1] + "…"
+            out.append(
+                f"{_rank(r.rank_a):>3}  {_rank(r.rank_b):>3}  {r.move_text():>4}  "
+                f"{title:<{width}}  {r.path}"
+            )
+        if not self.rows:
+            out.append("no results under either setting")
+        return out
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -250,7 +277,14 @@ def compare_responses(
         lists_a=list_agreement(candidates_a, a),
         lists_b=list_agreement(candidates_b, b),
         rbo_p=p,
+        semantic_reason=_semantic_reason(a) or _semantic_reason(b),
     )
+
+
+def _semantic_reason(response: SearchResponse) -> str | None:
+    if response.options.mode == "fts" or response.listing or response.semantic.available:
+        return None
+    return response.semantic.reason or "no vector list"
 
 
 def covering(a: SearchOptions, b: SearchOptions) -> SearchOptions:
