@@ -63,6 +63,7 @@ from explorer.gui.status_widgets import (
     model_text,
     problem_text,
 )
+from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
 from explorer.live.problems import Problem
@@ -111,6 +112,7 @@ class MainWindow(QMainWindow):
         self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.open_url = QDesktopServices.openUrl  # tests replace it
         self.skipped_dialog: SkippedDialog | None = None
+        self.tune_panel: SweepPanel | None = None  # View ▸ Tune on Judgments…, of one vault
 
         self.setWindowTitle("Vault Explorer")
         if icon_path().exists():
@@ -600,6 +602,31 @@ class MainWindow(QMainWindow):
         dialog.show()
         self.skipped_dialog = dialog
 
+    def show_tune(self) -> None:
+        """View ▸ Tune on Judgments…: sweep the fusion settings on this vault's judged queries
+        (from the window's current settings); "Apply best" sets the fusion controls."""
+        if self.vault is None:
+            self.statusBar().showMessage("Open a vault to tune on its judgments", 5000)
+            return
+        panel = self.tune_panel
+        if panel is None or panel.vault != self.vault:
+            if panel is not None:
+                panel.stop()
+                panel.deleteLater()
+            panel = SweepPanel(
+                self.vault,
+                self.data_dir,
+                self.provider,
+                self.options,
+                self.fusion.apply_preset,
+                self,
+            )
+            self.tune_panel = panel
+            panel.start()
+        panel.show()
+        panel.raise_()
+        panel.activateWindow()
+
     def set_theme(self, theme: str) -> None:
         self.settings.set(opt.THEME, theme)
         app = QApplication.instance()
@@ -635,6 +662,8 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.stall.stop()
         self.model_bridge.close()
+        if self.tune_panel is not None:
+            self.tune_panel.stop(wait=True)
         self.hide()
         self._close_session(wait=True)
         super().closeEvent(event)

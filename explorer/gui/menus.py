@@ -1,4 +1,4 @@
-"""The window's menus and help texts: File (vaults, index), View (fusion, theme), Help."""
+"""The window's menus and help texts: File (vaults, index), View (fusion, tuning, theme), Help."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ class Menus:
     reconcile: QAction
     skipped: QAction
     themes: dict[str, QAction]
+    tune: QAction
 
 
 def build_menus(window: MainWindow) -> Menus:
@@ -68,6 +69,10 @@ def build_menus(window: MainWindow) -> Menus:
     reset = QAction("Reset &Fusion Settings", window)
     reset.triggered.connect(window.fusion.reset)
     view.addAction(reset)
+    tune = QAction("T&une on Judgments…", window)
+    tune.setToolTip("Score every fusion setting on this vault's graded queries; apply the best")
+    tune.triggered.connect(window.show_tune)
+    view.addAction(tune)
     theme_menu = view.addMenu("&Theme")
     group = QActionGroup(window)
     themes: dict[str, QAction] = {}
@@ -85,7 +90,7 @@ def build_menus(window: MainWindow) -> Menus:
     about = QAction("&About Vault Explorer", window)
     about.triggered.connect(lambda: show_about(window))
     help_menu.addAction(about)
-    return Menus(open_vault, recent, reconcile, skipped, themes)
+    return Menus(open_vault, recent, reconcile, skipped, themes, tune)
 
 
 def show_syntax(parent: QWidget) -> None:

@@ -1,0 +1,135 @@
+"""The Tune panel: a sweep over the window's fusion settings on the vault's judged queries,
+drawn with pyqtgraph, with the best setting applied to the fusion controls on request."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.evaluate.datasets import load_judgments
+from explorer.evaluate.judgments import judgments_path
+from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid
+from explorer.gui.main_window import MainWindow
+from explorer.gui.sweep_panel import SweepPanel, TuneResult, share
+from explorer.search.options import RANKING, SearchOptions
+from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_indexed
+
+SAMPLE_JUDGMENTS = Path(__file__).parents[2] / "resources" / "judgments" / "sample-vault.tsv"
+
+
+def write_judgments(vault: Path, data_dir: Path, queries: int | None = None) -> Path:
+    """The sample vault's judged questions (the first ``queries`` of them) as the vault's own
+    judgments file."""
+    judged = load_judgments(SAMPLE_JUDGMENTS)
+    chosen = list(judged.items())[:queries]
+    path = judgments_path(vault, str(data_dir))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "".join(f"{q}\t{p}\t{g}\n" for q, notes in chosen for p, g in notes.items()),
+        encoding="utf-8",
+    )
+    return path
+
+
+def ranking(options: SearchOptions) -> dict[str, object]:
+    return {name: getattr(options, name) for name in RANKING if name != "mode"}
+
+
+def open_panel(qtbot: QtBot, window: MainWindow) -> SweepPanel:
+    window.menus.tune.trigger()
+    panel = window.tune_panel
+    assert panel is not None and panel.isVisible()
+    return panel
+
+
+def plotted(panel: SweepPanel) -> list[tuple[float, float]]:
+    points = []
+    for item in panel.series_items.values():
+        xs, ys = item.getData()
+        points += list(zip(map(float, xs), map(float, ys), strict=True))
+    return points
+
+
+def test_a_sweep_draws_every_setting_marks_best_and_current_and_applies_the_best(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    write_judgments(sample_copy, data_dir, queries=6)
+    window = make_window(fake_provider, sample_copy)
+    wait_indexed(qtbot, window)
+    # A poor start (the vector list alone, by score) so that the best is somewhere else.
+    start = replace(SearchOptions(), fusion="convex", w_fts=0.0, w_vec=1.0)
+    window.fusion.apply_preset(start)
+    current = window.options()
+
+    panel = open_panel(qtbot, window)  # starts the sweep on a pool thread
+    assert panel.running
+    qtbot.waitUntil(lambda: _finished(panel), timeout=SAFETY_MS)
+    result = panel.tuned
+    assert isinstance(result, TuneResult)
+
+    expected = grid(replace(current, mode="hybrid"), parse_grid(DEFAULT_GRID))
+    points = plotted(panel)
+    assert len(points) == len(expected) == len(result.sweep.points)
+    assert set(panel.series_items) == {"RRF k=20", "RRF k=40", "RRF k=60", "RRF k=100", "convex"}
+    assert result.sweep.queries == 6
+    assert all(0.0 <= y <= 1.0 for _, y in points)
+
+    best = result.best
+    bx, by = (float(v[0]) for v in panel.best_item.getData())
+    assert (bx, by) == pytest.approx((share(best.options), max(y for _, y in points)))
+    cx, cy = (float(v[0]) for v in panel.current_item.getData())
+    assert cx == 0.0  # the window's lexical share
+    assert cy == pytest.approx(result.current.metrics[OBJECTIVE])
+    assert any(x == 0.0 and y == pytest.approx(cy) for x, y in points)  # a grid point
+    assert "6</b> judged queries" in panel.status.text()
+    assert f"{best.metrics[OBJECTIVE]:.3f}" in panel.status.text()
+    assert ranking(best.options) != ranking(current), "the start was meant to be a poor one"
+
+    with qtbot.waitSignal(window.fusion.changed, timeout=SAFETY_MS):
+        panel.apply_button.click()
+    assert ranking(window.fusion.options()) == ranking(best.options)
+    assert window.mode() == current.mode  # the mode switch is the user's
+
+
+def _finished(panel: SweepPanel) -> None:
+    assert not panel.running
+    assert panel.tuned is not None, panel.status.text()
+
+
+def test_without_judgments_the_panel_says_where_the_file_goes(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    window = make_window(fake_provider, sample_copy)
+    qtbot.waitUntil(lambda: _open(window), timeout=SAFETY_MS)
+    panel = open_panel(qtbot, window)
+    path = judgments_path(sample_copy, str(data_dir))
+    assert not path.exists()
+    text = panel.status.text()
+    assert "no judgments yet" in text
+    assert str(path) in text
+    assert "--judgments" in text
+    assert not panel.apply_button.isEnabled()
+    assert panel.plot is None  # nothing drawn, pyqtgraph not even needed
+
+    # Graded later: "Run again" finds the file and sweeps.
+    write_judgments(sample_copy, data_dir, queries=2)
+    with qtbot.waitSignal(panel.finished_sweep, timeout=SAFETY_MS):
+        panel.run_button.click()
+    assert panel.tuned is not None and panel.tuned.sweep.queries == 2
+    assert panel.apply_button.isEnabled()
+
+
+def _open(window: MainWindow) -> None:
+    assert window.session is not None and window.session.is_open
