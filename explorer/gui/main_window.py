@@ -45,6 +45,7 @@ from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
 from explorer.gui.preview import PreviewPane
+from explorer.gui.quality_panel import QualityPanel
 from explorer.gui.render import explain_context, filter_token
 from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
@@ -164,6 +165,7 @@ class MainWindow(QMainWindow):
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.openRequested.connect(self.open_note)
         self.table.copyRequested.connect(self.copy_path)
+        self.table.gradeRequested.connect(self.grade)
         self.table.installEventFilter(self)
         self.legend = Legend(central)
         self.empty = QLabel(central)
@@ -197,6 +199,11 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.banner)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
+
+        self.quality = QualityPanel(self.provider, self.data_dir, self.options, self)
+        self.quality.queryActivated.connect(self.set_query)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
+        self.quality.hide()  # View ▸ Quality Panel
 
         self.index_status = IndexStatus(self.statusBar())
         self.index_status.skippedClicked.connect(self.show_skipped)
@@ -301,10 +308,13 @@ class MainWindow(QMainWindow):
                 signal.disconnect()
             session.close(wait=wait)
             session.deleteLater()
+        self.quality.close_vault(wait=wait)
         self.index_status.hide_progress()
         self._problem = None  # that index's
 
     def _session_opened(self, notices: list[str]) -> None:
+        if self.vault is not None:
+            self.quality.open_vault(self.vault)  # its thread opens the index after the search's
         for notice in notices:
             self.statusBar().showMessage(safe_text(notice), 10_000)
         self.search_now()
@@ -395,6 +405,7 @@ class MainWindow(QMainWindow):
             return
         response, self._shown_candidates = self.lists.fuse(options)
         self.response = response
+        self._show_grades()
         self.model.set_response(response, compare=compare)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self._restore_selection(self._chosen_path)
@@ -452,6 +463,7 @@ class MainWindow(QMainWindow):
     def _fusion_changed(self) -> None:
         if self.lists is not None:
             self.refuse(compare=True)
+        self.quality.schedule()  # the judged queries' scores under the new settings
 
     def add_filter(self, kind: str, value: str) -> None:
         """Add ``tag:``/``path:`` to the query (a click in the preview) and search."""
@@ -467,6 +479,8 @@ class MainWindow(QMainWindow):
         kind = event.kind
         if kind in ("sync", "embed-done"):
             self.stall.mark(f"{kind}: {event.message}")
+        if kind == "embed-done" or (kind == "sync" and event.touched):
+            self.quality.invalidate()  # the judged queries' lists may have changed
         if kind == "sync" and event.touched:
             self._schedule_refresh(event.touched, REFRESH_MS)
             if self.preview.shown_path in event.touched:
@@ -573,6 +587,23 @@ class MainWindow(QMainWindow):
         rank = self.model.row_of(hit.path) + 1
         ctx = explain_context(hit, rank, response, self._shown_candidates)
         self.preview.show_hit(hit, self.query, ctx)
+
+    def _graded_query(self) -> str | None:
+        """The query a grade is for: the one whose hits are shown (None for the listing)."""
+        if self.lists is None or self.response is None or self.response.listing:
+            return None
+        return self.lists.raw
+
+    def grade(self, hit: Hit, grade: int | None) -> None:
+        """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
+        query = self._graded_query()
+        message = self.quality.grade(query, hit, grade)
+        self._show_grades()
+        self.statusBar().showMessage(message, 10_000)
+
+    def _show_grades(self) -> None:
+        grades, judged = self.quality.grades(self._graded_query())
+        self.model.set_grades(grades, judged=judged)
 
     def open_note(self, hit: Hit) -> None:
         """Open the note in the system's default editor (Enter, double click)."""

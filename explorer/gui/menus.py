@@ -23,7 +23,8 @@ SYNTAX_HELP = (
     "add one)</p>"
     "<p>An empty query lists the 20 most recently modified notes.</p>"
     "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
-    "note · Ctrl+C copy its path · Ctrl+1/2/3 mode · F5 reconcile the index</p>"
+    "note · Ctrl+C copy its path · 0–3 grade it for the query (Delete removes the grade) · "
+    "Ctrl+1/2/3 mode · F5 reconcile the index</p>"
 )
 
 
@@ -73,6 +74,10 @@ def build_menus(window: MainWindow) -> Menus:
     tune.setToolTip("Score every fusion setting on this vault's graded queries; apply the best")
     tune.triggered.connect(window.show_tune)
     view.addAction(tune)
+    quality = window.quality.toggleViewAction()
+    quality.setText("&Quality Panel")
+    quality.setToolTip("Judged queries with nDCG@10 per mode; grade a hit with keys 0–3")
+    view.addAction(quality)
     theme_menu = view.addMenu("&Theme")
     group = QActionGroup(window)
     themes: dict[str, QAction] = {}

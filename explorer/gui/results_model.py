@@ -8,12 +8,17 @@ from a small colour cache chosen for the palette's lightness.  Titles and paths 
 vault: they are shown with :func:`~explorer.display.safe_text`, so a bidi override or a control
 character shows as an escape (``Role.PATH`` and ``Role.HIT`` keep the real values, for opening
 and copying).
+
+The Grade column shows the user's judgment of each hit for the current query
+(:meth:`ResultsModel.set_grades`): its grade 0–3, or a muted ``?`` on a top-10 hit of a judged
+query that has no grade yet.
 """
 
 from __future__ import annotations
 
 import html
 import math
+from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
@@ -35,6 +40,9 @@ Index = QModelIndex | QPersistentModelIndex
 
 ABSENT = "—"
 NEW = "new"
+UNJUDGED = "?"
+#: Hits of a judged query that are flagged when unjudged: the ones nDCG@10 looks at.
+JUDGED_TOP = 10
 
 
 class Column(IntEnum):
@@ -48,6 +56,7 @@ class Column(IntEnum):
     FTS_CONTRIB = 7
     VEC_CONTRIB = 8
     SHARE = 9
+    GRADE = 10
 
 
 HEADERS = {
@@ -61,6 +70,7 @@ HEADERS = {
     Column.FTS_CONTRIB: ("Lex contrib", "w_fts / (k + lexical rank)"),
     Column.VEC_CONTRIB: ("Vec contrib", "w_vec / (k + vector rank)"),
     Column.SHARE: ("Share", "Each list's part of the fused score (bar length: relative to #1)"),
+    Column.GRADE: ("Grade", "Your grade of the hit for this query (keys 0–3; Delete removes it)"),
 }
 NUMERIC = {
     Column.RANK,
@@ -85,6 +95,7 @@ class Role(IntEnum):
     SORT = Qt.ItemDataRole.UserRole + 10
     PATH = Qt.ItemDataRole.UserRole + 11
     TINTED = Qt.ItemDataRole.UserRole + 12
+    GRADE = Qt.ItemDataRole.UserRole + 13  # int 0..3, or None (unjudged)
 
 
 def _five(value: float) -> str:
@@ -106,7 +117,7 @@ def movement_text(move: int | str | None) -> str:
 
 
 _FLAGS = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-_RIGHT = frozenset(int(c) for c in (*NUMERIC, Column.MOVE))
+_RIGHT = frozenset(int(c) for c in (*NUMERIC, Column.MOVE, Column.GRADE))
 _ALIGN_RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 _ALIGN_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
 
@@ -133,6 +144,9 @@ class ResultsModel(QAbstractTableModel):
         self._row_brush: list[QBrush | None] = []
         self._move_colour: list[QColor | None] = []
         self._shares: list[tuple[float, float]] = []
+        self._grades: dict[str, int] = {}  # note path -> grade, for the current query
+        self._judged = False  # whether the current query has any grade
+        self._muted = QColor()
         self.refresh_palette()
 
     # ------------------------------------------------------------------ content
@@ -181,6 +195,25 @@ class ResultsModel(QAbstractTableModel):
     def clear(self) -> None:
         self.set_response(None)
 
+    def set_grades(self, grades: Mapping[str, int], *, judged: bool) -> None:
+        """The current query's grades (note path -> 0..3); ``judged``: it has any grade, so
+        its unjudged top-10 hits are flagged.  Only the Grade column changes."""
+        self._grades = dict(grades)
+        self._judged = judged
+        column = int(Column.GRADE)
+        for row, hit in enumerate(self._hits):
+            self._text[row][column] = self._display(hit, row, Column.GRADE)
+            self._sort[row][column] = self._sort_key(hit, row, Column.GRADE)
+        if self._hits:
+            self.dataChanged.emit(self.index(0, column), self.index(len(self._hits) - 1, column))
+
+    def grade(self, row: int) -> int | None:
+        hit = self.hit(row)
+        return None if hit is None else self._grades.get(hit.path)
+
+    def _unjudged(self, row: int) -> bool:
+        return self._text[row][Column.GRADE] == UNJUDGED
+
     @property
     def hits(self) -> list[Hit]:
         return list(self._hits)
@@ -205,8 +238,15 @@ class ResultsModel(QAbstractTableModel):
         return (
             self._text[row][column] or "",
             self._row_brush[row],
-            self._move_colour[row] if column == Column.MOVE else None,
+            self._foreground(row, column),
         )
+
+    def _foreground(self, row: int, column: int) -> QColor | None:
+        if column == Column.MOVE:
+            return self._move_colour[row]
+        if column == Column.GRADE and self._unjudged(row):
+            return self._muted
+        return None
 
     def sort_key(self, row: int, column: int) -> Any:
         """:attr:`Role.SORT` of a cell, for the proxy."""
@@ -229,6 +269,7 @@ class ResultsModel(QAbstractTableModel):
             "down": QColor("#ff8a80" if dark else "#b3261e"),
             NEW: QColor("#82b1ff" if dark else "#1a5fb4"),
         }
+        self._muted = QColor("#8a8f98" if dark else "#8c8c8c")
         self._build_cache()
         if self._hits:
             self.dataChanged.emit(
@@ -275,9 +316,11 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.TextAlignmentRole:
             return _ALIGN_RIGHT if column in _RIGHT else _ALIGN_LEFT
         if role == Qt.ItemDataRole.ForegroundRole:
-            return self._move_colour[row] if column == Column.MOVE else None
+            return self._foreground(row, column)
         hit = self._hits[row]
         if role == Qt.ItemDataRole.ToolTipRole:
+            if column == Column.GRADE:
+                return self._grade_tooltip(row)
             return self._tooltip(hit, Column(column))
         if role == Role.SHARE:
             return self._shares[row]
@@ -318,6 +361,11 @@ class ResultsModel(QAbstractTableModel):
             return ABSENT if hit.fts_rank is None else _five(c.get("fts", 0.0))
         if col == Column.VEC_CONTRIB:
             return ABSENT if hit.vector_rank is None else _five(c.get("vector", 0.0))
+        if col == Column.GRADE:
+            grade = self._grades.get(hit.path)
+            if grade is not None:
+                return str(grade)
+            return UNJUDGED if self._judged and row < JUDGED_TOP else ""
         return None
 
     def _custom(self, hit: Hit, role: int) -> Any:
@@ -342,6 +390,8 @@ class ResultsModel(QAbstractTableModel):
             return self._moves.get(hit.path)
         if role == Role.TINTED:
             return self._tinted
+        if role == Role.GRADE:
+            return self._grades.get(hit.path)
         return None
 
     def _sort_key(self, hit: Hit, row: int, col: Column) -> Any:
@@ -368,7 +418,15 @@ class ResultsModel(QAbstractTableModel):
         if col == Column.SHARE:
             total = hit.fused_score
             return c.get("fts", 0.0) / total if total > 0 else 0.0
+        if col == Column.GRADE:  # unjudged below 0, so a descending sort puts the best first
+            return self._grades.get(hit.path, -1)
         return row
+
+    def _grade_tooltip(self, row: int) -> str | None:
+        grade = self.grade(row)
+        if grade is not None:
+            return f"graded {grade} for this query (0–3 to change, Delete to remove)"
+        return "not judged yet (press 0–3 to grade)" if self._unjudged(row) else None
 
     def _tooltip(self, hit: Hit, col: Column) -> str | None:
         if col == Column.SHARE:

@@ -1,16 +1,19 @@
 """The results table view: columns sized for numbers, the share bar, keyboard actions.
 
 Enter (or a double click) asks to open the note; Ctrl+C asks to copy its path (instead of the
-cell text ``QAbstractItemView`` would copy).  Arrows move through hits as in any table.
+cell text ``QAbstractItemView`` would copy).  Arrows move through hits as in any table.  Keys
+0–3 grade the selected hit for the current query and Delete (or Backspace) removes its grade;
+the context menu offers the same.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
+    QMenu,
     QTableView,
     QWidget,
 )
@@ -32,7 +35,23 @@ SAMPLES = {
     Column.FTS_CONTRIB: "0.00000",
     Column.VEC_CONTRIB: "0.00000",
     Column.SHARE: "▆▆▆▆▆▆▆",
+    Column.GRADE: "3",
 }
+#: Keys that grade the selected hit, and the grade each gives (None removes it).
+GRADE_KEYS: dict[int, int | None] = {
+    Qt.Key.Key_0: 0,
+    Qt.Key.Key_1: 1,
+    Qt.Key.Key_2: 2,
+    Qt.Key.Key_3: 3,
+    Qt.Key.Key_Delete: None,
+    Qt.Key.Key_Backspace: None,
+}
+GRADE_MENU = (
+    (3, "&3 — highly relevant"),
+    (2, "&2 — relevant"),
+    (1, "&1 — somewhat relevant"),
+    (0, "&0 — not relevant"),
+)
 
 
 class ResultsView(QTableView):
@@ -40,6 +59,7 @@ class ResultsView(QTableView):
 
     openRequested = Signal(object)  # Hit
     copyRequested = Signal(object)  # Hit
+    gradeRequested = Signal(object, object)  # Hit, grade 0..3 or None (remove)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -113,7 +133,38 @@ class ResultsView(QTableView):
                 self.openRequested.emit(hit)
             event.accept()
             return
+        plain = not event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+        if plain and event.key() in GRADE_KEYS:
+            hit = self.current_hit()
+            if hit is not None:
+                self.gradeRequested.emit(hit, GRADE_KEYS[event.key()])
+            event.accept()
+            return
         super().keyPressEvent(event)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        index = self.indexAt(event.pos())
+        hit = index.data(Role.HIT) if index.isValid() else None
+        if not isinstance(hit, Hit):
+            return
+        self.select_row(index.row())
+        menu = self.grade_menu(hit)
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
+    def grade_menu(self, hit: Hit) -> QMenu:
+        """The context menu of ``hit``: open, copy the path, Grade ▸ 3..0 / remove."""
+        menu = QMenu(self)
+        menu.addAction("&Open Note").triggered.connect(lambda: self.openRequested.emit(hit))
+        menu.addAction("&Copy Path").triggered.connect(lambda: self.copyRequested.emit(hit))
+        grades = menu.addMenu("&Grade")
+        for grade, label in GRADE_MENU:
+            action = grades.addAction(label)
+            action.triggered.connect(lambda _=False, g=grade: self.gradeRequested.emit(hit, g))
+        grades.addSeparator()
+        remove = grades.addAction("&Remove Grade")
+        remove.triggered.connect(lambda: self.gradeRequested.emit(hit, None))
+        return menu
 
     def _activated(self, index: QModelIndex) -> None:
         hit = index.data(Role.HIT)
