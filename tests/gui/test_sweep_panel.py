@@ -12,7 +12,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid
+from explorer.evaluate.runner import RUN_LIMIT, EvalSettings, evaluate_vault
+from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, sweep
 from explorer.gui.main_window import MainWindow
 from explorer.gui.sweep_panel import SweepPanel, TuneResult, share
 from explorer.search.options import RANKING, SearchOptions
@@ -123,13 +124,73 @@ def test_without_judgments_the_panel_says_where_the_file_goes(
     assert not panel.apply_button.isEnabled()
     assert panel.plot is None  # nothing drawn, pyqtgraph not even needed
 
-    # Graded later: "Run again" finds the file and sweeps.
+    # Graded later: "Run again" finds the file and sweeps, the queries first, then the settings.
     write_judgments(sample_copy, data_dir, queries=2)
+    steps: list[tuple[str, int, int]] = []
+    panel._signals.progress.connect(lambda _request, *step: steps.append(step))
     with qtbot.waitSignal(panel.finished_sweep, timeout=SAFETY_MS):
         panel.run_button.click()
     assert panel.tuned is not None and panel.tuned.sweep.queries == 2
     assert panel.apply_button.isEnabled()
+    settings = len(panel.tuned.sweep.points)
+    assert steps[:2] == [("queries", 1, 2), ("queries", 2, 2)]
+    assert steps[2:] == [("sweep", n, settings) for n in range(1, settings + 1)]
+    assert panel.progress.isHidden()
+
+
+def test_a_damaged_judgments_file_is_named_with_its_line(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    path = judgments_path(sample_copy, str(data_dir))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("a query\tinbox/welcome.md\t2\nno tabs on this line\n", encoding="utf-8")
+    window = make_window(fake_provider, sample_copy)
+    qtbot.waitUntil(lambda: _open(window), timeout=SAFETY_MS)
+    panel = open_panel(qtbot, window)
+    # The worker's error reaches the panel through the event loop: connected in time.
+    with qtbot.waitSignal(panel.failed, timeout=SAFETY_MS) as failed:
+        pass
+    assert f"{path}:2" in failed.args[0]
+    assert "could not run" in panel.status.text() and f"{path}:2" in panel.status.text()
+    assert not panel.apply_button.isEnabled() and not panel.running
 
 
 def _open(window: MainWindow) -> None:
     assert window.session is not None and window.session.is_open
+
+
+@pytest.mark.model
+def test_the_panel_scores_the_sample_vault_as_eval_sweep_does(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    real_provider: EmbedderProvider,
+    seeded_sample: Path,
+    data_dir: Path,
+) -> None:
+    """With the real model, on all of the sample vault's judged questions: the panel's chart is
+    the sweep ``vault-explorer eval VAULT --sweep`` computes (its own index connection, the
+    window's settings as the base)."""
+    write_judgments(seeded_sample, data_dir)
+    window = make_window(real_provider, seeded_sample)
+    wait_indexed(qtbot, window)
+    panel = open_panel(qtbot, window)
+    qtbot.waitUntil(lambda: _finished(panel), timeout=SAFETY_MS)
+    result = panel.tuned
+    assert result is not None and not result.degraded and not result.rejected
+
+    judged = load_judgments(judgments_path(seeded_sample, str(data_dir)))
+    base = replace(window.options(), mode="hybrid", limit=RUN_LIMIT)
+    report = evaluate_vault(
+        seeded_sample, judged, EvalSettings(search=base), real_provider, str(data_dir)
+    )
+    expected = sweep(report.run.candidates, report.qrels, base, parse_grid(DEFAULT_GRID))
+    assert result.sweep.queries == len(judged) == expected.queries
+    assert [p.options for p in result.sweep.points] == [p.options for p in expected.points]
+    got = [p.metrics[OBJECTIVE] for p in result.sweep.points]
+    assert got == pytest.approx([p.metrics[OBJECTIVE] for p in expected.points])
+    assert result.best.options == expected.best.options
+    assert len(plotted(panel)) == len(expected.points)
