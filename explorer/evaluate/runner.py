@@ -41,8 +41,8 @@ from explorer.search.hybrid import (
     Candidates,
     Searcher,
     SearchOptions,
-    fuse,
 )
+from explorer.search.hybrid import ranked as ranked_paths
 from explorer.search.options import MODES
 from explorer.search.query import QueryError
 from explorer.vault import chunk
@@ -376,8 +376,8 @@ def rankings(
         options = settings.options(mode)
         ranked: dict[str, list[str]] = {}
         for qid, found in run.candidates.items():
-            hits = fuse(with_floor(found, options), options).hits
-            ranked[qid] = [to_doc(h.path) if to_doc else h.path for h in hits]
+            paths = ranked_paths(with_floor(found, options), options)
+            ranked[qid] = [to_doc(path) for path in paths] if to_doc else paths
         out[mode] = ranked
     return out
 

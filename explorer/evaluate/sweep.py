@@ -3,7 +3,7 @@
 An evaluation runs each query once, with both lists fetched without a similarity floor and as
 deep as the depth (:func:`explorer.search.cached.fetch_options`).  Every point of a sweep is then
 pure arithmetic over those lists: the point's floors cut the vector list
-(:func:`~explorer.search.cached.with_floor`), :func:`~explorer.search.hybrid.fuse` ranks, the
+(:func:`~explorer.search.cached.with_floor`), :func:`~explorer.search.hybrid.ranked` ranks, the
 metrics score, and no model or database is touched.  So a sweep of a hundred settings costs one
 evaluation plus a hundred fusions per query.
 
@@ -25,7 +25,7 @@ from typing import Any
 
 from explorer.evaluate.metrics import evaluate_run
 from explorer.search.cached import with_floor
-from explorer.search.hybrid import Candidates, SearchOptions, fuse
+from explorer.search.hybrid import Candidates, SearchOptions, ranked
 from explorer.search.options import RANKING, parameter_named
 from explorer.search.query import QueryError
 
@@ -196,11 +196,11 @@ def _score(
     ks: Sequence[int],
     cutoff: int,
 ) -> dict[str, float]:
-    ranked: dict[str, list[str]] = {}
+    run: dict[str, list[str]] = {}
     for qid, found in candidates.items():
-        hits = fuse(with_floor(found, options), options).hits
-        ranked[qid] = [to_doc(h.path) if to_doc else h.path for h in hits]
-    return evaluate_run(ranked, {q: qrels[q] for q in candidates}, ks, cutoff)
+        paths = ranked(with_floor(found, options), options)
+        run[qid] = [to_doc(path) for path in paths] if to_doc else paths
+    return evaluate_run(run, {q: qrels[q] for q in candidates}, ks, cutoff)
 
 
 def sweep(

@@ -331,27 +331,10 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             listing=True,
             timings=dict(candidates.timings),
         )
-    scored: dict[str, list[tuple[str, float]]] = {}
-    if options.mode in ("fts", "hybrid"):
-        scored["fts"] = [(p, s) for p, s, _ in lexical]
-    if options.mode in ("semantic", "hybrid") and semantic.available:
-        scored["vector"] = [(v.path, v.score) for v in vector]
-    lists = {name: [p for p, _ in items] for name, items in scored.items()}
-    if options.fusion == "convex":
-        fused = fusion.convex(scored, options.weights, lower_bounds=CONVEX_LOWER_BOUNDS)
-        if len(lists) == 1:
-            # One list fused is that list: fts mode (and hybrid without vectors) keep the
-            # lexical list's order (phrase pass first), whatever the bm25 scores say.
-            (only,) = lists
-            fused.sort(key=lambda f: f.ranks[only] or 0)
-    else:
-        fused = fusion.rrf(lists, options.k, options.weights)
+    fused, lists = _ranked(candidates, options, lexical, vector)
     lex_by_path = {p: (s, snip) for p, s, snip in lexical}
     vec_by_path = {v.path: v for v in vector}
-    # Stale notes go after all others, keeping their order within each tier; then the limit.
     # Hits (and snippets, the costly part) are made only for what is shown.
-    notes = candidates.notes
-    fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
     hits = []
     for item in fused[: options.limit]:
         lex = lex_by_path.get(item.id) if "fts" in lists else None
@@ -381,6 +364,46 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         hits,
         timings=dict(candidates.timings),
     )
+
+
+def ranked(candidates: Candidates, options: SearchOptions) -> list[str]:
+    """The note paths :func:`fuse` ranks, best first and cut to the limit, without building
+    hits or snippets: what a sweep scores (:mod:`explorer.evaluate.sweep`)."""
+    options.validate()
+    depth = min(options.depth, candidates.depth)
+    if candidates.listing:
+        return [path for path, _, _ in candidates.lexical[:depth]][: options.limit]
+    fused, _ = _ranked(candidates, options, candidates.lexical[:depth], candidates.vector[:depth])
+    return [f.id for f in fused[: options.limit]]
+
+
+def _ranked(
+    candidates: Candidates,
+    options: SearchOptions,
+    lexical: list[tuple[str, float, str]],
+    vector: list[VectorCandidate],
+) -> tuple[list[fusion.Fused], dict[str, list[str]]]:
+    """The fused list, stale notes after all others (keeping their order within each tier), and
+    the id lists it was fused from, by list name."""
+    semantic = candidates.semantic
+    scored: dict[str, list[tuple[str, float]]] = {}
+    if options.mode in ("fts", "hybrid"):
+        scored["fts"] = [(p, s) for p, s, _ in lexical]
+    if options.mode in ("semantic", "hybrid") and semantic.available:
+        scored["vector"] = [(v.path, v.score) for v in vector]
+    lists = {name: [p for p, _ in items] for name, items in scored.items()}
+    if options.fusion == "convex":
+        fused = fusion.convex(scored, options.weights, lower_bounds=CONVEX_LOWER_BOUNDS)
+        if len(lists) == 1:
+            # One list fused is that list: fts mode (and hybrid without vectors) keep the
+            # lexical list's order (phrase pass first), whatever the bm25 scores say.
+            (only,) = lists
+            fused.sort(key=lambda f: f.ranks[only] or 0)
+    else:
+        fused = fusion.rrf(lists, options.k, options.weights)
+    notes = candidates.notes
+    fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
+    return fused, lists
 
 
 def _hit(

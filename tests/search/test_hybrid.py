@@ -18,6 +18,7 @@ from explorer.search.hybrid import (
     SearchOptions,
     SemanticUnavailable,
     fuse,
+    ranked,
 )
 from tests.conftest import build_index
 
@@ -148,6 +149,19 @@ def test_refusion_changes_order_without_a_new_query(small: Searcher) -> None:
     assert fused_fresh[: len(lexical_order)] == lexical_order
     assert lexical_heavy.hits[0].contributions["vector"] == 0.0
     assert vector_heavy.hits[0].contributions["fts"] == 0.0
+
+
+@pytest.mark.parametrize("mode", ["fts", "semantic", "hybrid"])
+@pytest.mark.parametrize("fusion", ["rrf", "convex"])
+def test_ranked_is_the_order_of_the_hits_fuse_makes(
+    small: Searcher, mode: str, fusion: str
+) -> None:
+    for query in ("deploy pipeline api", "", "old deploy"):
+        candidates = small.candidates(query, SearchOptions())
+        for limit in (1, 3, 20):
+            options = SearchOptions(mode=mode, fusion=fusion, limit=limit, depth=4)
+            expected = [h.path for h in fuse(candidates, options).hits]
+            assert ranked(candidates, options) == expected, (query, limit)
 
 
 class _Broken:
