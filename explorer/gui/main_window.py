@@ -7,6 +7,9 @@ controls or of the mode re-fuses those cached lists on the spot with
 :func:`~explorer.search.hybrid.fuse` (no new search) and marks how rows moved.  The live index
 runs from the moment a vault is open; its events re-run the query when a change may affect
 it.  Nothing here waits for the model, the index or the disk.
+
+A pinned baseline (:mod:`explorer.gui.compare_bar`) is fused from the same cached lists on every
+change and compared with what is shown (:func:`~explorer.search.compare.compare_responses`).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui import settings as opt
+from explorer.gui.compare_bar import CompareBar, Pair
 from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
@@ -69,6 +73,7 @@ from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
 from explorer.live.problems import Problem
 from explorer.search.cached import CachedLists
+from explorer.search.compare import Comparison, compare_responses, covering
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
 
@@ -107,6 +112,9 @@ class MainWindow(QMainWindow):
         self.query: Query | None = None
         self.last_event: LiveEvent | None = None
         self._shown_candidates: Candidates | None = None  # after the similarity floor
+        self.baseline: SearchOptions | None = None  # the pinned settings, compared with
+        self.comparison: Comparison | None = None  # the baseline against what is shown
+        self._baseline_shown: tuple[SearchResponse, Candidates] | None = None
         self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
         self._auto_selecting = False
         self._model_state: ModelState | None = None
@@ -149,8 +157,13 @@ class MainWindow(QMainWindow):
         self.fusion.changed.connect(self._fusion_changed)
         self.summary = QLabel(central)
         self.summary.setObjectName("summary")
+        self.compare_bar = CompareBar(central)
+        self.compare_bar.pinRequested.connect(self.pin_baseline)
+        self.compare_bar.unpinRequested.connect(self.unpin_baseline)
+        self.compare_bar.pairRequested.connect(self.compare_pair)
         fusion_row = QHBoxLayout()
         fusion_row.addWidget(self.fusion)
+        fusion_row.addWidget(self.compare_bar.pin_button)
         fusion_row.addStretch(1)
         fusion_row.addWidget(self.summary)
 
@@ -162,6 +175,7 @@ class MainWindow(QMainWindow):
         self.table = ResultsView(central)
         self.table.setModel(self.proxy)
         self.table.configure_header()
+        self._place_base_column()
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.openRequested.connect(self.open_note)
         self.table.copyRequested.connect(self.copy_path)
@@ -197,6 +211,7 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.search_bar)
         layout.addLayout(fusion_row)
         layout.addWidget(self.banner)
+        layout.addWidget(self.compare_bar)
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
@@ -235,6 +250,7 @@ class MainWindow(QMainWindow):
         options = s.search_options()
         self.fusion.set_options(options)
         self.set_mode(options.mode)
+        self.table.setColumnHidden(Column.BASE, self.baseline is None)
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
 
     def save_settings(self) -> None:
@@ -370,7 +386,10 @@ class MainWindow(QMainWindow):
         self.debounce.stop()
         if self.session is None or not self.session.is_open:
             return
-        self.session.search(self.search_field.text(), self.options())
+        options = self.options()
+        if self.baseline is not None:  # one fetch for both: the baseline is fused from it too
+            options = covering(self.baseline, options)
+        self.session.search(self.search_field.text(), options)
         self.summary.setText("searching…")
 
     def _search_finished(self, result: SearchResult) -> None:
@@ -400,18 +419,73 @@ class MainWindow(QMainWindow):
     def refuse(self, *, compare: bool = True) -> None:
         """Fuse the cached lists with the current settings and show them (no new search)."""
         options = self.options()
-        if self.lists is None or not self.lists.covers(options):
+        baseline = self.baseline
+        if (
+            self.lists is None
+            or not self.lists.covers(options)
+            or (baseline is not None and not self.lists.covers(baseline))
+        ):
             self.search_now()
             return
         response, self._shown_candidates = self.lists.fuse(options)
         self.response = response
+        self.comparison = self._baseline_shown = None
+        if baseline is not None:
+            base_response, base_candidates = self.lists.fuse(baseline)
+            self._baseline_shown = (base_response, base_candidates)
+            self.comparison = compare_responses(
+                base_response,
+                response,
+                candidates_a=base_candidates,
+                candidates_b=self._shown_candidates,
+            )
+            self.compare_bar.show_comparison(baseline, self.comparison)
         self._show_grades()
-        self.model.set_response(response, compare=compare)
+        self.model.set_response(response, compare=compare, baseline=self.comparison)
+        self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self._restore_selection(self._chosen_path)
         self._update_summary(response)
         self._update_banner()
         self.resultsShown.emit(response)
+
+    # ================================================================== the baseline
+
+    def pin_baseline(self) -> None:
+        """Compare every result from now on with the settings on screen (Ctrl+B)."""
+        self._pin(self.options())
+
+    def unpin_baseline(self) -> None:
+        """Back to the plain results: no Base column, moves at the last step (Ctrl+Shift+B)."""
+        self.baseline = self.comparison = self._baseline_shown = None
+        self.compare_bar.unpinned()
+        self.table.setColumnHidden(Column.BASE, True)
+        if self.lists is not None:
+            self.refuse(compare=False)
+
+    def compare_pair(self, pair: Pair) -> None:
+        """Pin the first settings of ``pair`` and show the second (Compare ▸ …), one click."""
+        baseline, tried = pair.settings(self.options())
+        self.fusion.set_options(tried)
+        self.baseline = baseline  # before the mode changes: its re-fuse compares already
+        self.set_mode(tried.mode)
+        self._pin(baseline)
+
+    def _pin(self, baseline: SearchOptions) -> None:
+        self.baseline = baseline
+        self.compare_bar.show_comparison(baseline, None)
+        self.table.setColumnHidden(Column.BASE, False)
+        if self.lists is not None:
+            self.refuse(compare=False)
+        else:
+            self.search_now()
+
+    def _place_base_column(self) -> None:
+        """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
+        header = self.table.horizontalHeader()
+        header.moveSection(header.visualIndex(Column.BASE), header.visualIndex(Column.MOVE) + 1)
+        header.resizeSection(Column.BASE, header.sectionSize(Column.RANK) + 10)
+        self.table.setColumnHidden(Column.BASE, True)
 
     def _restore_selection(self, path: str | None) -> None:
         """Select the hit the user chose if it is still there, else the first row."""
@@ -584,8 +658,18 @@ class MainWindow(QMainWindow):
             return
         if not self._auto_selecting:
             self._chosen_path = hit.path
-        rank = self.model.row_of(hit.path) + 1
-        ctx = explain_context(hit, rank, response, self._shown_candidates)
+        row = self.comparison.row(hit.path) if self.comparison is not None else None
+        if (
+            row is not None
+            and row.rank_a is not None
+            and row.rank_b is None
+            and (self._baseline_shown is not None)
+        ):  # a baseline row that left the top: explained where the baseline had it
+            base_response, base_candidates = self._baseline_shown
+            ctx = explain_context(hit, row.rank_a, base_response, base_candidates)
+        else:
+            rank = self.model.row_of(hit.path) + 1
+            ctx = explain_context(hit, rank, response, self._shown_candidates)
         self.preview.show_hit(hit, self.query, ctx)
 
     def _graded_query(self) -> str | None:

@@ -24,7 +24,8 @@ SYNTAX_HELP = (
     "<p>An empty query lists the 20 most recently modified notes.</p>"
     "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
     "note · Ctrl+C copy its path · 0–3 grade it for the query (Delete removes the grade) · "
-    "Ctrl+1/2/3 mode · F5 reconcile the index</p>"
+    "Ctrl+1/2/3 mode · Ctrl+B pin the "
+    "settings as a baseline, Ctrl+Shift+B unpin · F5 reconcile the index</p>"
 )
 
 
@@ -87,6 +88,14 @@ def build_menus(window: MainWindow) -> Menus:
         group.addAction(action)
         theme_menu.addAction(action)
         themes[theme] = action
+
+    compare = bar.addMenu("&Compare")
+    compare.setToolTipsVisible(True)
+    compare.addAction(window.compare_bar.pin_action)
+    compare.addAction(window.compare_bar.unpin_action)
+    compare.addSeparator()
+    for action in window.compare_bar.pair_actions:
+        compare.addAction(action)
 
     help_menu = bar.addMenu("&Help")
     syntax = QAction("Query &Syntax", window)

@@ -9,6 +9,10 @@ vault: they are shown with :func:`~explorer.display.safe_text`, so a bidi overri
 character shows as an escape (``Role.PATH`` and ``Role.HIT`` keep the real values, for opening
 and copying).
 
+While a baseline is pinned (:meth:`ResultsModel.set_response` with ``baseline``), the Base column
+shows each row's rank under it and the Δ column the move against it; the baseline's rows that
+left the top follow the hits, greyed, as "gone".
+
 The Grade column shows the user's judgment of each hit for the current query
 (:meth:`ResultsModel.set_grades`): its grade 0–3, or a muted ``?`` on a top-10 hit of a judged
 query that has no grade yet.
@@ -34,6 +38,7 @@ from PySide6.QtGui import QBrush, QColor
 
 from explorer.display import safe_text
 from explorer.gui.theme import Tints, tints
+from explorer.search.compare import GONE, Comparison
 from explorer.search.hybrid import Hit, SearchResponse
 
 Index = QModelIndex | QPersistentModelIndex
@@ -57,11 +62,16 @@ class Column(IntEnum):
     VEC_CONTRIB = 8
     SHARE = 9
     GRADE = 10
+    BASE = 11
 
 
 HEADERS = {
     Column.RANK: ("#", "Fused rank"),
-    Column.MOVE: ("Δ", "How the row moved at the last change of the fusion settings or index"),
+    Column.MOVE: (
+        "Δ",
+        "How the row moved at the last change of the fusion settings or index; while a "
+        "baseline is pinned, against the baseline",
+    ),
     Column.TITLE: ("Title", "Note title"),
     Column.PATH: ("Path", "Path in the vault (the note id)"),
     Column.FUSED: ("Fused", "Fused score: the sum of the two contributions"),
@@ -69,11 +79,13 @@ HEADERS = {
     Column.VEC_RANK: ("Vec #", "Rank in the vector (cosine) list; — if it did not find it"),
     Column.FTS_CONTRIB: ("Lex contrib", "w_fts / (k + lexical rank)"),
     Column.VEC_CONTRIB: ("Vec contrib", "w_vec / (k + vector rank)"),
+    Column.BASE: ("Base", "Rank under the pinned baseline; — if it is not in the baseline's top"),
     Column.SHARE: ("Share", "Each list's part of the fused score (bar length: relative to #1)"),
     Column.GRADE: ("Grade", "Your grade of the hit for this query (keys 0–3; Delete removes it)"),
 }
 NUMERIC = {
     Column.RANK,
+    Column.BASE,
     Column.FUSED,
     Column.FTS_RANK,
     Column.VEC_RANK,
@@ -107,8 +119,8 @@ def _rank(rank: int | None) -> str:
 
 
 def movement_text(move: int | str | None) -> str:
-    if move == NEW:
-        return NEW
+    if move in (NEW, GONE):
+        return str(move)
     if isinstance(move, int) and move > 0:
         return f"↑{move}"
     if isinstance(move, int) and move < 0:
@@ -133,6 +145,8 @@ class ResultsModel(QAbstractTableModel):
         super().__init__(parent)
         self._hits: list[Hit] = []
         self._moves: dict[str, int | str] = {}
+        self._base: dict[str, int] | None = None  # ranks under the pinned baseline
+        self._shown = 0  # rows of the response; the baseline's gone rows follow
         self._tinted = False
         self._listing = False
         self._top = 0.0
@@ -151,9 +165,17 @@ class ResultsModel(QAbstractTableModel):
 
     # ------------------------------------------------------------------ content
 
-    def set_response(self, response: SearchResponse | None, *, compare: bool = False) -> None:
-        """Show ``response``; with ``compare``, mark how each row moved from the current one."""
-        old = {hit.path: rank for rank, hit in enumerate(self._hits, start=1)}
+    def set_response(
+        self,
+        response: SearchResponse | None,
+        *,
+        compare: bool = False,
+        baseline: Comparison | None = None,
+    ) -> None:
+        """Show ``response``; with ``compare``, mark how each row moved from the current one;
+        with ``baseline`` (the pinned baseline against ``response``), mark how each row moved
+        from the baseline instead, and list the baseline's rows that left the top after them."""
+        old = {hit.path: rank for rank, hit in enumerate(self._hits[: self._shown], start=1)}
         hits = list(response.hits) if response is not None else []
         moves: dict[str, int | str] = {}
         if compare and old:
@@ -163,9 +185,17 @@ class ResultsModel(QAbstractTableModel):
                     moves[hit.path] = NEW
                 elif before != rank:
                     moves[hit.path] = before - rank
+        shown = len(hits)
+        base: dict[str, int] | None = None
+        if baseline is not None:
+            base = {r.path: r.rank_a for r in baseline.rows if r.rank_a is not None}
+            moves = {r.path: r.move for r in baseline.rows if r.move != 0}
+            hits += [r.hit for r in baseline.gone]
         self.beginResetModel()
         self._hits = hits
         self._moves = moves
+        self._base = base
+        self._shown = shown
         self._listing = bool(response and response.listing)
         self._tinted = bool(
             response is not None
@@ -187,7 +217,8 @@ class ResultsModel(QAbstractTableModel):
             [self._sort_key(hit, row, col) for col in Column] for row, hit in enumerate(self._hits)
         ]
         self._row_brush = [
-            self._brushes.get(hit.source or "") if self._tinted else None for hit in self._hits
+            self._brushes.get(hit.source or "") if self._tinted and row < self._shown else None
+            for row, hit in enumerate(self._hits)
         ]
         self._move_colour = [self._move_foreground(hit) for hit in self._hits]
         self._shares = [self._share(hit) for hit in self._hits]
@@ -216,7 +247,17 @@ class ResultsModel(QAbstractTableModel):
 
     @property
     def hits(self) -> list[Hit]:
-        return list(self._hits)
+        """The response's hits (without the baseline's gone rows)."""
+        return self._hits[: self._shown]
+
+    @property
+    def pinned(self) -> bool:
+        """Whether rows are compared with a pinned baseline."""
+        return self._base is not None
+
+    def is_gone(self, row: int) -> bool:
+        """Whether ``row`` is one of the baseline's that left the top (shown greyed)."""
+        return self._shown <= row < len(self._hits)
 
     @property
     def tinted(self) -> bool:
@@ -242,6 +283,8 @@ class ResultsModel(QAbstractTableModel):
         )
 
     def _foreground(self, row: int, column: int) -> QColor | None:
+        if row >= self._shown:
+            return self._muted  # a baseline row that left the top
         if column == Column.MOVE:
             return self._move_colour[row]
         if column == Column.GRADE and self._unjudged(row):
@@ -335,7 +378,7 @@ class ResultsModel(QAbstractTableModel):
         return None
 
     def _share(self, hit: Hit) -> tuple[float, float]:
-        if self._top <= 0:
+        if self._top <= 0 or self._moves.get(hit.path) == GONE:
             return (0.0, 0.0)
         c = hit.contributions
         return (c.get("fts", 0.0) / self._top, c.get("vector", 0.0) / self._top)
@@ -343,8 +386,13 @@ class ResultsModel(QAbstractTableModel):
     def _display(self, hit: Hit, row: int, col: Column) -> str | None:
         listing = self._listing
         c = hit.contributions
+        gone = row >= self._shown
         if col == Column.RANK:
-            return str(row + 1)
+            return ABSENT if gone else str(row + 1)
+        if col == Column.BASE:
+            return "" if self._base is None else _rank(self._base.get(hit.path))
+        if gone and col in (Column.FUSED, Column.FTS_CONTRIB, Column.VEC_CONTRIB):
+            return ABSENT  # the baseline's scores: not comparable with the rows above
         if col == Column.MOVE:
             return movement_text(self._moves.get(hit.path))
         if col == Column.TITLE:
@@ -400,7 +448,12 @@ class ResultsModel(QAbstractTableModel):
             return row
         if col == Column.MOVE:
             move = self._moves.get(hit.path)
+            if move == GONE:
+                return -math.inf
             return math.inf if move == NEW else float(move or 0)
+        if col == Column.BASE:
+            base = self._base.get(hit.path) if self._base is not None else None
+            return base if base is not None else math.inf
         if col == Column.TITLE:
             return hit.title.casefold()
         if col == Column.PATH:
