@@ -736,6 +736,7 @@ class MainWindow(QMainWindow):
                 self.fusion.apply_preset,
                 self,
             )
+            self.vaultOpened.connect(panel.vault_changed)
             self.tune_panel = panel
             panel.start()
         panel.show()

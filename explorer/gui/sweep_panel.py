@@ -247,7 +247,7 @@ class SweepPanel(QDialog):
         worker.signals.errored.connect(lambda exc: self._error(request, exc))
         self._worker = worker
         self.progress.setRange(0, 0)
-        self.progress.setFormat("Opening the index…")
+        self.progress.setFormat("Searching the judged queries…")
         self.progress.show()
         self.status.setText(
             f"Sweeping {_grid_size(current)} fusion settings on the judged queries of "
@@ -316,7 +316,14 @@ class SweepPanel(QDialog):
         """Hand the best setting to the window's fusion controls (they re-fuse at once)."""
         if self.tuned is not None:
             self._apply(self.tuned.best.options)
-            self.status.setText(summary_html(self.tuned, applied=True))
+            hybrid = self._options().mode == "hybrid"
+            self.status.setText(summary_html(self.tuned, applied=True, hybrid=hybrid))
+
+    def vault_changed(self, vault: Path) -> None:
+        """The window opened another vault: this panel's sweep is not about it any more."""
+        if Path(vault) != self.vault:
+            self.stop()
+            self.close()
 
     # ------------------------------------------------------------------ the chart
 
@@ -453,7 +460,7 @@ def _grid_size(current: SearchOptions) -> int:
     return len(grid(replace(current, mode="hybrid"), parse_grid(DEFAULT_GRID)))
 
 
-def summary_html(result: TuneResult, *, applied: bool = False) -> str:
+def summary_html(result: TuneResult, *, applied: bool = False, hybrid: bool = True) -> str:
     """What the panel says above the chart: the judged queries, the best and current settings."""
     s = result.sweep
     best, current = result.best, result.current
@@ -481,5 +488,8 @@ def summary_html(result: TuneResult, *, applied: bool = False) -> str:
     if result.rejected:
         lines.append(f"<i>{len(result.rejected)} judged queries could not be searched.</i>")
     if applied:
-        lines.append("Applied the best setting to the fusion controls.")
+        lines.append(
+            "Applied the best setting to the fusion controls."
+            + ("" if hybrid else " It ranks Hybrid results: switch the mode to Hybrid to see it.")
+        )
     return "<br>".join(lines)

@@ -194,3 +194,25 @@ def test_the_panel_scores_the_sample_vault_as_eval_sweep_does(
     assert got == pytest.approx([p.metrics[OBJECTIVE] for p in expected.points])
     assert result.best.options == expected.best.options
     assert len(plotted(panel)) == len(expected.points)
+
+
+def test_opening_another_vault_closes_the_panel_of_the_old_one(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    vault: Path,
+    data_dir: Path,
+) -> None:
+    write_judgments(sample_copy, data_dir, queries=2)
+    (vault / "note.md").write_text("# A note\n\nAbout nothing in particular.\n", encoding="utf-8")
+    window = make_window(fake_provider, sample_copy)
+    qtbot.waitUntil(lambda: _open(window), timeout=SAFETY_MS)
+    old = open_panel(qtbot, window)
+    qtbot.waitUntil(lambda: _finished(old), timeout=SAFETY_MS)
+
+    window.open_vault(vault)
+    assert not old.isVisible()  # its best setting is not this vault's to apply
+    new = open_panel(qtbot, window)
+    assert new is not old and new.vault == vault.resolve()
+    assert str(judgments_path(vault, str(data_dir))) in new.status.text()
