@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider
+from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.evaluate.datasets import DatasetError, load_judgments
 from explorer.evaluate.judgments import judgments_path
 from explorer.evaluate.runner import (
@@ -58,6 +58,7 @@ from explorer.evaluate.sweep import describe as describe_options
 from explorer.gui.theme import is_dark
 from explorer.gui.workers import Latest, Worker
 from explorer.index.db import IndexDB
+from explorer.index.embedding import pending_count
 from explorer.search.hybrid import Searcher, SearchOptions
 
 #: Line colours of the series, readable on a light and on a dark background.
@@ -83,6 +84,7 @@ class TuneResult:
     judged: int  # queries in the judgments file
     rejected: dict[str, str] = field(default_factory=dict)  # query -> why it was not searched
     degraded: dict[str, str] = field(default_factory=dict)  # query -> why semantic was missing
+    pending: int = 0  # passages still without a vector of the model when the queries ran
 
     @property
     def best(self) -> SweepPoint:
@@ -121,6 +123,9 @@ def run_tune(
         searcher = Searcher(db, provider, embed_timeout=EVAL_EMBED_TIMEOUT_S)
         settings = EvalSettings(search=base, modes=("hybrid",))
         run = collect_candidates(searcher, {q: q for q in qrels}, settings, report)
+        pending = (
+            pending_count(db, provider.name) if provider.state is not ModelState.DISABLED else 0
+        )
     finally:
         db.close()
     if not run.candidates:
@@ -128,7 +133,7 @@ def run_tune(
         raise DatasetError(f"none of the judged queries could be searched ({reasons})")
     swept = sweep(run.candidates, qrels, base, parse_grid(DEFAULT_GRID), progress=report)
     scored = swept.point(base) or sweep(run.candidates, qrels, base, ()).points[0]
-    return TuneResult(swept, scored, len(qrels), dict(run.rejected), dict(run.degraded))
+    return TuneResult(swept, scored, len(qrels), dict(run.rejected), dict(run.degraded), pending)
 
 
 class _Signals(QObject):
@@ -175,6 +180,7 @@ class SweepPanel(QDialog):
         self.status = QLabel(self)
         self.status.setObjectName("tuneStatus")
         self.status.setWordWrap(True)
+        self.status.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.status.setTextFormat(Qt.TextFormat.RichText)
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar(self)
@@ -300,11 +306,11 @@ class SweepPanel(QDialog):
             "<p><b>This vault has no judgments yet.</b></p>"
             f"<p>The sweep reads them from <code>{path}</code> (beside the vault's index, never "
             "inside the vault): one line per graded hit, <code>query&lt;TAB&gt;note "
-            "path&lt;TAB&gt;grade</code>, grades 0 (not relevant) to 3 (exactly what was "
-            "wanted).</p>"
-            "<p>To make one, grade the hits of a few searches in the window, or write the file "
-            "by hand, or copy a file you made for "
-            f"<code>vault-explorer eval {vault} --judgments FILE</code>. Then press "
+            "path&lt;TAB&gt;grade</code>.</p>"
+            "<p>To make one, search, select a hit and press <b>0</b>–<b>3</b> (0: not relevant, "
+            "3: exactly what you wanted): each grade is saved there at once. Or write the file by "
+            "hand, in the format <code>vault-explorer eval VAULT --judgments FILE</code> reads "
+            f"(<code>vault-explorer eval {vault}</code> then finds it too). Then press "
             "<i>Run again</i>.</p>"
         )
         self._clear_chart()
@@ -484,6 +490,11 @@ def summary_html(result: TuneResult, *, applied: bool = False, hybrid: bool = Tr
         lines.append(
             f"<i>Semantic search was unavailable for {len(result.degraded)} queries "
             f"({html.escape(safe_text(reason))}): these scores are the lexical list's.</i>"
+        )
+    if result.pending:
+        lines.append(
+            f"<i>{result.pending:,} passages were still waiting for their vectors: the semantic "
+            "list was incomplete; run again when the index is up to date.</i>"
         )
     if result.rejected:
         lines.append(f"<i>{len(result.rejected)} judged queries could not be searched.</i>")

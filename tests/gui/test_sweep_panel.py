@@ -3,19 +3,24 @@ drawn with pyqtgraph, with the best setting applied to the fusion controls on re
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
+from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
 from explorer.evaluate.runner import RUN_LIMIT, EvalSettings, evaluate_vault
 from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, sweep
 from explorer.gui.main_window import MainWindow
-from explorer.gui.sweep_panel import SweepPanel, TuneResult, share
+from explorer.gui.sweep_panel import SweepPanel, TuneResult, run_tune, share, summary_html
+from explorer.index.db import IndexDB
+from explorer.index.embedding import embed_pending
+from explorer.index.sync import sync_vault
 from explorer.search.options import RANKING, SearchOptions
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_indexed
 
@@ -216,3 +221,33 @@ def test_opening_another_vault_closes_the_panel_of_the_old_one(
     new = open_panel(qtbot, window)
     assert new is not old and new.vault == vault.resolve()
     assert str(judgments_path(vault, str(data_dir))) in new.status.text()
+
+
+def test_a_sweep_before_the_vectors_are_in_says_the_semantic_list_was_incomplete(
+    vault: Path, write: Callable[[str, str], Path], data_dir: Path
+) -> None:
+    write("cdn.md", "# CDN purge\n\nPurge the CDN after a deploy, or the styles stay stale.\n")
+    write("soup.md", "# Soup\n\nLentils, onion, cumin. Simmer for forty minutes.\n")
+    judgments = judgments_path(vault, str(data_dir))
+    judgments.parent.mkdir(parents=True, exist_ok=True)
+    judgments.write_text("stale styles\tcdn.md\t3\nlentil soup\tsoup.md\t3\n", encoding="utf-8")
+    db = IndexDB.open(vault, str(data_dir))
+    sync_vault(db)  # the notes are in, their vectors are not
+    provider = EmbedderProvider.of(FakeEmbedder())
+
+    def tune() -> TuneResult:
+        current = SearchOptions(limit=100)
+        return run_tune(vault, str(data_dir), provider, judgments, current, _ignore, lambda: False)
+
+    early = tune()
+    assert early.pending == 2 and early.sweep.queries == 2
+    assert "2 passages were still waiting for their vectors" in summary_html(early)
+    embed_pending(db, provider.get())
+    db.close()
+    later = tune()
+    assert later.pending == 0
+    assert "waiting for their vectors" not in summary_html(later)
+
+
+def _ignore(*_: object) -> None:
+    return None
