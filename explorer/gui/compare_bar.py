@@ -114,7 +114,7 @@ class CompareBar(QWidget):
         self.pin_button = QToolButton(parent)
         self.pin_button.setObjectName("pinButton")
         self.pin_button.setDefaultAction(self.pin_action)
-        self.pin_button.setText("Pin baseline")
+        self.pin_button.setText("Pin")
         self.pin_button.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         menu = QMenu(self.pin_button)
         compare = menu.addMenu("Compare")
@@ -146,7 +146,7 @@ class CompareBar(QWidget):
     def show_comparison(self, baseline: SearchOptions, comparison: Comparison | None) -> None:
         """Say how the shown result compares with ``baseline`` (``None``: not comparable yet)."""
         self.unpin_action.setEnabled(True)
-        self.pin_button.setText("Re-pin baseline")
+        self.pin_button.setText("Re-pin")
         if comparison is None:
             text = f"<b>vs baseline</b> {html.escape(describe(baseline))}: searching…"
         else:
@@ -156,7 +156,7 @@ class CompareBar(QWidget):
 
     def unpinned(self) -> None:
         self.unpin_action.setEnabled(False)
-        self.pin_button.setText("Pin baseline")
+        self.pin_button.setText("Pin")
         self.label.clear()
         self.hide()
 

@@ -484,7 +484,7 @@ class MainWindow(QMainWindow):
         """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
         header = self.table.horizontalHeader()
         header.moveSection(header.visualIndex(Column.BASE), header.visualIndex(Column.MOVE) + 1)
-        header.resizeSection(Column.BASE, header.sectionSize(Column.RANK) + 10)
+        header.resizeSection(Column.BASE, self.table.fontMetrics().horizontalAdvance("Base") + 16)
         self.table.setColumnHidden(Column.BASE, True)
 
     def _restore_selection(self, path: str | None) -> None:

@@ -97,12 +97,22 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     grey = window.model.cell(gone[0], Column.TITLE)[2]
     assert grey is not None and grey.saturation() < 40
     qtmodeltester.check(window.model)
+
+    # Re-pinned at that depth, the deeper default brings rows in that are new to the baseline.
+    window.compare_bar.repin_button.click()
+    assert window.baseline is not None and window.baseline.depth == 3
+    window.fusion.depth_box.setValue(SearchOptions().depth)
+    moves = _column(window, Column.MOVE)
+    new = [r for r, m in enumerate(moves) if m == "new"]
+    assert new and all(cell(window, r, Column.BASE) == "—" for r in new)
+    assert "gone" not in moves
     assert requested == []  # the baseline re-fuses the cached lists too
 
     window.compare_bar.unpin_action.trigger()
     assert window.table.isColumnHidden(Column.BASE) and not window.compare_bar.isVisible()
-    assert window.proxy.rowCount() == hits and "gone" not in _column(window, Column.MOVE)
-    assert window.baseline is None
+    assert window.response is not None and window.baseline is None
+    assert window.proxy.rowCount() == len(window.response.hits)
+    assert not {"gone", "new"} & set(_column(window, Column.MOVE))
 
 
 def test_seed_rrf_vs_default_is_one_click(
