@@ -737,6 +737,7 @@ class MainWindow(QMainWindow):
                 self,
             )
             self.vaultOpened.connect(panel.vault_changed)
+            self.fusion.changed.connect(panel.current_changed)
             self.tune_panel = panel
             panel.start()
         panel.show()

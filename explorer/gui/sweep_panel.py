@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import html
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -59,7 +59,8 @@ from explorer.gui.theme import is_dark
 from explorer.gui.workers import Latest, Worker
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
-from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.hybrid import Candidates, Searcher, SearchOptions
+from explorer.search.query import QueryError
 
 #: Line colours of the series, readable on a light and on a dark background.
 SERIES_COLORS = ("#3b7ddd", "#e69b00", "#2ca25f", "#d6604d", "#8e6bd1", "#17a2b8", "#b8860b")
@@ -85,6 +86,9 @@ class TuneResult:
     rejected: dict[str, str] = field(default_factory=dict)  # query -> why it was not searched
     degraded: dict[str, str] = field(default_factory=dict)  # query -> why semantic was missing
     pending: int = 0  # passages still without a vector of the model when the queries ran
+    #: The lists the sweep was scored from, kept to score the window's settings as they change.
+    candidates: Mapping[str, Candidates] = field(default_factory=dict)
+    qrels: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
 
     @property
     def best(self) -> SweepPoint:
@@ -133,7 +137,25 @@ def run_tune(
         raise DatasetError(f"none of the judged queries could be searched ({reasons})")
     swept = sweep(run.candidates, qrels, base, parse_grid(DEFAULT_GRID), progress=report)
     scored = swept.point(base) or sweep(run.candidates, qrels, base, ()).points[0]
-    return TuneResult(swept, scored, len(qrels), dict(run.rejected), dict(run.degraded), pending)
+    return TuneResult(
+        swept,
+        scored,
+        len(qrels),
+        dict(run.rejected),
+        dict(run.degraded),
+        pending,
+        run.candidates,
+        qrels,
+    )
+
+
+def score_current(result: TuneResult, current: SearchOptions) -> SweepPoint:
+    """``current`` (as Hybrid) scored from the sweep's lists: a grid point's score, or one
+    fusion per query.  Raises :class:`QueryError` for a depth deeper than the lists fetched."""
+    options = replace(current, mode="hybrid", limit=RUN_LIMIT)
+    return (
+        result.sweep.point(options) or sweep(result.candidates, result.qrels, options, ()).points[0]
+    )
 
 
 class _Signals(QObject):
@@ -324,6 +346,23 @@ class SweepPanel(QDialog):
             self._apply(self.tuned.best.options)
             hybrid = self._options().mode == "hybrid"
             self.status.setText(summary_html(self.tuned, applied=True, hybrid=hybrid))
+
+    def current_changed(self) -> None:
+        """The window's fusion settings changed: move the star (scored from the kept lists,
+        on the spot: one fusion per judged query)."""
+        tuned = self.tuned
+        if tuned is None:
+            return
+        options = replace(self._options(), mode="hybrid", limit=RUN_LIMIT)
+        if options == tuned.current.options:
+            return
+        try:
+            point = score_current(tuned, options)
+        except QueryError:
+            return  # deeper than the lists fetched: "Run again" scores it
+        self.tuned = replace(tuned, current=point)
+        self.status.setText(summary_html(self.tuned))
+        self.draw(self.tuned)
 
     def vault_changed(self, vault: Path) -> None:
         """The window opened another vault: this panel's sweep is not about it any more."""

@@ -103,6 +103,21 @@ def test_a_sweep_draws_every_setting_marks_best_and_current_and_applies_the_best
         panel.apply_button.click()
     assert ranking(window.fusion.options()) == ranking(best.options)
     assert window.mode() == current.mode  # the mode switch is the user's
+    # The star follows the fusion controls: it now sits in the best point's ring.
+    assert panel.tuned is not None and panel.tuned.current.options == best.options
+    cx, cy = (float(v[0]) for v in panel.current_item.getData())
+    assert (cx, cy) == pytest.approx((bx, by))
+    assert "Applied the best setting" in panel.status.text()
+
+    # A setting off the grid is scored from the same lists, at once (no search).
+    searches = window.session.calls if window.session else 0
+    window.fusion.w_fts_box.setValue(0.55)
+    window.fusion.w_vec_box.setValue(0.45)
+    assert panel.tuned.current.options.w_fts == 0.55
+    assert panel.tuned.sweep.point(panel.tuned.current.options) is None
+    cx, _ = (float(v[0]) for v in panel.current_item.getData())
+    assert cx == pytest.approx(0.55)
+    assert window.session is not None and window.session.calls == searches
 
 
 def _finished(panel: SweepPanel) -> None:
