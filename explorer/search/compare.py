@@ -325,11 +325,10 @@ def compare_query(searcher: Searcher, raw: str, a: SearchOptions, b: SearchOptio
 def describe(options: SearchOptions) -> str:
     """A short description of the ranking settings, for a heading: ``hybrid RRF k=60 …``."""
     parts = [options.mode]
-    if options.mode != "fts":
+    if options.mode == "hybrid":  # one list alone keeps its own order, whatever the fusion
         parts.append("RRF" if options.fusion == "rrf" else options.fusion)
-    if options.mode == "hybrid" and options.fusion == "rrf":
-        parts.append(f"k={options.k:g}")
-    if options.mode == "hybrid":
+        if options.fusion == "rrf":
+            parts.append(f"k={options.k:g}")
         parts.append(f"w {options.w_fts:g}/{options.w_vec:g}")
     parts.append(f"depth {options.depth}")
     if options.mode != "fts":

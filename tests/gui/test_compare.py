@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -159,3 +160,36 @@ def test_hybrid_vs_semantic_pins_hybrid_and_shows_the_vector_list(
     gone = [p for p, m in zip(paths, _column(window, Column.MOVE), strict=True) if m == "gone"]
     assert set(gone) == set(hybrid) - shown  # the lexical-only notes left the top
     assert gone
+
+
+@pytest.mark.model
+def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    real_provider: EmbedderProvider,
+    seeded_sample: Path,
+) -> None:
+    window = make_window(real_provider, seeded_sample)
+    wait_indexed(qtbot, window)
+    query = "how do we roll back a bad deploy"
+    window.set_query(query)
+    wait_for_results(qtbot, window, query, lambda w: _semantic(w))
+    window.compare_bar.pair_actions[0].trigger()
+
+    def compared(w: MainWindow) -> None:
+        _semantic(w)
+        assert w.comparison is not None and w.comparison.gone
+
+    wait_for_results(qtbot, window, query, compared)
+    assert window.comparison is not None
+    floor = SearchOptions().min_sim
+    # The seed has no similarity floor: what leaves its top is what the default's floor cuts,
+    # vector-only notes whose best passage is less similar than the floor.
+    for row in window.comparison.gone:
+        assert row.hit.fts_rank is None and row.hit.vector_score is not None
+        assert row.hit.vector_score < floor, row.path
+    assert f"{len(window.comparison.gone)} left the top" in window.compare_bar.text()
+
+
+def _semantic(window: MainWindow) -> None:
+    assert window.response is not None and window.response.semantic.available

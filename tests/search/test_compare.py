@@ -28,7 +28,9 @@ from explorer.search.hybrid import (
 )
 from explorer.search.query import parse_query
 
-# Lexical list a, b, c, d; vector list b, e, a (cosines 0.9, 0.8, 0.7).
+# Lexical list a, b, c, d; vector list b, e, a (cosines 0.9, 0.8, 0.7).  The settings are spelled
+# out (no floor): the tests do not depend on today's defaults.
+ON = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, depth=50, min_sim=0.0, min_rel=0.0)
 LEXICAL = ["a.md", "b.md", "c.md", "d.md"]
 VECTOR = ["b.md", "e.md", "a.md"]
 
@@ -73,8 +75,8 @@ def test_rbo_of_uneven_lists_extrapolates_by_hand() -> None:
 
 
 def test_rows_are_the_union_of_both_tops_with_moves() -> None:
-    lists = CachedLists.of("some words", candidates(), SearchOptions())
-    a, b = SearchOptions(mode="fts"), SearchOptions(mode="semantic")
+    lists = CachedLists.of("some words", candidates(), ON)
+    a, b = replace(ON, mode="fts"), replace(ON, mode="semantic")
     comparison = compare_lists(lists, a, b)
     got = [(r.path, r.rank_a, r.rank_b, r.delta, r.move) for r in comparison.rows]
     assert got == [
@@ -92,30 +94,30 @@ def test_rows_are_the_union_of_both_tops_with_moves() -> None:
 
 
 def test_the_same_settings_agree_completely() -> None:
-    lists = CachedLists.of("some words", candidates(), SearchOptions())
-    comparison = compare_lists(lists, SearchOptions(), SearchOptions())
+    lists = CachedLists.of("some words", candidates(), ON)
+    comparison = compare_lists(lists, ON, ON)
     assert comparison.jaccard10 == 1.0 and comparison.rbo == pytest.approx(1.0)
     assert all(r.delta == 0 for r in comparison.rows)
 
 
 def test_each_side_says_how_much_its_lists_agree() -> None:
-    lists = CachedLists.of("some words", candidates(), SearchOptions())
-    comparison = compare_lists(lists, SearchOptions(mode="fts"), SearchOptions())
+    lists = CachedLists.of("some words", candidates(), ON)
+    comparison = compare_lists(lists, replace(ON, mode="fts"), ON)
     lex, hyb = comparison.lists_a, comparison.lists_b
     assert (lex.lexical, lex.vector, lex.common, lex.hits_in_both) == (4, 0, 0, 0)
     assert (hyb.lexical, hyb.vector, hyb.common, hyb.hits_in_both) == (4, 3, 2, 2)
     assert hyb.jaccard10 == pytest.approx(2 / 5)
     # A floor shortens the vector list before the agreement is counted.
-    floored = compare_lists(lists, SearchOptions(), SearchOptions(min_sim=0.85)).lists_b
+    floored = compare_lists(lists, ON, replace(ON, min_sim=0.85)).lists_b
     assert (floored.vector, floored.common, floored.hits_in_both) == (1, 1, 1)
 
 
 def test_json_has_the_issue_shape() -> None:
-    lists = CachedLists.of("some words", candidates(), SearchOptions())
-    data = compare_lists(lists, SearchOptions(mode="fts"), SearchOptions(mode="semantic")).to_json()
+    lists = CachedLists.of("some words", candidates(), ON)
+    data = compare_lists(lists, replace(ON, mode="fts"), replace(ON, mode="semantic")).to_json()
     assert {"query", "a", "b", "overlap", "rows"} <= set(data)
     assert data["query"] == "some words"
-    assert data["a"] == SearchOptions(mode="fts").to_json()
+    assert data["a"] == replace(ON, mode="fts").to_json()
     assert data["b"]["mode"] == "semantic"
     assert set(data["overlap"]) == {"jaccard10", "rbo"} and data["overlap"]["jaccard10"] == 0.4
     assert data["rboP"] == 0.9 and set(data["lists"]) == {"a", "b"}
@@ -133,9 +135,9 @@ def test_json_has_the_issue_shape() -> None:
 
 
 def test_rows_compare_the_top_n_of_each_response() -> None:
-    lists = CachedLists.of("some words", candidates(), SearchOptions())
-    a = SearchOptions(mode="fts", limit=2)
-    b = SearchOptions(mode="semantic", limit=2)
+    lists = CachedLists.of("some words", candidates(), ON)
+    a = replace(ON, mode="fts", limit=2)
+    b = replace(ON, mode="semantic", limit=2)
     response_a, _ = lists.fuse(a)
     response_b, _ = lists.fuse(b)
     comparison = compare_responses(response_a, response_b)
@@ -158,8 +160,8 @@ class CountingSearcher:
 
 def test_one_search_answers_both_settings() -> None:
     searcher: Any = CountingSearcher()
-    a = SearchOptions(mode="fts", depth=150)
-    b = SearchOptions(min_sim=0.5)
+    a = replace(ON, mode="fts", depth=150)
+    b = replace(ON, min_sim=0.5)
     comparison = compare_query(searcher, "some words", a, b)
     assert len(searcher.fetched) == 1
     fetched = searcher.fetched[0]
@@ -171,17 +173,19 @@ def test_one_search_answers_both_settings() -> None:
 def test_semantic_without_vectors_is_an_error() -> None:
     searcher: Any = CountingSearcher(semantic=False)
     with pytest.raises(SemanticUnavailable, match="no model"):
-        compare_query(searcher, "some words", SearchOptions(), SearchOptions(mode="semantic"))
+        compare_query(searcher, "some words", ON, replace(ON, mode="semantic"))
 
 
 def test_lists_that_do_not_cover_both_settings_are_refused() -> None:
-    lists = CachedLists.of("some words", candidates(), SearchOptions(mode="fts"))
+    lists = CachedLists.of("some words", candidates(), replace(ON, mode="fts"))
     with pytest.raises(ValueError, match="cover"):
-        compare_lists(lists, SearchOptions(mode="fts"), SearchOptions())
+        compare_lists(lists, replace(ON, mode="fts"), ON)
 
 
 def test_describe_names_what_matters_for_the_mode() -> None:
-    defaults = SearchOptions()
-    text = describe(defaults)
-    assert text.startswith("hybrid RRF") and f"k={defaults.k:g}" in text
-    assert describe(SearchOptions(mode="fts")) == f"fts depth {defaults.depth}"
+    assert describe(ON) == "hybrid RRF k=60 w 0.7/0.3 depth 50 min-sim 0"
+    assert describe(replace(ON, mode="fts")) == "fts depth 50"
+    assert describe(replace(ON, fusion="convex")) == "hybrid convex w 0.7/0.3 depth 50 min-sim 0"
+    assert describe(replace(ON, mode="semantic", min_rel=0.5)) == (
+        "semantic depth 50 min-sim 0 min-rel 0.5"
+    )
