@@ -8,6 +8,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -160,6 +162,26 @@ def test_hybrid_vs_semantic_pins_hybrid_and_shows_the_vector_list(
     gone = [p for p, m in zip(paths, _column(window, Column.MOVE), strict=True) if m == "gone"]
     assert set(gone) == set(hybrid) - shown  # the lexical-only notes left the top
     assert gone
+
+
+def test_ctrl_b_pins_and_ctrl_shift_b_unpins(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = _open(qtbot, make_window, fake_provider, sample_copy)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: _focused())
+    window.search_field.setFocus()
+    qtbot.keyClick(window.search_field, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    assert window.baseline is not None and window.compare_bar.isVisible()
+    assert window.compare_bar.unpin_action.isEnabled()
+    shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(window.search_field, Qt.Key.Key_B, shift_ctrl)
+    assert window.baseline is None and not window.compare_bar.isVisible()
+    assert not window.compare_bar.unpin_action.isEnabled()
+
+
+def _focused() -> None:
+    assert QGuiApplication.focusWindow() is not None
 
 
 @pytest.mark.model
