@@ -143,12 +143,15 @@ class CompareBar(QWidget):
         layout.addWidget(self.unpin_button)
         self.hide()
 
-    def show_comparison(self, baseline: SearchOptions, comparison: Comparison | None) -> None:
-        """Say how the shown result compares with ``baseline`` (``None``: not comparable yet)."""
+    def show_comparison(
+        self, baseline: SearchOptions, comparison: Comparison | None, note: str = "searching…"
+    ) -> None:
+        """Say how the shown result compares with ``baseline`` (``None``: nothing to compare
+        yet, and ``note`` says why)."""
         self.unpin_action.setEnabled(True)
         self.pin_button.setText("Re-pin")
         if comparison is None:
-            text = f"<b>vs baseline</b> {html.escape(describe(baseline))}: searching…"
+            text = f"<b>vs baseline</b> {html.escape(describe(baseline))}: {html.escape(note)}"
         else:
             text = overlap_line(baseline, comparison)
         self.label.setText(text)

@@ -395,8 +395,11 @@ class MainWindow(QMainWindow):
     def _search_finished(self, result: SearchResult) -> None:
         if result.error is not None or result.candidates is None:
             self.lists = self.response = None
+            self.comparison = self._baseline_shown = None
             self.last_raw = result.raw
             self.model.clear()
+            if self.baseline is not None:
+                self.compare_bar.show_comparison(self.baseline, None, "no result to compare")
             self.preview.clear()
             self.summary.setText("")
             self._show_empty(html.escape(safe_text(result.error or "search failed")))

@@ -19,6 +19,7 @@ from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column
 from explorer.search.compare import describe, rbo
 from explorer.search.options import PRESETS, RANKING, SearchOptions
+from explorer.search.query import MAX_QUERY_CHARS
 from tests.gui.conftest import (
     WindowFactory,
     cell,
@@ -182,6 +183,24 @@ def test_ctrl_b_pins_and_ctrl_shift_b_unpins(
 
 def _focused() -> None:
     assert QGuiApplication.focusWindow() is not None
+
+
+def test_a_failed_search_leaves_nothing_compared(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = _open(qtbot, make_window, fake_provider, sample_copy)
+    window.pin_baseline()
+    assert "Jaccard@10 1.00" in window.compare_bar.text()
+    too_long = "word " * (MAX_QUERY_CHARS // 5 + 1)
+    window.set_query(too_long)
+    qtbot.waitUntil(lambda: _assert_no_result(window))
+    assert window.compare_bar.isVisible() and window.comparison is None
+    assert window.compare_bar.text().endswith(": no result to compare")
+    assert window.proxy.rowCount() == 0
+
+
+def _assert_no_result(window: MainWindow) -> None:
+    assert window.response is None and not window.searching and window.empty.isVisible()
 
 
 @pytest.mark.model
