@@ -68,9 +68,11 @@ def overlap_line(baseline: SearchOptions, comparison: Comparison) -> str:
     )
     gone = len(comparison.gone)
     left = f" · {gone} left the top" if gone else ""
+    reason = comparison.semantic_reason
+    unavailable = f" · semantic unavailable: {safe_text(reason)}" if reason else ""
     return (
         f"<b>vs baseline</b> {html.escape(safe_text(describe(baseline)))}: "
-        f"{html.escape(comparison.overlap_text())} · {lists}{left}"
+        f"{html.escape(comparison.overlap_text())} · {lists}{left}{html.escape(unavailable)}"
     )
 
 

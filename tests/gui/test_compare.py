@@ -14,12 +14,14 @@ from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.compare_bar import PAIRS
+from explorer.gui.compare_bar import PAIRS, overlap_line
 from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column
-from explorer.search.compare import describe, rbo
+from explorer.search.cached import CachedLists
+from explorer.search.compare import compare_lists, describe, rbo
+from explorer.search.hybrid import Candidates, SemanticStatus
 from explorer.search.options import PRESETS, RANKING, SearchOptions
-from explorer.search.query import MAX_QUERY_CHARS
+from explorer.search.query import MAX_QUERY_CHARS, parse_query
 from tests.gui.conftest import (
     WindowFactory,
     cell,
@@ -234,3 +236,15 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
 
 def _semantic(window: MainWindow) -> None:
     assert window.response is not None and window.response.semantic.available
+
+
+def test_the_line_says_when_a_side_has_no_vector_list() -> None:
+    candidates = Candidates(query=parse_query("cache"), mode="hybrid", depth=100)
+    candidates.lexical = [("a.md", 2.0, "a"), ("b.md", 1.0, "b")]
+    candidates.semantic = SemanticStatus(False, "the model is still loading", "fake")
+    lists = CachedLists.of("cache", candidates, SearchOptions())
+    baseline = SearchOptions(mode="fts")
+    comparison = compare_lists(lists, baseline, SearchOptions(mode="semantic"))
+    line = overlap_line(baseline, comparison)
+    assert "Jaccard@10 0.00" in line and "2 left the top" in line
+    assert line.endswith("semantic unavailable: the model is still loading")
