@@ -20,6 +20,7 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import IndexDB
+from explorer.search.options import SearchOptions
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -69,7 +70,9 @@ def test_table_shows_five_decimals_and_dashes(
     assert main(["search", str(notes), "cache", "--mode", "fts"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if "ops/cdn.md" in line)
-    assert "0.01148" in row and "0.00000" in row and "—" in row and "CDN purge" in row
+    default = SearchOptions()
+    first = f"{default.w_fts / (default.k + 1):.5f}"  # lexical rank 1, five decimals
+    assert first in row and "0.00000" in row and "—" in row and "CDN purge" in row
 
 
 @pytest.mark.parametrize(

@@ -75,6 +75,14 @@ def parse_grid(text: str) -> tuple[Axis, ...]:
 
 
 def _values(name: str, text: str) -> tuple[Any, ...]:
+    values = _raw_values(name, text)
+    if name != WEIGHT:
+        for value in values:  # each value on its own (convex points ignore k, say, but k=0 is
+            parameter_named(name).check(value)  # still no k)
+    return values
+
+
+def _raw_values(name: str, text: str) -> tuple[Any, ...]:
     coerce = float if name == WEIGHT else parameter_named(name).coerce
     if text.count(":") == 2:
         start, stop, step = (_number(name, t) for t in text.split(":"))

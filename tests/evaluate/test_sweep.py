@@ -102,10 +102,14 @@ def test_cli_eval_sweep_prints_the_table_and_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_model: FakeEmbedder
 ) -> None:
     folder = _write_beir(tmp_path / "tiny")
-    assert main(["eval", str(folder), "--depth", "5", "--sweep", "weight=0:1:0.25"]) == 0
+    given = ["--depth", "5", "--fusion", "rrf", "--w-fts", "0.7", "--w-vec", "0.3"]
+    assert main(["eval", str(folder), *given, "--sweep", "weight=0:1:0.25"]) == 0
     out = capsys.readouterr().out
     assert "sweep: 5 settings over 4 queries" in out
     assert "← the settings given" not in out  # 0.7/0.3 is not on this grid
+    assert main(["eval", str(folder), *given, "--sweep", "weight=0.7,0.2"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("← the settings given") == 1 and "w_fts=0.7,w_vec=0.3" in out
     assert main(["eval", str(folder), "--sweep", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert len(data["sweep"]["points"]) == 55

@@ -225,9 +225,11 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
 
     wait_for_results(qtbot, window, query, compared)
     assert window.comparison is not None
-    floor = SearchOptions().min_sim
-    # The seed has no similarity floor: what leaves its top is what the default's floor cuts,
-    # vector-only notes whose best passage is less similar than the floor.
+    assert window.response is not None
+    best = max(h.vector_score for h in window.response.hits if h.vector_score is not None)
+    floor = SearchOptions().vector_floor(best)
+    # The seed has no similarity floor: what leaves its top is what the default's floors cut,
+    # vector-only notes whose best passage is less similar than the floor for this query.
     for row in window.comparison.gone:
         assert row.hit.fts_rank is None and row.hit.vector_score is not None
         assert row.hit.vector_score < floor, row.path

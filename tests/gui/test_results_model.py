@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from PySide6.QtCore import Qt
 from pytestqt.modeltest import ModelTester
@@ -11,9 +13,13 @@ from explorer.gui.theme import dark_palette, light_palette, tints
 from explorer.search.hybrid import NoteInfo, SearchOptions, SearchResponse, fuse
 from tests.search.test_cached import candidates
 
+#: The settings these tests compute by hand (the seed's RRF with the old absolute floor), not
+#: the defaults, which measurement may move.
+BASE = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.3, min_rel=0.0)
+
 
 def response(**options: float | str) -> SearchResponse:
-    return fuse(candidates(), SearchOptions(**options))  # type: ignore[arg-type]
+    return fuse(candidates(), replace(BASE, **options))  # type: ignore[arg-type]
 
 
 def by_path(model: ResultsModel) -> dict[str, int]:

@@ -91,3 +91,19 @@ def test_only_changed_search_settings_are_kept(tmp_path: Path) -> None:
     assert settings.search_options() == SearchOptions()
     settings.set(opt.SEARCH, '{"k": -1, "w_fts": 0.2}')  # a bad value is left at its default
     assert settings.search_options() == SearchOptions(w_fts=0.2)
+
+
+def test_settings_saved_under_older_defaults_follow_the_new_ones(tmp_path: Path) -> None:
+    """Version 2 keeps only what a person changed, so a store written when the defaults were
+    RRF k 60, 0.7 / 0.3 and an absolute floor of 0.3 reads as today's defaults, except for the
+    value that person chose."""
+    path = tmp_path / "settings.ini"
+    untouched = Settings(_store(path, {"settings/version": 2, "search/options": "{}"}))
+    assert untouched.search_options() == SearchOptions()
+    chose_depth = Settings(
+        _store(tmp_path / "b.ini", {"settings/version": 2, "search/options": '{"depth": 80}'})
+    )
+    assert chose_depth.search_options() == SearchOptions(depth=80)
+    # And from version 1, which wrote every value at each close: the old defaults are not kept.
+    old = {**VERSION_1, "search/mode": "hybrid", "fusion/k": "60.0"}
+    assert Settings(_store(tmp_path / "c.ini", old)).search_options() == SearchOptions()

@@ -113,7 +113,8 @@ def test_changing_a_weight_reorders_rows_without_a_new_search(
     window.fusion.depth_box.setValue(5)
     assert window.proxy.rowCount() <= 10
     window.fusion.reset()
-    assert window.fusion.options().k == 60 and window.fusion.options().w_fts == 0.7
+    default = SearchOptions()
+    assert window.fusion.options().k == default.k and window.fusion.options().w_fts == default.w_fts
     assert window.shown_paths() == before
     assert requested == []  # not one new search for all of that
 

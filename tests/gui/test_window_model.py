@@ -17,6 +17,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState, shared_provide
 from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column, Role
 from explorer.gui.theme import tints
+from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
     WindowFactory,
     cell,
@@ -51,10 +52,15 @@ def test_real_model_window(
     wait_for_results(qtbot, window, PARAPHRASE_QUERY, paraphrase_found)
     assert window.proxy.index(0, 0).data(Role.SOURCE) == "vector"
     assert cell(window, 0, Column.FTS_RANK) == "—" and cell(window, 0, Column.VEC_RANK) == "1"
-    assert cell(window, 0, Column.VEC_CONTRIB) == f"{0.3 / 61:.5f}"
+    default = SearchOptions()
+    assert cell(window, 0, Column.VEC_CONTRIB) == f"{default.w_vec / (default.k + 1):.5f}"
     assert not window.banner.isVisible()
 
-    # Vector-only rows are painted amber; the pixels say so, not only the role.
+    # The relative floor keeps only the clear best match here; without it the vector list's
+    # tail shows, vector-only rows painted amber: the pixels say so, not only the role.
+    assert window.proxy.rowCount() == 1
+    window.fusion.min_rel_box.setValue(0.0)
+    assert window.proxy.rowCount() > 1
     colours = tints(window.table.palette())
     amber = row_pixel(window, unselected_row_with(window, "vector"))
     assert amber == colours.vector, amber.name()

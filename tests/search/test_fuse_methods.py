@@ -28,11 +28,11 @@ def searcher(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> S
 
 def test_both_methods_are_offered() -> None:
     assert FUSION_METHODS == ("rrf", "convex")
-    assert SearchOptions().fusion == "rrf"  # weighted RRF stays the default
+    assert SearchOptions().fusion == "rrf"  # weighted RRF, chosen by measurement (README)
 
 
 def test_convex_contributions_sum_to_fused_score(searcher: Searcher) -> None:
-    options = SearchOptions(mode="hybrid", fusion="convex")
+    options = SearchOptions(mode="hybrid", fusion="convex", w_fts=0.7, w_vec=0.3)
     response = fuse(searcher.candidates("deploy rollback care", options), options)
     out = response.to_json()
     assert out["fusion"]["method"] == "convex"

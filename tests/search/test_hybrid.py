@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -42,7 +43,8 @@ def small(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Sear
 
 
 def test_json_shape_and_contributions_sum(small: Searcher) -> None:
-    out = small.search("deploy rollback", SearchOptions(mode="hybrid")).to_json()
+    seed = SearchOptions(mode="hybrid", fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3)
+    out = small.search("deploy rollback", seed).to_json()
     assert set(out) == {"query", "mode", "fusion", "semantic", "hits"}
     assert out["fusion"] == {
         "method": "rrf",
@@ -252,10 +254,11 @@ def test_vector_only_hits_get_a_marked_snippet_and_best_chunk(small: Searcher) -
 
 
 def test_the_relative_floor_keeps_the_notes_near_the_best_match(small: Searcher) -> None:
-    whole = small.candidates("boil salt", SearchOptions(mode="semantic", min_sim=-1.0)).vector
+    no_floor = SearchOptions(mode="semantic", min_sim=-1.0, min_rel=0.0)
+    whole = small.candidates("boil salt", no_floor).vector
     best = whole[0].score
     assert best > 0 and len(whole) == 4  # every note has a cosine
-    cut = small.candidates("boil salt", SearchOptions(mode="semantic", min_sim=-1.0, min_rel=0.5))
+    cut = small.candidates("boil salt", replace(no_floor, min_rel=0.5))
     assert [v.path for v in cut.vector] == [v.path for v in whole if v.score >= 0.5 * best]
     assert cut.vector[0].path == "dev/cooking.md" and len(cut.vector) < len(whole)
 

@@ -88,7 +88,8 @@ def test_json_round_trip_and_what_was_changed() -> None:
     assert SearchOptions.from_json(options.to_json()) == options
     assert options.changed() == {"mode": "fts", "fusion": "convex", "w_fts": 0.25, "depth": 80}
     assert SearchOptions().changed() == {}
-    assert SearchOptions().to_json()["k"] == 60 and isinstance(SearchOptions().to_json()["k"], int)
+    k = SearchOptions().to_json()["k"]
+    assert k == SearchOptions().k and isinstance(k, int)
     with pytest.raises(QueryError, match="unknown setting"):
         SearchOptions.from_json({"colour": "blue"})
     with pytest.raises(QueryError, match="must be a number"):
@@ -101,7 +102,10 @@ def test_command_line_options_come_from_the_parameters() -> None:
     help_text = " ".join(parser.format_help().split())
     for parameter in PARAMETERS:
         assert parameter.flag in help_text
-    assert "(default 60)" in help_text and "(the limit if that is more)" in help_text
+    assert (
+        f"(default {SearchOptions().k:g})" in help_text
+        and "(the limit if that is more)" in help_text
+    )
     given = parser.parse_args(["--fusion", "convex", "--w-fts", "0.4", "--depth", "9"])
     assert from_args(given) == SearchOptions(fusion="convex", w_fts=0.4, depth=9)
     assert from_args(parser.parse_args([]), SearchOptions(limit=100)) == SearchOptions(limit=100)

@@ -149,3 +149,33 @@ def test_fake_embedder_cannot_find_the_paraphrase(
     searcher = build_index(open_db(sample_copy), EmbedderProvider.of(FakeEmbedder()))
     response = searcher.search(facts.PARAPHRASE_QUERY, SearchOptions(mode="semantic", min_sim=0.01))
     assert facts.PARAPHRASE_TARGET not in [h.path for h in response.hits]
+
+
+QUESTION = "why were the styles stale?"
+
+
+def test_a_modest_but_clear_best_match_keeps_its_vector_rank(sample_searcher: Searcher) -> None:
+    """The CDN-purge note's cosine for the short question is modest (about 0.29, under the old
+    absolute floor of 0.3) but far above every other note: the default rule keeps it first in
+    the vector list, and hybrid puts it in the top two (it has only ``styles`` in words)."""
+    response = sample_searcher.search(QUESTION, SearchOptions())
+    hits = {h.path: h for h in response.hits}
+    target = hits[facts.PARAPHRASE_TARGET]
+    assert target.vector_rank == 1 and target.vector_score is not None
+    assert target.vector_score < 0.3  # modest: an absolute 0.3 floor would drop it
+    assert facts.PARAPHRASE_TARGET in [h.path for h in response.hits[:2]]
+    # The explicit absolute floor is still there for whoever asks for it.
+    strict = sample_searcher.search(QUESTION, SearchOptions(min_sim=0.3))
+    assert all(h.vector_rank is None for h in strict.hits)
+
+
+@pytest.mark.parametrize("query", [facts.TAR_QUERY, "postgres vacuum", "lisbon tram"])
+def test_lexical_only_rows_appear_where_the_vector_list_has_nothing_close(
+    sample_searcher: Searcher, query: str
+) -> None:
+    """The vault is smaller than the depth: without a floor every note would be in the vector
+    list and no row would ever be blue.  The default floor keeps only notes close to the best."""
+    response = sample_searcher.search(query, SearchOptions())
+    sources = [h.source for h in response.hits]
+    assert "fts" in sources, sources
+    assert len([s for s in sources if s != "fts"]) < 51  # not every note of the vault
