@@ -43,6 +43,7 @@ from explorer.evaluate.judgments import JudgmentFile, judgments_path
 from explorer.evaluate.metrics import first_relevant_rank, ndcg_at_k
 from explorer.evaluate.runner import (
     CUTOFF,
+    EVAL_EMBED_TIMEOUT_S,
     RUN_LIMIT,
     EvalSettings,
     QueryRun,
@@ -249,7 +250,14 @@ class QualityService(QObject):
             self._check(request)
             if self._searcher is None:
                 self._db = IndexDB.open(self.vault, self.data_dir)
-                self._searcher = Searcher(self._db, self.provider, wait_for_model=False)
+                # Like eval, wait for each query's embedding: a busy machine must not change
+                # the scores (the window's 3 s limit would score such a query lexically).
+                self._searcher = Searcher(
+                    self._db,
+                    self.provider,
+                    wait_for_model=False,
+                    embed_timeout=EVAL_EMBED_TIMEOUT_S,
+                )
             settings = EvalSettings(search=replace(options, mode="hybrid", limit=RUN_LIMIT))
             fetch = fetch_options(settings.options(settings.candidate_mode))
 
@@ -351,6 +359,7 @@ class QualityPanel(QDockWidget):
             if header_item is not None:
                 header_item.setToolTip(tip)
         self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
