@@ -16,6 +16,7 @@ fixed seed: vaults of different seeds speak the same "language".
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -326,26 +327,16 @@ def generate_queries(notes_root: Path, count: int, seed: int = 0) -> list[str]:
     Works on any vault, not only generated ones.  Raises ValueError if the vault has too few
     usable notes to give ``count`` distinct queries.
     """
-    paths = sorted(notes_root.rglob("*.md"), key=lambda p: p.relative_to(notes_root).as_posix())
-    if count > 0 and not paths:
-        raise ValueError(f"{notes_root}: no markdown notes to draw queries from")
-    rng = np.random.default_rng(seed)
-    queries: dict[str, None] = {}
-    attempts = 0
-    while len(queries) < count:
-        attempts += 1
-        if attempts > 50 * count + 100:
-            raise ValueError(
-                f"{notes_root}: found only {len(queries)} distinct queries, {count} requested"
-            )
-        path = paths[int(rng.integers(len(paths)))]
-        words = _query_words(path.read_text(encoding="utf-8", errors="replace"))
+
+    def query(text: str, rng: np.random.Generator) -> str | None:
+        words = _query_words(text)
         if len(words) < 2:
-            continue
+            return None
         size = min(int(rng.integers(2, 5)), len(words))
         picked = np.sort(rng.choice(len(words), size=size, replace=False)).tolist()
-        queries[" ".join(words[i] for i in picked)] = None
-    return list(queries)
+        return " ".join(words[i] for i in picked)
+
+    return _draw(notes_root, count, seed, "queries", query)
 
 
 #: How the long questions of :func:`generate_questions` open: the stopword-heavy starts people
@@ -363,25 +354,42 @@ def generate_questions(notes_root: Path, count: int, seed: int = 0) -> list[str]
     words of one note, stopwords kept, as a person pastes a half-remembered sentence into a
     question.  Raises ValueError if the vault's notes are too short to give ``count``.
     """
-    paths = sorted(notes_root.rglob("*.md"), key=lambda p: p.relative_to(notes_root).as_posix())
-    if count > 0 and not paths:
-        raise ValueError(f"{notes_root}: no markdown notes to draw questions from")
-    rng = np.random.default_rng(seed)
-    questions: dict[str, None] = {}
-    attempts = 0
-    while len(questions) < count:
-        attempts += 1
-        if attempts > 50 * count + 100:
-            raise ValueError(
-                f"{notes_root}: found only {len(questions)} distinct questions, {count} requested"
-            )
-        path = paths[int(rng.integers(len(paths)))]
-        text = path.read_text(encoding="utf-8", errors="replace")
+
+    def question(text: str, rng: np.random.Generator) -> str | None:
         words = _PROSE_WORD.findall(_FENCED.sub(" ", _FRONTMATTER.sub("", text)).lower())
         opening = QUESTION_OPENINGS[int(rng.integers(len(QUESTION_OPENINGS)))].split()
         size = int(rng.integers(QUESTION_WORDS[0], QUESTION_WORDS[1] + 1)) - len(opening)
         if len(words) < size:
-            continue
+            return None
         start = int(rng.integers(len(words) - size + 1))
-        questions[" ".join(opening + words[start : start + size])] = None
-    return list(questions)
+        return " ".join(opening + words[start : start + size])
+
+    return _draw(notes_root, count, seed, "questions", question)
+
+
+def _draw(
+    notes_root: Path,
+    count: int,
+    seed: int,
+    what: str,
+    make: Callable[[str, np.random.Generator], str | None],
+) -> list[str]:
+    """``count`` distinct strings ``make`` draws from random notes (``None``: that note gives
+    none), seeded; ValueError when the notes cannot give that many."""
+    paths = sorted(notes_root.rglob("*.md"), key=lambda p: p.relative_to(notes_root).as_posix())
+    if count > 0 and not paths:
+        raise ValueError(f"{notes_root}: no markdown notes to draw {what} from")
+    rng = np.random.default_rng(seed)
+    found: dict[str, None] = {}
+    attempts = 0
+    while len(found) < count:
+        attempts += 1
+        if attempts > 50 * count + 100:
+            raise ValueError(
+                f"{notes_root}: found only {len(found)} distinct {what}, {count} requested"
+            )
+        path = paths[int(rng.integers(len(paths)))]
+        made = make(path.read_text(encoding="utf-8", errors="replace"), rng)
+        if made is not None:
+            found[made] = None
+    return list(found)

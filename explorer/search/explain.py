@@ -19,7 +19,7 @@ from typing import Any
 from explorer.embed.base import EmbedderUnavailable
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
-from explorer.search.hybrid import CONVEX_LOWER_BOUNDS, Candidates, Searcher
+from explorer.search.hybrid import Candidates, Searcher, fuse_lists
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.options import SearchOptions
 from explorer.search.query import Query, QueryError, Term
@@ -414,24 +414,12 @@ def _fused(
     depth = min(options.depth, candidates.depth)
     lexical = candidates.lexical[:depth]
     vector = candidates.vector[:depth]
-    scored: dict[str, list[tuple[str, float]]] = {}
     if candidates.listing:
-        scored["fts"] = [(p, 0.0) for p, _, _ in lexical]
+        scored = {"fts": [(p, 0.0) for p, _, _ in lexical]}
+        order = [fusion.Fused(p, 0.0, {"fts": i}) for i, (p, _) in enumerate(scored["fts"], 1)]
     else:
-        if options.mode in ("fts", "hybrid"):
-            scored["fts"] = [(p, s) for p, s, _ in lexical]
-        if options.mode in ("semantic", "hybrid") and candidates.semantic.available:
-            scored["vector"] = [(v.path, v.score) for v in vector]
+        order, scored = fuse_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
-    if candidates.listing:
-        order = [fusion.Fused(p, 0.0, {"fts": i}) for i, p in enumerate(lists["fts"], start=1)]
-    elif options.fusion == "convex":
-        order = fusion.convex(scored, options.weights, lower_bounds=CONVEX_LOWER_BOUNDS)
-        if len(lists) == 1:
-            (only,) = lists
-            order.sort(key=lambda f: f.ranks[only] or 0)
-    else:
-        order = fusion.rrf(lists, options.k, options.weights)
     notes = candidates.notes
     stale_of = {f.id: (i := notes.get(f.id)) is not None and i.status == "stale" for f in order}
     before = [f.id for f in order]

@@ -385,11 +385,24 @@ def _ranked(
 ) -> tuple[list[fusion.Fused], dict[str, list[str]]]:
     """The fused list, stale notes after all others (keeping their order within each tier), and
     the id lists it was fused from, by list name."""
-    semantic = candidates.semantic
+    fused, scored = fuse_lists(candidates, options, lexical, vector)
+    notes = candidates.notes
+    fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
+    return fused, {name: [p for p, _ in items] for name, items in scored.items()}
+
+
+def fuse_lists(
+    candidates: Candidates,
+    options: SearchOptions,
+    lexical: list[tuple[str, float, str]],
+    vector: list[VectorCandidate],
+) -> tuple[list[fusion.Fused], dict[str, list[tuple[str, float]]]]:
+    """The lists the mode uses, fused by the options' method, before stale demotion; and those
+    lists as ``(id, score)`` by list name (what :mod:`explorer.search.explain` reasons over)."""
     scored: dict[str, list[tuple[str, float]]] = {}
     if options.mode in ("fts", "hybrid"):
         scored["fts"] = [(p, s) for p, s, _ in lexical]
-    if options.mode in ("semantic", "hybrid") and semantic.available:
+    if options.mode in ("semantic", "hybrid") and candidates.semantic.available:
         scored["vector"] = [(v.path, v.score) for v in vector]
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     if options.fusion == "convex":
@@ -401,9 +414,7 @@ def _ranked(
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
         fused = fusion.rrf(lists, options.k, options.weights)
-    notes = candidates.notes
-    fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
-    return fused, lists
+    return fused, scored
 
 
 def _hit(
