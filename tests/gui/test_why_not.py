@@ -1,0 +1,142 @@
+"""Search ▸ Why Not This Note…: the dialog gives each reason a note is not shown, for the query
+and settings it was opened with; the note field finds a note by a few letters of its title."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.why_not import WhyNotDialog
+from explorer.index.db import IndexDB
+from explorer.index.embedding import embed_pending
+from explorer.index.sync import sync_vault
+from explorer.search.options import SearchOptions
+from tests.gui.conftest import SAFETY_MS
+
+NOTES = {
+    "ops/deploy-runbook.md": "# Deploy runbook\n\nHow we deploy: deploy, check, deploy again.\n",
+    "ops/deploy-runbook-2023.md": (
+        "---\nstatus: stale\n---\n# Old deploy\n\nDeploy deploy deploy, the 2023 way.\n"
+    ),
+    "ops/rollback.md": "# Rollback\n\nRoll back a deploy of ledger-api when the checks fail.\n",
+    "dev/release-notes.md": (
+        "# Release notes\n\nWriting release notes for every version we ship, with the "
+        "changes, the fixes, the known problems and the people who helped; a deploy follows "
+        "the release, later, once the notes are reviewed and merged and the tag is pushed.\n"
+    ),
+    "recipes/quarterly-brulee.md": "# Crème brûlée\n\nCream, sugar, eggs, vanilla.\n",
+}
+
+
+@pytest.fixture
+def indexed(vault: Path, data_dir: Path, write: Callable[[str, str], Path]) -> Path:
+    for rel, text in NOTES.items():
+        write(rel, text)
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        embed_pending(db, FakeEmbedder())
+    finally:
+        db.close()
+    return vault
+
+
+@pytest.fixture
+def open_dialog(
+    qtbot: QtBot, indexed: Path, data_dir: Path, fake_provider: EmbedderProvider
+) -> Iterator[Callable[[str, SearchOptions], WhyNotDialog]]:
+    def make(query: str, options: SearchOptions) -> WhyNotDialog:
+        dialog = WhyNotDialog(indexed, str(data_dir), fake_provider, query, options)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.waitUntil(lambda: dialog.notes_loaded, timeout=SAFETY_MS)
+        return dialog
+
+    yield make
+
+
+def explained(qtbot: QtBot, dialog: WhyNotDialog, path: str) -> list[str]:
+    """Explain ``path`` in ``dialog`` and return the reason codes it shows."""
+    with qtbot.waitSignal(dialog.explained, timeout=SAFETY_MS):
+        dialog.explain_path(path)
+    e = dialog.explanation
+    assert e is not None and e.path == path
+    return e.reasons
+
+
+def test_excluded_by_a_minus_word(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    dialog = open_dialog("deploy -rollback", replace(SearchOptions(), mode="fts"))
+    assert explained(qtbot, dialog, "ops/rollback.md")[0] == "excluded"
+    assert "excluded: excluded by a -word" in dialog.reasons.text()
+    assert "excluded by -rollback: the note contains “rollback”" in (
+        dialog.text.toPlainText().splitlines()
+    )
+
+
+def test_below_the_depth(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    options = replace(SearchOptions(), mode="fts", depth=2, limit=2)
+    dialog = open_dialog("deploy", options)
+    reasons = explained(qtbot, dialog, "dev/release-notes.md")
+    assert "lexical-depth" in reasons and "shown" not in reasons
+    assert "lexical-depth: below the depth in the lexical list" in dialog.reasons.text()
+    assert dialog.explanation is not None and dialog.explanation.lexical.rank == 4
+
+
+def test_under_the_vector_floor(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    options = replace(SearchOptions(), mode="semantic", min_sim=0.5, min_rel=0.0)
+    dialog = open_dialog("deploy runbook", options)
+    # The long release note mentions "deploy" once among many words: a low cosine.
+    reasons = explained(qtbot, dialog, "dev/release-notes.md")
+    assert reasons[0] == "under-floor"
+    assert "under-floor: under the vector floor" in dialog.reasons.text()
+    e = dialog.explanation
+    assert e is not None and e.vector.cosine is not None and e.vector.cosine < 0.5
+    # The same note is kept without the floor: the floor is what cuts it.
+    dialog.set_context("deploy runbook", replace(options, min_sim=0.0))
+    qtbot.waitUntil(
+        lambda: dialog.explanation is not None and dialog.explanation.options.min_sim == 0.0,
+        timeout=SAFETY_MS,
+    )
+    assert "under-floor" not in dialog.explanation.reasons
+
+
+def test_only_stale_demoted(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    dialog = open_dialog("deploy", replace(SearchOptions(), mode="fts", limit=1))
+    assert explained(qtbot, dialog, "ops/deploy-runbook-2023.md") == ["stale-demoted"]
+    assert "stale: demoted below the shown hits" in dialog.reasons.text()
+
+
+def test_an_unknown_note_says_so(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    dialog = open_dialog("deploy", SearchOptions())
+    with qtbot.waitSignal(dialog.failed, timeout=SAFETY_MS):
+        dialog.explain_path("no/such.md")
+    assert "Cannot explain" in dialog.reasons.text() and "no/such.md" in dialog.reasons.text()
+
+
+def test_the_picker_finds_a_note_by_letters_of_its_title(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    dialog = open_dialog("deploy", SearchOptions())
+    qtbot.keyClicks(dialog.note_field, "crbru")  # "Crème brûlée": only in the title
+    assert dialog.completions.stringList()[0] == "recipes/quarterly-brulee.md — Crème brûlée"
+    with qtbot.waitSignal(dialog.explained, timeout=SAFETY_MS):
+        qtbot.keyClick(dialog.note_field, "\r")
+    assert dialog.explanation is not None
+    assert dialog.explanation.path == "recipes/quarterly-brulee.md"
+    assert "no-words" in dialog.explanation.reasons
