@@ -70,6 +70,7 @@ from explorer.gui.status_widgets import (
 )
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
+from explorer.gui.why_not import WhyNotDialog
 from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
 from explorer.live.problems import Problem
 from explorer.search.cached import CachedLists
@@ -122,6 +123,7 @@ class MainWindow(QMainWindow):
         self.open_url = QDesktopServices.openUrl  # tests replace it
         self.skipped_dialog: SkippedDialog | None = None
         self.tune_panel: SweepPanel | None = None  # View ▸ Tune on Judgments…, of one vault
+        self.why_not: WhyNotDialog | None = None  # Search ▸ Why Not This Note…, of one vault
 
         self.setWindowTitle("Vault Explorer")
         if icon_path().exists():
@@ -179,6 +181,7 @@ class MainWindow(QMainWindow):
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.openRequested.connect(self.open_note)
         self.table.copyRequested.connect(self.copy_path)
+        self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
         self.table.gradeRequested.connect(self.grade)
         self.table.installEventFilter(self)
         self.legend = Legend(central)
@@ -746,6 +749,31 @@ class MainWindow(QMainWindow):
         panel.show()
         panel.raise_()
         panel.activateWindow()
+
+    def show_why_not(self, path: str | None = None) -> WhyNotDialog | None:
+        """Search ▸ Why Not This Note… (or a hit's Why Here?): every reason a note is where it
+        is for the field's query and the settings on screen; with ``path``, explained at once."""
+        if self.vault is None:
+            self.statusBar().showMessage("Open a vault to ask why a note is not shown", 5000)
+            return None
+        query, options = self.search_field.text(), self.options()
+        dialog = self.why_not
+        if dialog is None or dialog.vault != self.vault:
+            if dialog is not None:
+                dialog.close()
+                dialog.deleteLater()
+            dialog = WhyNotDialog(self.vault, self.data_dir, self.provider, query, options, self)
+            self.why_not = dialog
+        else:
+            dialog.set_context(query, options)
+        if path is not None:
+            dialog.explain_path(path)
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        if path is None:
+            dialog.note_field.setFocus()
+        return dialog
 
     def set_theme(self, theme: str) -> None:
         self.settings.set(opt.THEME, theme)

@@ -25,7 +25,8 @@ SYNTAX_HELP = (
     "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
     "note · Ctrl+C copy its path · 0–3 grade it for the query (Delete removes the grade) · "
     "Ctrl+1/2/3 mode · Ctrl+B pin the "
-    "settings as a baseline, Ctrl+Shift+B unpin · F5 reconcile the index</p>"
+    "settings as a baseline, Ctrl+Shift+B unpin · Ctrl+Shift+W why not this note · F5 "
+    "reconcile the index</p>"
 )
 
 
@@ -37,6 +38,7 @@ class Menus:
     skipped: QAction
     themes: dict[str, QAction]
     tune: QAction
+    why_not: QAction
 
 
 def build_menus(window: MainWindow) -> Menus:
@@ -66,6 +68,13 @@ def build_menus(window: MainWindow) -> Menus:
     quit_action.setShortcut(QKeySequence.StandardKey.Quit)
     quit_action.triggered.connect(window.close)
     file_menu.addAction(quit_action)
+
+    search = bar.addMenu("&Search")
+    why_not = QAction("Why &Not This Note…", window)
+    why_not.setShortcut(QKeySequence("Ctrl+Shift+W"))
+    why_not.setToolTip("Every reason a note is where it is for this query and these settings")
+    why_not.triggered.connect(lambda: window.show_why_not())
+    search.addAction(why_not)
 
     view = bar.addMenu("&View")
     reset = QAction("Reset &Fusion Settings", window)
@@ -104,7 +113,7 @@ def build_menus(window: MainWindow) -> Menus:
     about = QAction("&About Vault Explorer", window)
     about.triggered.connect(lambda: show_about(window))
     help_menu.addAction(about)
-    return Menus(open_vault, recent, reconcile, skipped, themes, tune)
+    return Menus(open_vault, recent, reconcile, skipped, themes, tune, why_not)
 
 
 def show_syntax(parent: QWidget) -> None:

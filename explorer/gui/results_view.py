@@ -59,6 +59,7 @@ class ResultsView(QTableView):
 
     openRequested = Signal(object)  # Hit
     copyRequested = Signal(object)  # Hit
+    whyRequested = Signal(object)  # Hit: Why Here? (the Why Not This Note? dialog on it)
     gradeRequested = Signal(object, object)  # Hit, grade 0..3 or None (remove)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -153,10 +154,11 @@ class ResultsView(QTableView):
         menu.deleteLater()
 
     def grade_menu(self, hit: Hit) -> QMenu:
-        """The context menu of ``hit``: open, copy the path, Grade ▸ 3..0 / remove."""
+        """The context menu of ``hit``: open, copy the path, why here, Grade ▸ 3..0 / remove."""
         menu = QMenu(self)
         menu.addAction("&Open Note").triggered.connect(lambda: self.openRequested.emit(hit))
         menu.addAction("&Copy Path").triggered.connect(lambda: self.copyRequested.emit(hit))
+        menu.addAction("&Why Here?").triggered.connect(lambda: self.whyRequested.emit(hit))
         grades = menu.addMenu("&Grade")
         for grade, label in GRADE_MENU:
             action = grades.addAction(label)

@@ -12,12 +12,14 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.gui.results_model import Role
 from explorer.gui.why_not import WhyNotDialog
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
+from explorer.search.hybrid import Hit
 from explorer.search.options import SearchOptions
-from tests.gui.conftest import SAFETY_MS
+from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results
 
 NOTES = {
     "ops/deploy-runbook.md": "# Deploy runbook\n\nHow we deploy: deploy, check, deploy again.\n",
@@ -140,3 +142,47 @@ def test_the_picker_finds_a_note_by_letters_of_its_title(
     assert dialog.explanation is not None
     assert dialog.explanation.path == "recipes/quarterly-brulee.md"
     assert "no-words" in dialog.explanation.reasons
+
+
+def test_the_search_menu_opens_it_on_the_window_s_query_and_settings(
+    qtbot: QtBot, make_window: WindowFactory, indexed: Path, fake_provider: EmbedderProvider
+) -> None:
+    window = make_window(fake_provider, indexed, watch=False)
+    window.set_query("deploy -rollback")
+    wait_for_results(qtbot, window, "deploy -rollback")
+    action = window.menus.why_not
+    assert action.shortcut().toString() == "Ctrl+Shift+W"
+    assert action in next(
+        m.menu().actions() for m in window.menuBar().actions() if m.text() == "&Search"
+    )
+    action.trigger()
+    dialog = window.why_not
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.query == "deploy -rollback" and dialog.options == window.options()
+    qtbot.waitUntil(lambda: dialog.notes_loaded, timeout=SAFETY_MS)
+    qtbot.keyClicks(dialog.note_field, "rollbk")
+    with qtbot.waitSignal(dialog.explained, timeout=SAFETY_MS):
+        qtbot.keyClick(dialog.note_field, "\r")
+    assert dialog.explanation is not None and dialog.explanation.path == "ops/rollback.md"
+    assert dialog.explanation.reasons[0] == "excluded"
+
+
+def test_why_here_on_a_hit_explains_that_hit(
+    qtbot: QtBot, make_window: WindowFactory, indexed: Path, fake_provider: EmbedderProvider
+) -> None:
+    window = make_window(fake_provider, indexed, watch=False)
+    window.set_query("deploy")
+    wait_for_results(qtbot, window, "deploy")
+    hit = window.table.current_hit() or window.proxy.index(1, 0).data(Role.HIT)
+    assert isinstance(hit, Hit)
+    menu = window.table.grade_menu(hit)
+    why = next(a for a in menu.actions() if a.text() == "&Why Here?")
+    why.trigger()
+    dialog = window.why_not
+    assert dialog is not None
+    qtbot.waitUntil(
+        lambda: dialog.explanation is not None and dialog.explanation.path == hit.path,
+        timeout=SAFETY_MS,
+    )
+    rank = window.shown_paths().index(hit.path) + 1
+    assert dialog.explanation.fused.rank == rank and "shown" in dialog.explanation.reasons
