@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: What the score of one matched letter is made of.
 LETTER = 1.0
@@ -55,14 +56,9 @@ def fuzzy_score(pattern: str, text: str) -> tuple[float, tuple[int, ...]] | None
         return None
     hay = text.lower()
     n, m = len(needle), len(hay)
-    if n > m:
+    if n > m or not _in_order(needle, hay):
         return None
-    bonus = [
-        LETTER
-        + (FIRST if j == 0 else 0.0)
-        + (BOUNDARY if j == 0 or hay[j - 1] in SEPARATORS or _camel(text, j) else 0.0)
-        for j in range(m)
-    ]
+    bonus = _bonuses(text)
     neg = float("-inf")
     # best[i][j]: the best score with needle[:i + 1] matched and needle[i] at hay[j].
     best: list[list[float]] = [[neg] * m for _ in range(n)]
@@ -92,6 +88,24 @@ def fuzzy_score(pattern: str, text: str) -> tuple[float, tuple[int, ...]] | None
     for i in range(n - 1, 0, -1):
         positions.append(back[i][positions[-1]])
     return last[end], tuple(reversed(positions))
+
+
+def _in_order(needle: str, hay: str) -> bool:
+    """Whether every letter of ``needle`` is in ``hay``, in order (the cheap test first)."""
+    letters = iter(hay)
+    return all(c in letters for c in needle)
+
+
+@lru_cache(maxsize=65536)
+def _bonuses(text: str) -> tuple[float, ...]:
+    """What a matched letter scores at each position of ``text``, before runs."""
+    hay = text.lower()
+    return tuple(
+        LETTER
+        + (FIRST if j == 0 else 0.0)
+        + (BOUNDARY if j == 0 or hay[j - 1] in SEPARATORS or _camel(text, j) else 0.0)
+        for j in range(len(hay))
+    )
 
 
 def _words(text: str) -> list[str]:
