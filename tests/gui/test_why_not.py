@@ -186,3 +186,17 @@ def test_why_here_on_a_hit_explains_that_hit(
     )
     rank = window.shown_paths().index(hit.path) + 1
     assert dialog.explanation.fused.rank == rank and "shown" in dialog.explanation.reasons
+
+
+@pytest.mark.model
+def test_under_the_floor_with_the_real_model(
+    qtbot: QtBot, seeded_sample: Path, data_dir: Path, real_provider: EmbedderProvider
+) -> None:
+    options = replace(SearchOptions(), min_sim=0.3)
+    query = "visitors glimpsed outdated stylesheets"
+    dialog = WhyNotDialog(seeded_sample, str(data_dir), real_provider, query, options)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    reasons = explained(qtbot, dialog, "recipes/creme-brulee.md")
+    assert "under-floor" in reasons and "no-words" in reasons
+    assert "under-floor: under the vector floor" in dialog.reasons.text()
