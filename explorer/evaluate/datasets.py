@@ -253,10 +253,29 @@ def load_judgments(path: Path) -> dict[str, dict[str, int]]:
     """
     judgments: dict[str, dict[str, int]] = {}
     lines_of: dict[tuple[str, str], int] = {}
+    for number, _, judged in judgment_lines(path):
+        if judged is None:
+            continue
+        query, note, grade = judged
+        if (query, note) in lines_of:
+            raise DatasetError(
+                f"{path}:{number}: {note!r} is already judged for this query "
+                f"on line {lines_of[(query, note)]}"
+            )
+        lines_of[(query, note)] = number
+        judgments.setdefault(query, {})[note] = grade
+    return judgments
+
+
+def judgment_lines(path: Path) -> Iterator[tuple[int, str, tuple[str, str, int] | None]]:
+    """Every line of a judgments file: its number, its text, and the (query, note path, grade)
+    it states, or ``None`` for a blank line, a comment or the header (what a rewrite keeps).
+    Raises :class:`DatasetError` naming the first bad line."""
     seen_content = False
     for number, line in _lines(path):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
+            yield number, line, None
             continue
         columns = line.split("\t")
         if len(columns) != 3:
@@ -266,6 +285,7 @@ def load_judgments(path: Path) -> dict[str, dict[str, int]]:
             )
         is_first, seen_content = not seen_content, True
         if is_first and _is_header(columns):
+            yield number, line, None
             continue
         query = columns[0].strip()
         if query.startswith("\\#"):
@@ -276,11 +296,4 @@ def load_judgments(path: Path) -> dict[str, dict[str, int]]:
         grade = _parse_int(columns[2], "grade", path, number)
         if not 0 <= grade <= MAX_GRADE:
             raise DatasetError(f"{path}:{number}: grade {grade} is out of range 0-{MAX_GRADE}")
-        if (query, note) in lines_of:
-            raise DatasetError(
-                f"{path}:{number}: {note!r} is already judged for this query "
-                f"on line {lines_of[(query, note)]}"
-            )
-        lines_of[(query, note)] = number
-        judgments.setdefault(query, {})[note] = grade
-    return judgments
+        yield number, line, (query, note, grade)

@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from explorer.evaluate.datasets import DatasetError, load_judgments
+from explorer.evaluate.datasets import DatasetError, judgment_lines, load_judgments
 from explorer.index.db import index_path
 
 
@@ -55,15 +55,24 @@ class JudgmentFile:
                 del self._grades[query]
         else:
             per_query[path] = grade
-        self._save()
+        self._save(query, path, grade)
 
-    def _save(self) -> None:
+    def _save(self, query: str, path: str, grade: int | None) -> None:
+        """Rewrite the file with this one grade changed: every other line (comments, the
+        header, other grades) stays as it was, where it was; a new grade goes at the end."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        lines = [
-            f"{_escape(q)}\t{p}\t{g}\n"
-            for q, notes in self._grades.items()
-            for p, g in notes.items()
-        ]
+        line = f"{_escape(query)}\t{path}\t{grade}\n" if grade is not None else None
+        lines: list[str] = []
+        if self.path.exists():
+            for _, text, judged in judgment_lines(self.path):
+                if judged is not None and judged[:2] == (query, path):
+                    if line is not None:
+                        lines.append(line)
+                        line = None
+                    continue
+                lines.append(text + "\n")
+        if line is not None:
+            lines.append(line)
         fd, temp = tempfile.mkstemp(dir=self.path.parent, prefix=".judgments-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.writelines(lines)
