@@ -28,7 +28,7 @@ Index = QModelIndex | QPersistentModelIndex
 SAMPLES = {
     Column.RANK: "100",
     Column.MOVE: "↑100",
-    Column.PATH: "meetings/2024-06-11-review.md",
+    Column.PATH: "dev/2024-06-review.md",  # elided in the middle; the title gets the room
     Column.FUSED: "0.00000",
     Column.FTS_RANK: "100",
     Column.VEC_RANK: "100",
