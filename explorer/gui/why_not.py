@@ -3,18 +3,20 @@ the note is where it is (:func:`explorer.search.explain.explain`).
 
 The note field completes a few typed letters of a path or title against the open index's notes
 (:func:`explorer.search.notes_lookup.lookup`, best first).  The notes are read and every
-explanation computed on a pool thread with the dialog's own index connection (opened and closed
-per request: SQLite connections stay on their thread); only the newest request's answer is
-shown.
+explanation computed on the dialog's one worker thread, with the dialog's own index connection
+and searcher (:class:`Reader`), opened at the first request and kept while the dialog is shown,
+so the vector matrix is read once, not at every explanation; only the newest request's answer
+is shown.
 """
 
 from __future__ import annotations
 
 import html
+import threading
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QStringListModel, Qt, Signal
+from PySide6.QtCore import QStringListModel, Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCompleter,
@@ -32,7 +34,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.runner import EVAL_EMBED_TIMEOUT_S
-from explorer.gui.workers import Latest, run_in_pool
+from explorer.gui.workers import Latest, Worker, run_in_pool
 from explorer.index.db import IndexDB
 from explorer.search.explain import Explanation, explain
 from explorer.search.hybrid import Searcher
@@ -57,29 +59,44 @@ REASON_TEXT = {
 }
 
 
-def read_notes(vault: Path, data_dir: str | None) -> list[NoteRef]:
-    db = IndexDB.open(vault, data_dir)
-    try:
-        return notes(db.conn)
-    finally:
-        db.close()
+class Reader:
+    """The dialog's connection and searcher (no Qt): opened at the first request, kept until
+    :meth:`close`, so the vector matrix is loaded once and refreshed only when the index
+    changes (:meth:`VectorIndex.refresh`)."""
 
+    def __init__(self, vault: Path, data_dir: str | None, provider: EmbedderProvider) -> None:
+        self.vault, self.data_dir, self.provider = vault, data_dir, provider
+        self._lock = threading.Lock()
+        self._db: IndexDB | None = None
+        self._searcher: Searcher | None = None
+        self.opened = 0  # connections opened, for the tests
 
-def explain_note(
-    vault: Path,
-    data_dir: str | None,
-    provider: EmbedderProvider,
-    query: str,
-    path: str,
-    options: SearchOptions,
-) -> Explanation:
-    """The work of one request (pool thread, no Qt)."""
-    db = IndexDB.open(vault, data_dir)
-    try:
-        searcher = Searcher(db, provider, wait_for_model=False, embed_timeout=EVAL_EMBED_TIMEOUT_S)
-        return explain(searcher, query, path, options)
-    finally:
-        db.close()
+    def _open(self) -> Searcher:
+        if self._searcher is None:
+            self._db = IndexDB.open(self.vault, self.data_dir)
+            self.opened += 1
+            self._searcher = Searcher(
+                self._db, self.provider, wait_for_model=False, embed_timeout=EVAL_EMBED_TIMEOUT_S
+            )
+        return self._searcher
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    def notes(self) -> list[NoteRef]:
+        with self._lock:
+            return notes(self._open().db.conn)
+
+    def explain(self, query: str, path: str, options: SearchOptions) -> Explanation:
+        with self._lock:
+            return explain(self._open(), query, path, options)
+
+    def close(self) -> None:
+        with self._lock:
+            db, self._db, self._searcher = self._db, None, None
+            if db is not None:
+                db.close()
 
 
 def reasons_text(e: Explanation) -> str:
@@ -112,6 +129,9 @@ class WhyNotDialog(QDialog):
         self.error: str | None = None
         self._latest = Latest()
         self._labels: dict[str, str] = {}  # completion label -> path
+        self.reader = Reader(vault, data_dir, provider)
+        self.pool = QThreadPool(self)  # one thread: the reader's connection stays on it
+        self.pool.setMaxThreadCount(1)
 
         self.context = QLabel(self)
         self.context.setWordWrap(True)
@@ -180,7 +200,7 @@ class WhyNotDialog(QDialog):
 
     def _load_notes(self) -> None:
         run_in_pool(
-            read_notes, self.vault, self.data_dir, on_result=self._notes_read, on_error=self._fail
+            self.reader.notes, on_result=self._notes_read, on_error=self._fail, pool=self.pool
         )
 
     def _notes_read(self, found: list[NoteRef]) -> None:
@@ -232,15 +252,13 @@ class WhyNotDialog(QDialog):
         request = self._latest.next()
         self.reasons.setText(f"Explaining {safe_text(path)}…")
         run_in_pool(
-            explain_note,
-            self.vault,
-            self.data_dir,
-            self.provider,
+            self.reader.explain,
             self.query,
             path,
             self.options,
             on_result=partial(self._explained, request),
             on_error=partial(self._failed, request),
+            pool=self.pool,
         )
 
     def _explained(self, request: int, e: Explanation) -> None:
@@ -254,6 +272,12 @@ class WhyNotDialog(QDialog):
     def _failed(self, request: int, exc: Exception) -> None:
         if self._latest.is_current(request):
             self._fail(exc)
+
+    def done(self, result: int) -> None:
+        """Closing the dialog releases its connection and matrix (on the reader's thread, after
+        any request still running); the next request opens them again."""
+        Worker(self.reader.close).start(self.pool)
+        super().done(result)
 
     def _fail(self, exc: Exception) -> None:
         self.explanation, self.error = None, safe_text(str(exc))

@@ -122,6 +122,22 @@ def test_only_stale_demoted(
     assert "stale: demoted below the shown hits" in dialog.reasons.text()
 
 
+def test_one_connection_serves_every_request_until_the_dialog_closes(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    """The notes and every explanation share the dialog's reader: the vector matrix is read
+    once, not at each explanation; closing releases it and the next request opens it again."""
+    dialog = open_dialog("deploy runbook", SearchOptions())
+    explained(qtbot, dialog, "ops/deploy-runbook-2023.md")
+    explained(qtbot, dialog, "dev/release-notes.md")
+    assert dialog.reader.opened == 1
+    dialog.close()
+    qtbot.waitUntil(lambda: not dialog.reader.is_open, timeout=SAFETY_MS)
+    dialog.show()
+    explained(qtbot, dialog, "dev/release-notes.md")
+    assert dialog.reader.opened == 2
+
+
 def test_an_unknown_note_says_so(
     qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
 ) -> None:
