@@ -130,6 +130,12 @@ def grid(base: SearchOptions, axes: Sequence[Axis]) -> list[SearchOptions]:
     return list(points)
 
 
+def share(options: SearchOptions) -> float:
+    """The lexical list's share of the weights (the ``weight`` axis, the chart's x)."""
+    total = options.w_fts + options.w_vec
+    return options.w_fts / total if total > 0 else 0.5
+
+
 @dataclass(frozen=True, slots=True)
 class SweepPoint:
     options: SearchOptions
@@ -174,9 +180,7 @@ class Sweep:
             label = "RRF k=" + format(o.k, "g") if o.fusion == "rrf" else "convex"
             if len(floors) > 1:
                 label += f" (min-sim {o.min_sim:g}, min-rel {o.min_rel:g}, depth {o.depth})"
-            total = o.w_fts + o.w_vec
-            share = o.w_fts / total if total > 0 else 0.5
-            out.setdefault(label, []).append((share, p.metrics[OBJECTIVE]))
+            out.setdefault(label, []).append((share(o), p.metrics[OBJECTIVE]))
         for values in out.values():
             values.sort()
         return out
@@ -256,6 +260,18 @@ def sweep(
             progress("sweep", done, len(points), "")
     base_singles = {mode: single(base, mode) for mode in ("fts", "semantic")}
     return Sweep(scored, base_singles, base, len(candidates), time.perf_counter() - started)
+
+
+def score_setting(
+    swept: Sweep,
+    candidates: Mapping[str, Candidates],
+    qrels: Mapping[str, Mapping[str, int]],
+    options: SearchOptions,
+) -> SweepPoint:
+    """``options`` (as Hybrid) scored: its point of ``swept`` when the grid has it, else scored
+    from the same ``candidates`` (one fusion per query, no new search)."""
+    options = replace(options, mode="hybrid")
+    return swept.point(options) or sweep(candidates, qrels, options, ()).points[0]
 
 
 def format_sweep(result: Sweep, top: int = 10) -> str:

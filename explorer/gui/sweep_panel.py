@@ -52,6 +52,8 @@ from explorer.evaluate.sweep import (
     SweepPoint,
     grid,
     parse_grid,
+    score_setting,
+    share,
     sweep,
 )
 from explorer.evaluate.sweep import describe as describe_options
@@ -95,12 +97,6 @@ class TuneResult:
         return self.sweep.best
 
 
-def share(options: SearchOptions) -> float:
-    """The lexical list's share of the weights: the chart's x."""
-    total = options.w_fts + options.w_vec
-    return options.w_fts / total if total > 0 else 0.5
-
-
 def run_tune(
     vault: Path,
     data_dir: str | None,
@@ -136,7 +132,7 @@ def run_tune(
         reasons = "; ".join(f"{q!r}: {why}" for q, why in list(run.rejected.items())[:3])
         raise DatasetError(f"none of the judged queries could be searched ({reasons})")
     swept = sweep(run.candidates, qrels, base, parse_grid(DEFAULT_GRID), progress=report)
-    scored = swept.point(base) or sweep(run.candidates, qrels, base, ()).points[0]
+    scored = score_setting(swept, run.candidates, qrels, base)
     return TuneResult(
         swept,
         scored,
@@ -152,10 +148,8 @@ def run_tune(
 def score_current(result: TuneResult, current: SearchOptions) -> SweepPoint:
     """``current`` (as Hybrid) scored from the sweep's lists: a grid point's score, or one
     fusion per query.  Raises :class:`QueryError` for a depth deeper than the lists fetched."""
-    options = replace(current, mode="hybrid", limit=RUN_LIMIT)
-    return (
-        result.sweep.point(options) or sweep(result.candidates, result.qrels, options, ()).points[0]
-    )
+    options = replace(current, limit=RUN_LIMIT)
+    return score_setting(result.sweep, result.candidates, result.qrels, options)
 
 
 class _Signals(QObject):

@@ -15,9 +15,9 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
 from explorer.evaluate.runner import RUN_LIMIT, EvalSettings, evaluate_vault
-from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, sweep
+from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, share, sweep
 from explorer.gui.main_window import MainWindow
-from explorer.gui.sweep_panel import SweepPanel, TuneResult, run_tune, share, summary_html
+from explorer.gui.sweep_panel import SweepPanel, TuneResult, run_tune, summary_html
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
