@@ -49,6 +49,7 @@ from explorer.evaluate.runner import (
     QueryRun,
     collect_candidates,
     rankings,
+    summarise,
 )
 from explorer.gui.workers import Latest, Worker
 from explorer.index.db import IndexDB
@@ -187,10 +188,8 @@ def score(
             first[mode] = first_relevant_rank(hits, grades)
         rows.append(QualityRow(query, len(grades), relevant, ndcg, first))
     scored = [row for row in rows if row.relevant]
-    mean = {
-        mode: sum(row.ndcg[mode] or 0.0 for row in scored) / len(scored) if scored else 0.0
-        for mode in settings.modes
-    }
+    averaged = summarise(ranked, judgments) if scored else {}  # eval's own means
+    mean = {mode: averaged[mode][f"ndcg@{CUTOFF}"] if scored else 0.0 for mode in settings.modes}
     in_top = {
         mode: sum(1 for row in scored if (row.first[mode] or CUTOFF + 1) <= CUTOFF)
         for mode in settings.modes
