@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from explorer import cli, watch_cli
+from explorer import cli, related_cli, watch_cli
 from explorer.console import UsageError
 from explorer.evaluate import cli as evaluate_cli
 
@@ -26,4 +26,8 @@ def run_window(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``vault-explorer``."""
-    return cli.main(argv, commands=(watch_cli.register, evaluate_cli.register), gui=run_window)
+    return cli.main(
+        argv,
+        commands=(watch_cli.register, related_cli.register, evaluate_cli.register),
+        gui=run_window,
+    )

@@ -1,0 +1,131 @@
+"""``vault-explorer related VAULT NOTE_PATH``: the notes nearest in meaning to one note.
+
+Read-only: the index is opened as it is (a read-only connection: no sync, no migration, no
+embedding, no model loaded), and the stored chunk vectors are the query
+(:func:`explorer.search.related.related`).  A note path the index does not have is bad input
+(exit status 2, one line naming the closest paths it does have).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.console import UsageError, dump_json, say, vault_folder
+from explorer.embed.sbert import model_name
+from explorer.index.db import (
+    IndexDB,
+    IndexUnavailable,
+    connect,
+    describe_error,
+    index_path,
+    is_environment,
+)
+from explorer.index.migrations import LATEST_VERSION
+from explorer.index.vectors import VectorIndex
+from explorer.search.explain import NoteNotIndexed
+from explorer.search.notes_lookup import lookup, notes
+from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes, related
+
+#: Close paths named when NOTE_PATH is not a note of the index.
+SUGGESTIONS = 3
+
+#: How each link direction shows in the text output.
+LINK_MARK = {"outgoing": "→ linked", "incoming": "← linked", "both": "↔ linked", None: ""}
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "related",
+        parents=[common],
+        help="the notes nearest in meaning to one note, from the stored vectors (read-only)",
+    )
+    p.add_argument("vault")
+    p.add_argument("note", metavar="NOTE_PATH", help="the note's vault-relative path")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"list N notes (1..{MAX_LIMIT}, default {DEFAULT_LIMIT})",
+    )
+    p.add_argument("--json", action="store_true", help="print the list as JSON")
+    p.set_defaults(func=cmd_related)
+
+
+def cmd_related(args: argparse.Namespace) -> int:
+    vault = vault_folder(args.vault, readable=False)
+    if not 1 <= args.limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {args.limit}")
+    db = open_readonly(vault, args.data_dir)
+    try:
+        try:
+            result = related(db, VectorIndex(model_name(args.model)), args.note, args.limit)
+        except NoteNotIndexed:
+            raise UsageError(not_a_note(db, args.note)) from None
+    finally:
+        db.close()
+    if args.json:
+        dump_json(result.to_json())
+    else:
+        print_related(result, vault)
+    return 0
+
+
+def open_readonly(vault: Path, data: str | None) -> IndexDB:
+    """The index of ``vault`` on a read-only connection, as it is; bad input if there is none,
+    or if it was written by a newer version."""
+    path = index_path(vault, data)
+    if not path.exists():
+        raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+    try:
+        conn = connect(path, readonly=True)
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        except BaseException:
+            conn.close()
+            raise
+    except sqlite3.Error as exc:
+        if is_environment(exc):
+            raise IndexUnavailable(describe_error(exc, path)) from exc
+        raise
+    if version > LATEST_VERSION:
+        conn.close()
+        raise UsageError(
+            f"the index at {path} was written by a newer vault-explorer (schema {version}); "
+            "upgrade, or rebuild it with this version (vault-explorer index)"
+        )
+    return IndexDB(conn, path, vault)
+
+
+def not_a_note(db: IndexDB, path: str) -> str:
+    """One line: ``path`` is not a note of the index, and the closest paths that are."""
+    close = [m.note.path for m in lookup(path, notes(db.conn), SUGGESTIONS)]
+    if not close:  # nothing has the letters in order: try the file name alone
+        stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        close = [m.note.path for m in lookup(stem, notes(db.conn), SUGGESTIONS)]
+    hint = f"; did you mean {', '.join(close)}?" if close else " (see: vault-explorer status)"
+    return f"{path} is not a note of the index{hint}"
+
+
+def print_related(result: RelatedNotes, vault: Path) -> None:
+    """One line a note: rank, cosine to four decimals, whether it is linked, path — title."""
+    say(f"related to {result.path} — {result.title}")
+    if result.reason is not None:
+        say(f"no related notes: {result.reason} (run `vault-explorer index {vault}`)")
+        return
+    if not result.links_known:
+        say(
+            f"vault-explorer: this index stores no links yet; run `vault-explorer index {vault}` "
+            "to mark the neighbours already linked",
+            sys.stderr,
+        )
+    say(f"{'#':>3}  {'cosine':>6}  {'link':<8}  path — title")
+    for i, note in enumerate(result.notes, start=1):
+        mark = LINK_MARK.get(note.direction, "") if result.links_known else "?"
+        say(f"{i:>3}  {note.cosine:6.4f}  {mark:<8}  {note.path} — {note.title}")
+    if not result.notes:
+        say("no other note has a vector yet")
