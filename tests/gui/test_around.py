@@ -1,0 +1,141 @@
+"""View ▸ Around This Note: the backlinks and related notes of the note the preview shows, and
+a click on one opens it in the preview."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTreeWidget
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.base import FakeEmbedder
+from explorer.gui.around import Around, AroundPanel, line_html
+from explorer.index.db import IndexDB
+from explorer.index.embedding import embed_pending
+from explorer.index.sync import sync_vault
+from tests.gui.conftest import SAFETY_MS
+
+Write = Callable[[str, str], Path]
+
+NOTES = {
+    "ops/deploy.md": "# Deploy\n\nDeploy the service, then check the deploy dashboard.\n",
+    "ops/rollback.md": "# Rollback\n\nRoll back a failed deploy of the service.\n",
+    "recipes/bread.md": "# Bread\n\nFlour, water, salt and yeast; bake it hot.\n",
+}
+
+
+@pytest.fixture
+def indexed(vault: Path, data_dir: Path, write: Write) -> Path:
+    for rel, text in NOTES.items():
+        write(rel, text)
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        embed_pending(db, FakeEmbedder())
+    finally:
+        db.close()
+    return vault
+
+
+@pytest.fixture
+def panel(qtbot: QtBot, indexed: Path, data_dir: Path) -> Iterator[AroundPanel]:
+    dock = AroundPanel(FakeEmbedder().name, str(data_dir))
+    qtbot.addWidget(dock)
+    dock.show()
+    dock.open_vault(indexed)
+    yield dock
+    dock.close_vault(wait=True)
+
+
+def shown_for(qtbot: QtBot, panel: AroundPanel, path: str) -> Around:
+    with qtbot.waitSignal(
+        panel.shown, timeout=SAFETY_MS, check_params_cb=lambda a: a.path == path
+    ) as blocker:
+        panel.show_note(path)
+    around: Around = blocker.args[0]
+    return around
+
+
+def click(qtbot: QtBot, tree: QTreeWidget, row: int) -> None:
+    item = tree.topLevelItem(row)
+    assert item is not None
+    tree.scrollToItem(item)
+    rect = tree.visualItemRect(item)
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_related_notes_are_listed_nearest_first_without_the_note(
+    qtbot: QtBot, panel: AroundPanel
+) -> None:
+    shown_for(qtbot, panel, "ops/deploy.md")
+    _backlinks, related = panel.listed()
+    assert related[0] == "ops/rollback.md" and "ops/deploy.md" not in related
+    assert set(related) == {"ops/rollback.md", "recipes/bread.md"}
+    first, second = panel.related.topLevelItem(0), panel.related.topLevelItem(1)
+    assert first is not None and second is not None
+    assert first.text(0) == "Rollback" and float(first.text(1)) > float(second.text(1))
+
+
+def test_a_click_asks_to_open_the_note(qtbot: QtBot, panel: AroundPanel) -> None:
+    shown_for(qtbot, panel, "ops/deploy.md")
+    with qtbot.waitSignal(panel.openRequested, timeout=SAFETY_MS) as blocker:
+        click(qtbot, panel.related, 0)
+    assert blocker.args == ["ops/rollback.md"]
+
+
+def test_a_saved_note_is_listed_again(
+    qtbot: QtBot, panel: AroundPanel, indexed: Path, data_dir: Path, write: Write
+) -> None:
+    shown_for(qtbot, panel, "recipes/bread.md")
+    assert panel.listed()[1][0] != "recipes/pizza.md"
+    write("recipes/pizza.md", "# Pizza\n\nFlour, water, salt and yeast; bake it very hot.\n")
+    db = IndexDB.open(indexed, data_dir)
+    try:
+        sync_vault(db)
+        embed_pending(db, FakeEmbedder())
+    finally:
+        db.close()
+    with qtbot.waitSignal(panel.shown, timeout=SAFETY_MS):
+        panel.index_changed()
+    assert panel.listed()[1][0] == "recipes/pizza.md"
+
+
+def test_nothing_is_read_while_hidden(qtbot: QtBot, panel: AroundPanel) -> None:
+    panel.hide()
+    panel.show_note("ops/deploy.md")
+    qtbot.wait(50)  # nothing to wait for: a hidden panel reads nothing
+    assert panel.around is None and panel.reader is not None and panel.reader.opened == 0
+    with qtbot.waitSignal(panel.shown, timeout=SAFETY_MS):
+        panel.show()
+    assert panel.around is not None and panel.around.path == "ops/deploy.md"
+
+
+def test_a_note_without_vectors_says_so(
+    qtbot: QtBot, panel: AroundPanel, indexed: Path, data_dir: Path, write: Write
+) -> None:
+    write("inbox/new.md", "# New\n\nNot embedded yet.\n")
+    db = IndexDB.open(indexed, data_dir)
+    try:
+        sync_vault(db)
+    finally:
+        db.close()
+    around = shown_for(qtbot, panel, "inbox/new.md")
+    assert around.related.notes == [] and panel.related.topLevelItemCount() == 0
+    assert "pending" in panel.related_label.text()
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("See [[Deploy]] first.", "See <b><u>Deploy</u></b> first."),
+        ("Read [[ops/deploy|the runbook]].", "Read <b><u>the runbook</u></b>."),
+        ("[[deploy#Checks]] and [[Other]]", "<b><u>deploy#Checks</u></b> and Other"),
+        ("A [link](deploy.md) & [x](https://e.org)", "A <b><u>link</u></b> &amp; x"),
+        ("<script>[[Deploy]]", "&lt;script&gt;<b><u>Deploy</u></b>"),
+    ],
+)
+def test_the_linking_line_shows_the_links_words_marked(line: str, expected: str) -> None:
+    assert line_html(line, "ops/deploy.md") == expected
