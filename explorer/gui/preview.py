@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl, Signal
+from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
@@ -95,6 +95,8 @@ class PreviewPane(QWidget):
     """Explain block above, the rendered note below (in a splitter)."""
 
     filterRequested = Signal(str, str)  # kind ("tag" | "path"), value
+    #: The vault-relative path of the note the preview shows, each time it shows another one.
+    note_opened = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -151,6 +153,19 @@ class PreviewPane(QWidget):
         colours = palette_colours(self.palette())
         self.title.setText(f"<b>{html.escape(safe_text(hit.title))}</b>")
         self.explain.setHtml(explain_html(hit, ctx, colours))
+        self._render(hit.path, hit, query)
+
+    @Slot(str)
+    def open_note(self, path: str, heading: str | None = None) -> None:
+        """Show the note ``path`` (vault-relative), not as a search hit (first version: the
+        heading and the history come next)."""
+        self._current = None
+        self.title.setText(f"<b>{html.escape(safe_text(path))}</b>")
+        self.explain.setHtml("Opened from a link: not a search hit, no ranking to explain.")
+        self._render(path, None, None)
+
+    def _render(self, path: str, hit: Hit | None, query: Query | None) -> None:
+        colours = palette_colours(self.palette())
         if self.vault is None:
             return
         request = self._latest.next()
@@ -158,21 +173,23 @@ class PreviewPane(QWidget):
 
         def work() -> _Rendered:
             try:
-                doc = load_note(vault, hit.path)
+                doc = load_note(vault, path)
             except OSError as exc:
                 reason = exc.strerror or exc
-                return _Rendered(hit.path, "", f"cannot read {safe_text(hit.path)}: {reason}")
+                return _Rendered(path, "", f"cannot read {safe_text(path)}: {reason}")
             rendered = render_note(doc, hit, query, colours)
-            base = (vault / hit.path).parent
+            base = (vault / path).parent
             images = load_images(vault, base, image_sources(rendered))
             rendered = replace_images(rendered, lambda src: refusal(images, base, src))
-            return _Rendered(hit.path, rendered, images=images)
+            return _Rendered(path, rendered, images=images)
 
         run_in_pool(work, on_result=lambda r: self._rendered(request, r))
 
     def _rendered(self, request: int, result: _Rendered) -> None:
         if not self._latest.is_current(request):
             return  # a newer selection is on its way
+        if result.path != self.shown_path:
+            self.note_opened.emit(result.path)
         if result.error:
             self.note.setPlainText(result.error)
             self.shown_path = result.path
