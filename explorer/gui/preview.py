@@ -15,26 +15,43 @@ from __future__ import annotations
 import html
 from collections import deque
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices, QImage, QPalette, QTextDocument
-from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtGui import QAction, QDesktopServices, QImage, QKeySequence, QPalette, QTextDocument
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTextBrowser,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explorer.display import safe_text
 from explorer.gui.images import NoteImages, load_images, refusal
+from explorer.gui.obsidian import (
+    anchor_name,
+    parse_callout_url,
+    parse_missing_url,
+    parse_note_url,
+)
 from explorer.gui.render import (
     BEST_ANCHOR,
     Colours,
     ExplainContext,
+    VaultLinks,
     document_css,
     explain_html,
     image_sources,
     load_note,
+    opened_from_link_html,
     parse_filter_url,
     render_note,
     replace_images,
+    vault_links,
 )
 from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
@@ -53,11 +70,17 @@ def palette_colours(palette: QPalette) -> Colours:
         code="#2b2b2e" if dark else "#f2f2f2",
         fts=t.fts_bar.name(),
         vector=t.vector_bar.name(),
+        dark=dark,
+        surface=palette.color(QPalette.ColorRole.Base).name(),
     )
 
 
 class NoteBrowser(QTextBrowser):
     """A ``QTextBrowser`` that loads nothing itself: it shows the images it is given."""
+
+    #: Alt+Left / Alt+Right while the note has the focus (``True``: forward).  The browser's own
+    #: history is unused (the note is set as HTML), so its slots ask the pane's.
+    historyRequested = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -68,6 +91,12 @@ class NoteBrowser(QTextBrowser):
         self.blocked: deque[str] = deque(maxlen=1000)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
+
+    def backward(self) -> None:
+        self.historyRequested.emit(False)
+
+    def forward(self) -> None:
+        self.historyRequested.emit(True)
 
     def loadResource(self, type: int, name: QUrl | str) -> Any:
         url = name if isinstance(name, QUrl) else QUrl(name)
@@ -89,14 +118,40 @@ class _Rendered:
     html: str
     error: str | None = None
     images: NoteImages = field(default_factory=NoteImages)
+    title: str | None = None
+    links: VaultLinks | None = None
+
+
+@dataclass
+class _Place:
+    """One stop of the preview's history: a note, how it was reached, where the reader was."""
+
+    path: str
+    hit: tuple[Hit, Query | None, ExplainContext] | None = None  # shown as this search hit
+    via: str | None = None  # the note whose link opened it
+    anchor: str | None = None  # the heading (or ``^block``) to scroll to when first shown
+    scroll: int | None = None  # where the reader was when they left it
+    toggled: frozenset[str] = frozenset()  # callouts the reader folded or unfolded
+
+    def key(self) -> tuple[object, ...]:
+        """What the rendered HTML depends on (besides the note and the palette)."""
+        hit = self.hit[0] if self.hit is not None else None
+        return (self.path, hit, self.toggled)
 
 
 class PreviewPane(QWidget):
-    """Explain block above, the rendered note below (in a splitter)."""
+    """Explain block above, the rendered note below (in a splitter), with a history.
+
+    A hit selected in the results starts a new trail; a link in the note (or :meth:`open_note`)
+    goes further along it, and Back/Forward (Alt+Left/Alt+Right) walk it, each note at the
+    scroll position the reader left it at."""
 
     filterRequested = Signal(str, str)  # kind ("tag" | "path"), value
-    #: The vault-relative path of the note the preview shows, each time it shows another one.
+    #: The vault-relative path of the note the preview shows, each time it shows another one
+    #: (a hit selected, a link followed, Back or Forward).
     note_opened = Signal(str)
+    #: A sentence for the status bar (an unresolved link was clicked…).
+    message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,10 +163,33 @@ class PreviewPane(QWidget):
         self.note.setObjectName("note")
         self.note.setPlaceholderText("The selected note is shown here.")
         self.note.anchorClicked.connect(self._link_clicked)
+        self.note.historyRequested.connect(self._history_key)
         self.title = QLabel(self)
         self.title.setObjectName("previewTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.title.setWordWrap(True)
+        self.back_action = QAction("◀", self)
+        self.back_action.setShortcut(QKeySequence("Alt+Left"))
+        self.back_action.setToolTip("Back to the previous note (Alt+Left)")
+        self.back_action.triggered.connect(self.back)
+        self.forward_action = QAction("▶", self)
+        self.forward_action.setShortcut(QKeySequence("Alt+Right"))
+        self.forward_action.setToolTip("Forward (Alt+Right)")
+        self.forward_action.triggered.connect(self.forward)
+        for action in (self.back_action, self.forward_action):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.setEnabled(False)
+            self.addAction(action)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.setSpacing(2)
+        for action, name in ((self.back_action, "back"), (self.forward_action, "forward")):
+            button = QToolButton(self)
+            button.setObjectName(name)
+            button.setDefaultAction(action)
+            button.setAutoRaise(True)
+            top.addWidget(button)
+        top.addWidget(self.title, 1)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(self.explain)
         self.splitter.addWidget(self.note)
@@ -121,13 +199,19 @@ class PreviewPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        layout.addWidget(self.title)
+        layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
         self._latest = Latest()
-        self._current: tuple[Hit, Query | None, ExplainContext] | None = None
+        self._place: _Place | None = None
+        self._origin: _Place | None = None  # the hit the current trail started from
+        self._back: list[_Place] = []
+        self._forward: list[_Place] = []
         self.shown_path: str | None = None
+        self._shown_key: tuple[object, ...] | None = None
         self._shown_html = ""
         self.vault: Path | None = None
+        self._links: VaultLinks | None = None  # built by the first render, kept until notes change
+        self._links_generation = 0
         self._apply_css()
 
     # ------------------------------------------------------------------ showing
@@ -135,91 +219,215 @@ class PreviewPane(QWidget):
     def set_vault(self, vault: Path) -> None:
         self.vault = vault
         self.note.vault = vault
+        self.notes_changed()
         self.clear()
+
+    def notes_changed(self, paths: object = None) -> None:
+        """Notes were added, changed, renamed or deleted: links are resolved afresh at the next
+        render (and the shown note, if it links to one, is rendered again)."""
+        self._links = None
+        self._links_generation += 1
 
     def clear(self) -> None:
         self._latest.next()
-        self._current = None
+        self._place = self._origin = None
+        self._back.clear()
+        self._forward.clear()
+        self._update_actions()
         self.shown_path = None
+        self._shown_key = None
         self._shown_html = ""
         self.title.clear()
         self.explain.clear()
         self.note.clear()
         self.note.images = NoteImages()
 
+    @property
+    def history(self) -> tuple[list[str], str | None, list[str]]:
+        """The paths behind, shown and ahead (nearest last, then nearest first)."""
+        shown = self._place.path if self._place is not None else None
+        ahead = [p.path for p in reversed(self._forward)]
+        return [p.path for p in self._back], shown, ahead
+
     def show_hit(self, hit: Hit, query: Query | None, ctx: ExplainContext) -> None:
-        """Explain ``hit`` now; render its note in the background."""
-        self._current = (hit, query, ctx)
-        colours = palette_colours(self.palette())
-        self.title.setText(f"<b>{html.escape(safe_text(hit.title))}</b>")
-        self.explain.setHtml(explain_html(hit, ctx, colours))
-        self._render(hit.path, hit, query)
+        """Explain ``hit`` now; render its note in the background.  A new hit starts a new
+        trail; the hit the reader followed links from, selected again (a re-search after a
+        change), is kept up to date without taking them back."""
+        current = (hit, query, ctx)
+        place, origin = self._place, self._origin
+        if origin is not None and origin.path == hit.path and place is not origin:
+            origin.hit = current
+            return
+        if place is not None and place is origin and place.path == hit.path:
+            place.hit = current
+        else:
+            self._back.clear()
+            self._forward.clear()
+            place = self._origin = _Place(hit.path, current)
+        self._go(place)
 
     @Slot(str)
     def open_note(self, path: str, heading: str | None = None) -> None:
-        """Show the note ``path`` (vault-relative), not as a search hit (first version: the
-        heading and the history come next)."""
-        self._current = None
-        self.title.setText(f"<b>{html.escape(safe_text(path))}</b>")
-        self.explain.setHtml("Opened from a link: not a search hit, no ranking to explain.")
-        self._render(path, None, None)
+        """Show the note ``path`` (vault-relative) at ``heading`` (a heading's text, or
+        ``^id`` for a block), as the next step of the history."""
+        if self.vault is None:
+            return
+        current = self._place
+        if current is not None:
+            current.scroll = self.note.verticalScrollBar().value()
+            self._back.append(current)
+        self._forward.clear()
+        if current is not None and current.path == path:
+            place = _Place(path, current.hit, current.via, heading, None, current.toggled)
+        else:
+            place = _Place(path, via=current.path if current is not None else None, anchor=heading)
+        self._go(place)
 
-    def _render(self, path: str, hit: Hit | None, query: Query | None) -> None:
+    @Slot()
+    def back(self) -> None:
+        """The note shown before this one, where the reader left it."""
+        self._step(self._back, self._forward)
+
+    @Slot()
+    def forward(self) -> None:
+        self._step(self._forward, self._back)
+
+    def _step(self, source: list[_Place], target: list[_Place]) -> None:
+        if not source or self._place is None:
+            return
+        self._place.scroll = self.note.verticalScrollBar().value()
+        target.append(self._place)
+        self._go(source.pop())
+
+    def _history_key(self, forward: bool) -> None:
+        self.forward() if forward else self.back()
+
+    def _update_actions(self) -> None:
+        self.back_action.setEnabled(bool(self._back))
+        self.forward_action.setEnabled(bool(self._forward))
+
+    def _go(self, place: _Place, keep_scroll: bool = False) -> None:
+        """Make ``place`` the shown one: explain it now, render it if its HTML differs."""
+        self._place = place
+        self._update_actions()
         colours = palette_colours(self.palette())
+        if place.hit is not None:
+            hit, _query, ctx = place.hit
+            self.title.setText(f"<b>{html.escape(safe_text(hit.title))}</b>")
+            self.explain.setHtml(explain_html(hit, ctx, colours))
+        else:
+            self.title.setText(f"<b>{html.escape(safe_text(PurePosixPath(place.path).stem))}</b>")
+            self.explain.setHtml(opened_from_link_html(place.path, place.via, colours))
+        if place.key() == self._shown_key and not keep_scroll:
+            self._position(place)  # the same note rendered the same: only move to the spot
+            return
+        self._render(place, keep_scroll)
+
+    def _render(self, place: _Place, keep_scroll: bool) -> None:
         if self.vault is None:
             return
         request = self._latest.next()
         vault = self.vault
+        colours = palette_colours(self.palette())
+        query = place.hit[1] if place.hit is not None else None
+        hit = place.hit[0] if place.hit is not None else None
+        path = place.path
+        toggled = place.toggled
+        known = self._links
+        generation = self._links_generation
 
         def work() -> _Rendered:
+            links = known if known is not None else vault_links(vault)
             try:
                 doc = load_note(vault, path)
             except OSError as exc:
                 reason = exc.strerror or exc
-                return _Rendered(path, "", f"cannot read {safe_text(path)}: {reason}")
-            rendered = render_note(doc, hit, query, colours)
+                return _Rendered(path, "", f"cannot read {safe_text(path)}: {reason}", links=links)
+            rendered = render_note(doc, hit, query, colours, links, toggled)
             base = (vault / path).parent
             images = load_images(vault, base, image_sources(rendered))
             rendered = replace_images(rendered, lambda src: refusal(images, base, src))
-            return _Rendered(path, rendered, images=images)
+            return _Rendered(path, rendered, images=images, title=doc.title, links=links)
 
-        run_in_pool(work, on_result=lambda r: self._rendered(request, r))
+        def done(result: _Rendered) -> None:
+            if generation == self._links_generation and result.links is not None:
+                self._links = result.links
+            self._rendered(request, place, keep_scroll, result)
 
-    def _rendered(self, request: int, result: _Rendered) -> None:
-        if not self._latest.is_current(request):
+        run_in_pool(work, on_result=done)
+
+    def _rendered(self, request: int, place: _Place, keep_scroll: bool, result: _Rendered) -> None:
+        if not self._latest.is_current(request) or place is not self._place:
             return  # a newer selection is on its way
-        if result.path != self.shown_path:
-            self.note_opened.emit(result.path)
+        opened = result.path != self.shown_path
+        self._shown_key = place.key()
         if result.error:
             self.note.setPlainText(result.error)
             self.shown_path = result.path
-            return
-        if result.path == self.shown_path and result.html == self._shown_html:
-            return  # the same note, rendered the same: keep the reader's scroll position
-        self.note.images = result.images  # before the HTML, whose layout asks for them
-        if self.vault is not None:
-            base = (self.vault / result.path).parent
-            self.note.document().setBaseUrl(QUrl.fromLocalFile(str(base) + "/"))
-        self.note.setHtml(result.html)
-        self._shown_html = result.html
-        self.shown_path = result.path
-        if f'name="{BEST_ANCHOR}"' in result.html:
+            self._shown_html = ""
+        elif result.path == self.shown_path and result.html == self._shown_html:
+            keep_scroll = True  # the same note, rendered the same: keep the reader's place
+        else:
+            scroll = self.note.verticalScrollBar().value()
+            self.note.images = result.images  # before the HTML, whose layout asks for them
+            if self.vault is not None:
+                base = (self.vault / result.path).parent
+                self.note.document().setBaseUrl(QUrl.fromLocalFile(str(base) + "/"))
+            self.note.setHtml(result.html)
+            self._shown_html = result.html
+            self.shown_path = result.path
+            if keep_scroll:
+                self.note.verticalScrollBar().setValue(scroll)
+        if place.hit is None and result.title:
+            self.title.setText(f"<b>{html.escape(safe_text(result.title))}</b>")
+        if not keep_scroll:
+            self._position(place)
+        if opened:
+            self.note_opened.emit(result.path)
+
+    def _position(self, place: _Place) -> None:
+        """Scroll to where ``place`` should be read: where the reader left it, else its
+        heading or block, else the best chunk of its hit, else the top."""
+        bar = self.note.verticalScrollBar()
+        if place.scroll is not None:
+            bar.setValue(place.scroll)
+        elif place.anchor and self._has_anchor(anchor_name(place.anchor)):
+            self.note.scrollToAnchor(anchor_name(place.anchor))
+        elif place.hit is not None and self._has_anchor(BEST_ANCHOR):
             self.note.scrollToAnchor(BEST_ANCHOR)
         else:
-            self.note.verticalScrollBar().setValue(0)
+            bar.setValue(0)
+
+    def _has_anchor(self, name: str) -> bool:
+        return f'name="{name}"' in self._shown_html
 
     def refresh(self) -> None:
-        """Render the current hit again (after a palette change or a change of the note)."""
-        if self._current is not None:
-            self.show_hit(*self._current)
+        """Render the shown note again (after a palette change or a change of the note),
+        where the reader is."""
+        if self._place is not None:
+            self._go(self._place, keep_scroll=True)
 
     # ------------------------------------------------------------------ links and palette
 
     def _link_clicked(self, url: QUrl) -> None:
-        text = url.toString()
+        text = url.toString(QUrl.ComponentFormattingOption.FullyEncoded)
         parsed = parse_filter_url(text)
         if parsed is not None:
             self.filterRequested.emit(*parsed)
+            return
+        note = parse_note_url(text)
+        if note is not None:
+            path, heading = note
+            self.open_note(path or (self.shown_path or ""), heading)
+            return
+        missing = parse_missing_url(text)
+        if missing is not None:
+            self.message.emit(f"No note named “{safe_text(missing)}” in this vault")
+            return
+        callout = parse_callout_url(text)
+        if callout is not None and self._place is not None:
+            self._place.toggled = self._place.toggled ^ {callout}
+            self._go(self._place, keep_scroll=True)
             return
         if url.scheme() in ("http", "https", "mailto"):
             QDesktopServices.openUrl(url)

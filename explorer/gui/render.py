@@ -5,12 +5,17 @@ content is rendered by markdown-it-py with raw HTML switched off (a ``<script>``
 shown as text) and then passed through nh3 with a short allow-list; remote images are replaced by
 a placeholder before Qt ever sees them.  Query terms are highlighted in text only (never inside a
 tag or an entity), accent-insensitively, so ``creme`` marks ``Crème``.
+
+Obsidian's markdown (wikilinks, embeds, block ids, callouts) is read by the plugins of
+:mod:`explorer.gui.obsidian`; what its links point to is decided by :class:`VaultLinks`, built
+once for a vault from the files on disk (the preview may show a note the index has not seen yet).
 """
 
 from __future__ import annotations
 
 import errno
 import html
+import os
 import re
 import unicodedata
 from collections.abc import Callable
@@ -19,15 +24,23 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
 import nh3
+import yaml
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
 from explorer.display import safe_text
+from explorer.gui.obsidian import (
+    IMAGE_SUFFIXES,
+    Page,
+    obsidian_plugin,
+)
 from explorer.index.text import has_cjk
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
+from explorer.vault.ignore import IgnoreRules
+from explorer.vault.links import Resolver, aliases
 from explorer.vault.parse import NotANote, parse_note
-from explorer.vault.scan import read_note
+from explorer.vault.scan import read_inside, read_note, scan_vault
 
 FILTER_SCHEME = "vault-filter"
 BEST_ANCHOR = "best-chunk"
@@ -39,13 +52,22 @@ _ALLOWED_TAGS = {
     "table", "tbody", "td", "th", "thead", "tr", "ul",
 }  # fmt: skip
 _ALLOWED_ATTRIBUTES = {
-    "a": {"href", "title"},
-    "img": {"src", "alt", "title"},
-    "td": {"align"},
+    "a": {"href", "title", "name"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "table": {"width", "cellspacing", "cellpadding", "bgcolor", "style"},
+    "td": {"align", "width", "bgcolor", "style"},
     "th": {"align"},
     "ol": {"start"},
+    "p": {"style"},
+    "span": {"style"},
 }
-_URL_SCHEMES = {"http", "https", "mailto", "file"}
+_ALLOWED_CLASSES = {"span": {"blocked"}}
+#: The only CSS the notes' HTML may carry (the plugins write it: callouts, embeds, muted links).
+_STYLE_PROPERTIES = {
+    "color", "background-color", "font-weight", "font-style", "font-size", "text-decoration",
+    "margin-top", "margin-bottom", "padding",
+}  # fmt: skip
+_URL_SCHEMES = {"http", "https", "mailto", "file", "vault-note", "vault-missing", "vault-callout"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +81,8 @@ class Colours:
     code: str = "#f2f2f2"
     fts: str = "#3b7ddd"
     vector: str = "#e69b00"
+    dark: bool = False
+    surface: str = "#ffffff"  # the preview's background
 
 
 @dataclass(frozen=True)
@@ -72,6 +96,7 @@ class NoteDocument:
     text: str
     body_start: int
     warnings: tuple[str, ...] = ()
+    readable: bool = True  # False: ``text`` is the reason the note is not shown
 
 
 def load_note(vault: Path, rel: str) -> NoteDocument:
@@ -84,11 +109,11 @@ def load_note(vault: Path, rel: str) -> NoteDocument:
     if data is None:
         raise FileNotFoundError(errno.ENOENT, "no such file", rel)
     if isinstance(data, str):
-        return NoteDocument(rel, rel, (), None, f"(not shown: {data})", 0, (data,))
+        return NoteDocument(rel, rel, (), None, f"(not shown: {data})", 0, (data,), False)
     try:
         note = parse_note(rel, data)
     except NotANote as exc:
-        return NoteDocument(rel, rel, (), None, f"({exc})", 0, (str(exc),))
+        return NoteDocument(rel, rel, (), None, f"({exc})", 0, (str(exc),), False)
     return NoteDocument(
         rel,
         note.title,
@@ -107,6 +132,7 @@ def _markdown() -> MarkdownIt:
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.block.ruler.before("table", "flatten_deep", _flatten_deep)
+    md.use(obsidian_plugin)
     return md
 
 
@@ -144,14 +170,18 @@ def _flatten_deep(state: StateBlock, start: int, end: int, silent: bool) -> bool
 _MD = _markdown()
 
 
-def markdown_to_safe_html(text: str) -> str:
-    """Markdown rendered and sanitised: only formatting tags, links and local images survive."""
-    raw = _MD.render(text)
+def markdown_to_safe_html(text: str, page: Page | None = None) -> str:
+    """Markdown rendered and sanitised: only formatting tags, links and local images survive.
+    ``page`` says which note this is (its links resolve from it); without one, wikilinks show
+    as unresolved and embeds as links."""
+    raw = _MD.render(text, {"page": page or Page()})
     clean = nh3.clean(
         raw,
         tags=_ALLOWED_TAGS,
         clean_content_tags={"script", "style"},
         attributes=_ALLOWED_ATTRIBUTES,
+        allowed_classes=_ALLOWED_CLASSES,
+        filter_style_properties=_STYLE_PROPERTIES,
         url_schemes=_URL_SCHEMES,
         link_rel=None,
     )
@@ -336,8 +366,13 @@ def render_note(
     hit: Hit | None,
     query: Query | None,
     colours: Colours,
+    links: VaultLinks | None = None,
+    toggled: frozenset[str] = frozenset(),
 ) -> str:
-    """The preview HTML of ``doc``: header, body, the best chunk marked and anchored."""
+    """The preview HTML of ``doc``: header, body, the best chunk marked and anchored.
+
+    ``links`` resolves the note's links and embeds (without it they show as unresolved);
+    ``toggled`` names the callouts the reader folded or unfolded."""
     body_start = doc.body_start
     text = doc.text
     chunk = hit.best_chunk if hit is not None else None
@@ -353,10 +388,11 @@ def render_note(
     pattern = term_pattern(query) if query is not None else None
     style = f"background-color:{colours.highlight}; color:{colours.highlight_text}"
     out = [_header(doc, colours)]
-    for piece, best in pieces:
+    for number, (piece, best) in enumerate(pieces):
         if not piece.strip():
             continue
-        rendered = highlight(markdown_to_safe_html(piece), pattern, style)
+        page = note_page(doc.path, colours, links, toggled, prefix=f"{number}-")
+        rendered = highlight(markdown_to_safe_html(piece, page), pattern, style)
         if best:
             score = f" · cosine {hit.vector_score:.4f}" if hit and hit.vector_score else ""
             out.append(
@@ -370,6 +406,113 @@ def render_note(
         else:
             out.append(rendered)
     return "".join(out)
+
+
+def note_page(
+    path: str,
+    colours: Colours,
+    links: VaultLinks | None,
+    toggled: frozenset[str] = frozenset(),
+    prefix: str = "",
+) -> Page:
+    """What the markdown plugins need to render the note ``path`` in the preview."""
+    return Page(
+        source=path,
+        resolve=links.resolve if links is not None else None,
+        embed=links.embed if links is not None else None,
+        base=PurePosixPath(path).parent.as_posix().lstrip("."),
+        muted=colours.muted,
+        dark=colours.dark,
+        surface=colours.surface,
+        toggled=toggled,
+        prefix=prefix,
+        chain=(path,),
+    )
+
+
+def opened_from_link_html(path: str, via: str | None, colours: Colours) -> str:
+    """The explain block of a note opened from a link rather than selected as a hit."""
+    where = f" in <b>{_shown(PurePosixPath(via).name)}</b>" if via and via != path else ""
+    return (
+        f"<b>{_shown(PurePosixPath(path).name)}</b><br/>"
+        f'<span style="color:{colours.muted}">Opened from a link{where}: not a search hit, so '
+        "there is no ranking to explain. Back (Alt+Left) returns to where you were.</span>"
+    )
+
+
+# ----------------------------------------------------------------------------- vault links
+
+#: Frontmatter read for aliases, at most (aliases come first in practice; a longer block is read
+#: whole only when the head mentions them).
+_ALIAS_HEAD_BYTES = 4096
+_HEAD = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class VaultLinks:
+    """Where the links of a vault's notes lead: every note (with its aliases) and every image
+    or attachment, as the files on disk are now.  Built once per vault, off the GUI thread
+    (:func:`vault_links`), and again when notes change."""
+
+    vault: Path
+    resolver: Resolver
+
+    def resolve(self, target: str, source: str | None = None, markdown: bool = False) -> str | None:
+        return self.resolver.resolve(target, source, markdown=markdown)
+
+    def embed(self, path: str) -> str | None:
+        """The body markdown of the note ``path``, for an embed (``None``: cannot be read)."""
+        try:
+            doc = load_note(self.vault, path)
+        except OSError:
+            return None
+        return doc.text[doc.body_start :] if doc.readable else None
+
+
+def vault_links(vault: Path) -> VaultLinks:
+    """:class:`VaultLinks` of ``vault`` from its files: the notes the scan finds (aliases read
+    from the head of each), and the attachments beside them (names with an image, PDF or other
+    non-note suffix, outside hidden and ignored folders)."""
+    root = vault.resolve()
+    rules = IgnoreRules.for_vault(root)
+    notes = scan_vault(root, rules).files
+    entries = [(rel, _aliases(root, rel)) for rel in notes]
+    return VaultLinks(root, Resolver(entries, _attachments(root, rules)))
+
+
+def _aliases(root: Path, rel: str) -> list[str]:
+    head = read_inside(str(root), str(root / rel), _ALIAS_HEAD_BYTES)
+    if not isinstance(head, bytes) or not head.startswith(b"---") or b"alias" not in head:
+        return []
+    if len(head) > _ALIAS_HEAD_BYTES:
+        whole = read_note(root, rel)
+        head = whole if isinstance(whole, bytes) else head
+    match = _HEAD.match(head.decode("utf-8", "replace").replace("\r\n", "\n"))
+    if not match:
+        return []
+    try:
+        meta = yaml.safe_load(match.group(1) or "")
+    except (yaml.YAMLError, RecursionError):
+        return []
+    return aliases(meta) if isinstance(meta, dict) else []
+
+
+#: Files a note may link to or embed besides notes.
+ATTACHMENT_SUFFIXES = IMAGE_SUFFIXES | {".pdf", ".mp3", ".mp4", ".webm", ".wav", ".ogg", ".csv"}
+
+
+def _attachments(root: Path, rules: IgnoreRules) -> list[str]:
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        rel_folder = os.path.relpath(folder, root)
+        rel_folder = "" if rel_folder == "." else rel_folder.replace(os.sep, "/") + "/"
+        dirs[:] = sorted(
+            d for d in dirs if not d.startswith(".") and not rules.ignores_dir(rel_folder + d)
+        )
+        for name in files:
+            if os.path.splitext(name)[1].lower() in ATTACHMENT_SUFFIXES:
+                found.append(rel_folder + name)
+    return found
 
 
 def document_css(colours: Colours) -> str:

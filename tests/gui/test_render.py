@@ -186,7 +186,7 @@ def test_text_after_a_list_nested_twelve_levels_deep_is_rendered() -> None:
     items = "".join("  " * depth + f"- level {depth}\n" for depth in range(12))
     out = markdown_to_safe_html(items + "\nThe paragraph after the list.\n\n## A heading after\n")
     assert "The paragraph after the list." in out
-    assert "<h2>A heading after</h2>" in out
+    assert '<h2><a name="h-a-heading-after"></a>A heading after</h2>' in out
     for depth in range(12):  # the deepest levels too, flattened if need be
         assert f"level {depth}" in out
 
