@@ -200,6 +200,7 @@ class MainWindow(QMainWindow):
 
         self.preview = PreviewPane(central)
         self.preview.filterRequested.connect(self.add_filter)
+        self.preview.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, central)
         self.splitter.addWidget(left)
@@ -563,8 +564,9 @@ class MainWindow(QMainWindow):
             self.quality.invalidate()  # the judged queries' lists may have changed
         if kind == "sync" and event.touched:
             self._schedule_refresh(event.touched, REFRESH_MS)
-            if self.preview.shown_path in event.touched:
-                self.preview.refresh()
+            # The shown note is rendered again if it changed, or if its links may lead
+            # elsewhere now.
+            self.preview.notes_changed(event.touched)
         elif kind == "embed-progress":
             self.index_status.show_progress("Embedding", event.done, event.total, event.rate)
             # New vectors: worth a re-search when the shown result has none yet, or when they

@@ -13,7 +13,9 @@ with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
 from __future__ import annotations
 
 import html
+import re
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -57,6 +59,9 @@ from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
 from explorer.search.hybrid import Hit
 from explorer.search.query import Query
+
+#: What a rendered note that links to other notes or files has in its HTML.
+_LINKED = re.compile(r'href="vault-(?:note|missing):')
 
 
 def palette_colours(palette: QPalette) -> Colours:
@@ -222,11 +227,15 @@ class PreviewPane(QWidget):
         self.notes_changed()
         self.clear()
 
-    def notes_changed(self, paths: object = None) -> None:
-        """Notes were added, changed, renamed or deleted: links are resolved afresh at the next
-        render (and the shown note, if it links to one, is rendered again)."""
+    def notes_changed(self, paths: Iterable[str] = ()) -> None:
+        """Notes were added, changed, renamed or deleted: links are resolved afresh, and the
+        shown note is rendered again (where the reader is) if it is one of ``paths`` or has
+        links or embeds, which may lead elsewhere now."""
         self._links = None
         self._links_generation += 1
+        touched = self.shown_path is not None and self.shown_path in set(paths)
+        if touched or _LINKED.search(self._shown_html):
+            self.refresh()
 
     def clear(self) -> None:
         self._latest.next()

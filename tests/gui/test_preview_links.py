@@ -364,3 +364,20 @@ def _is_empty(value: object) -> bool:
 
 def _assert(condition: bool) -> None:
     assert condition
+
+
+def test_a_note_created_later_turns_an_unresolved_link_into_a_link(
+    qtbot: QtBot, pane: PreviewPane, vault: Path
+) -> None:
+    show_hit(qtbot, pane, "Home.md")
+    assert link_to(pane, "vault-missing:Nowhere")
+    bar = pane.note.verticalScrollBar()
+    bar.setValue(bar.maximum() // 2)
+    where = bar.value()
+    (vault / "Later" / "Nowhere.md").parent.mkdir()
+    (vault / "Later" / "Nowhere.md").write_text("# Nowhere\n\nNow here.\n", encoding="utf-8")
+    pane.notes_changed(["Later/Nowhere.md"])  # what the live index reports
+    qtbot.waitUntil(
+        lambda: _assert(any(h == "vault-note:Later/Nowhere.md" for h, *_ in links(pane)))
+    )
+    assert bar.value() == where  # rendered again where the reader was
