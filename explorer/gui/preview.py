@@ -215,7 +215,10 @@ class PreviewPane(QWidget):
         self._shown_key: tuple[object, ...] | None = None
         self._shown_html = ""
         self.vault: Path | None = None
-        self._links: VaultLinks | None = None  # built by the first render, kept until notes change
+        # Where links lead: built by the first render of a vault, then updated with the notes
+        # that changed since (``_changed``) by the next render.
+        self._links: VaultLinks | None = None
+        self._changed: set[str] = set()
         self._links_generation = 0
         self._apply_css()
 
@@ -224,16 +227,19 @@ class PreviewPane(QWidget):
     def set_vault(self, vault: Path) -> None:
         self.vault = vault
         self.note.vault = vault
-        self.notes_changed()
+        self._links = None  # another vault: read it whole at the next render
+        self._changed.clear()
+        self._links_generation += 1
         self.clear()
 
     def notes_changed(self, paths: Iterable[str] = ()) -> None:
         """Notes were added, changed, renamed or deleted: links are resolved afresh, and the
         shown note is rendered again (where the reader is) if it is one of ``paths`` or has
         links or embeds, which may lead elsewhere now."""
-        self._links = None
+        paths = set(paths)
+        self._changed |= paths
         self._links_generation += 1
-        touched = self.shown_path is not None and self.shown_path in set(paths)
+        touched = self.shown_path is not None and self.shown_path in paths
         if touched or _LINKED.search(self._shown_html):
             self.refresh()
 
@@ -343,10 +349,14 @@ class PreviewPane(QWidget):
         path = place.path
         toggled = place.toggled
         known = self._links
+        changed = frozenset(self._changed)
         generation = self._links_generation
 
         def work() -> _Rendered:
-            links = known if known is not None else vault_links(vault)
+            if known is None:
+                links = vault_links(vault)
+            else:
+                links = known.updated(changed) if changed else known
             try:
                 doc = load_note(vault, path)
             except OSError as exc:
@@ -359,8 +369,10 @@ class PreviewPane(QWidget):
             return _Rendered(path, rendered, images=images, title=doc.title, links=links)
 
         def done(result: _Rendered) -> None:
-            if generation == self._links_generation and result.links is not None:
+            if result.links is not None and vault == self.vault:  # not one left since
                 self._links = result.links
+                if generation == self._links_generation:
+                    self._changed.clear()  # else some changed again while it was read
             self._rendered(request, place, keep_scroll, result)
 
         run_in_pool(work, on_result=done)

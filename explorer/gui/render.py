@@ -18,7 +18,7 @@ import html
 import os
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
@@ -40,7 +40,7 @@ from explorer.search.query import Query
 from explorer.vault.ignore import IgnoreRules
 from explorer.vault.links import Resolver, aliases
 from explorer.vault.parse import NotANote, parse_note
-from explorer.vault.scan import read_inside, read_note, scan_vault
+from explorer.vault.scan import FileStat, read_inside, read_note, scan_vault, stat_note
 
 FILTER_SCHEME = "vault-filter"
 BEST_ANCHOR = "best-chunk"
@@ -452,10 +452,17 @@ _HEAD = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)
 class VaultLinks:
     """Where the links of a vault's notes lead: every note (with its aliases) and every image
     or attachment, as the files on disk are now.  Built once per vault, off the GUI thread
-    (:func:`vault_links`), and again when notes change."""
+    (:func:`vault_links`); when notes change, :meth:`updated` reads only those again."""
 
     vault: Path
+    notes: dict[str, list[str]]  # note path -> its aliases
+    attachments: tuple[str, ...]
     resolver: Resolver
+
+    @classmethod
+    def of(cls, vault: Path, notes: dict[str, list[str]], attachments: Iterable[str]) -> VaultLinks:
+        kept = tuple(attachments)
+        return cls(vault, notes, kept, Resolver(notes.items(), kept))
 
     def resolve(self, target: str, source: str | None = None, markdown: bool = False) -> str | None:
         return self.resolver.resolve(target, source, markdown=markdown)
@@ -468,6 +475,18 @@ class VaultLinks:
             return None
         return doc.text[doc.body_start :] if doc.readable else None
 
+    def updated(self, paths: Iterable[str]) -> VaultLinks:
+        """These links after the notes ``paths`` were created, changed or deleted (each is
+        looked at again on disk; the rest of the vault is not read)."""
+        notes = dict(self.notes)
+        rules = IgnoreRules.for_vault(self.vault)
+        for rel in paths:
+            if not rules.ignores_file(rel) and isinstance(stat_note(self.vault, rel), FileStat):
+                notes[rel] = _aliases(self.vault, rel)
+            else:
+                notes.pop(rel, None)
+        return VaultLinks.of(self.vault, notes, self.attachments)
+
 
 def vault_links(vault: Path) -> VaultLinks:
     """:class:`VaultLinks` of ``vault`` from its files: the notes the scan finds (aliases read
@@ -475,9 +494,8 @@ def vault_links(vault: Path) -> VaultLinks:
     non-note suffix, outside hidden and ignored folders)."""
     root = vault.resolve()
     rules = IgnoreRules.for_vault(root)
-    notes = scan_vault(root, rules).files
-    entries = [(rel, _aliases(root, rel)) for rel in notes]
-    return VaultLinks(root, Resolver(entries, _attachments(root, rules)))
+    notes = {rel: _aliases(root, rel) for rel in scan_vault(root, rules).files}
+    return VaultLinks.of(root, notes, _attachments(root, rules))
 
 
 def _aliases(root: Path, rel: str) -> list[str]:

@@ -292,3 +292,22 @@ def test_vault_links_reads_notes_aliases_and_attachments(tmp_path: Path) -> None
     assert links.resolve("hidden.png") is None
     assert links.embed("sub/b.md") == "B\n"
     assert links.embed("gone.md") is None
+
+
+def test_vault_links_update_only_the_notes_that_changed(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    (vault / "gone.md").write_text("# Gone\n", encoding="utf-8")
+    links = vault_links(vault)
+    assert links.resolve("Alpha") is None and links.resolve("gone") == "gone.md"
+    (vault / "a.md").write_text("---\naliases: Alpha\n---\n# A\n", encoding="utf-8")
+    (vault / "gone.md").unlink()
+    (vault / "new.md").write_text("# New\n", encoding="utf-8")
+    (vault / "unseen.md").write_text("# Unseen\n", encoding="utf-8")  # not reported
+    after = links.updated(["a.md", "gone.md", "new.md"])
+    assert after.resolve("Alpha") == "a.md"
+    assert after.resolve("gone") is None
+    assert after.resolve("new") == "new.md"
+    assert after.resolve("unseen") is None  # only the notes reported were read
+    assert links.resolve("gone") == "gone.md"  # the old links are unchanged
