@@ -79,7 +79,50 @@ def m001_create_tables() -> str:
         """
 
 
-MIGRATIONS: list[Callable[[], str]] = [m001_create_tables]
+def m002_links() -> str:
+    """Links between notes, and each note's names (its file name and frontmatter aliases).
+
+    A link keeps what it says (``target``, ``heading``, ``block``, the ``shown`` text, the
+    ``line`` and that line's text) and ``to_id``, the note it resolves to (``NULL``: none).
+    ``target_key`` is the folded name of the target (:func:`explorer.index.links.name_key`): a
+    link can only resolve to a note of that name or alias, so when notes come and go only the
+    links of their names are resolved again.  Notes indexed before links existed stored the
+    raw link syntax in their text: every note is marked to be read again by the next sync
+    (chunks whose text does not change keep their vectors, which are keyed by that text).
+    """
+    return """
+        ALTER TABLE notes ADD COLUMN name_key TEXT NOT NULL DEFAULT '';
+        ALTER TABLE notes ADD COLUMN path_key TEXT NOT NULL DEFAULT '';
+        CREATE INDEX notes_name_key ON notes(name_key);
+        CREATE TABLE note_aliases (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            alias TEXT NOT NULL,
+            key TEXT NOT NULL,
+            PRIMARY KEY (note_id, key)
+        ) WITHOUT ROWID;
+        CREATE INDEX note_aliases_key ON note_aliases(key);
+        CREATE TABLE links (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            seq INTEGER NOT NULL,
+            target TEXT NOT NULL,
+            target_key TEXT NOT NULL,
+            heading TEXT,
+            block TEXT,
+            shown TEXT NOT NULL,
+            embed INTEGER NOT NULL,
+            markdown INTEGER NOT NULL,
+            line INTEGER NOT NULL,
+            context TEXT NOT NULL,
+            to_id INTEGER REFERENCES notes(id) ON DELETE SET NULL,
+            PRIMARY KEY (note_id, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX links_target_key ON links(target_key);
+        CREATE INDEX links_to ON links(to_id);
+        UPDATE notes SET size = -1, hash = '';
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [m001_create_tables, m002_links]
 LATEST_VERSION = len(MIGRATIONS)
 
 

@@ -11,6 +11,7 @@ import sqlite3
 import time
 from dataclasses import dataclass
 
+from explorer.index import links
 from explorer.index.text import space_cjk
 from explorer.vault.parse import ParsedNote, content_hash
 from explorer.vault.scan import FileStat, escape_name
@@ -58,8 +59,14 @@ def known_note(conn: sqlite3.Connection, path: str) -> KnownNote | None:
 
 
 def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int:
-    """Insert or replace the note at ``st.rel`` with its tags and chunks; returns its id."""
-    body = space_cjk(note.text[note.body_start :])
+    """Insert or replace the note at ``st.rel`` with its tags, chunks, aliases and links;
+    returns its id.  The links of the keys :func:`explorer.index.links.keys_of` gives (before
+    and after) must then be resolved again (:func:`explorer.index.links.resolve_keys`).
+
+    The text searched is what a reader sees (a link's shown text, not its syntax); the chunks
+    keep their spans in the note's own text, which the preview scrolls to.
+    """
+    body = space_cjk(note.search_text)
     values = (
         note.title,
         " ".join(note.tags),
@@ -99,13 +106,21 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
     conn.executemany(
         "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)", rows
     )
+    links.write_links(conn, note_id, st.rel, note.text, note.links, note.aliases)
     return note_id
 
 
 def check_storable(note: ParsedNote) -> None:
     """Raise ``ValueError`` if some text of ``note`` cannot be stored (bound as UTF-8), so that
     nothing of it is written.  Parsing never makes such text; this keeps it so."""
-    for text in (note.title, note.status or "", note.text, *note.tags, *note.warnings):
+    for text in (
+        note.title,
+        note.status or "",
+        note.text,
+        *note.tags,
+        *note.warnings,
+        *note.aliases,
+    ):
         try:
             text.encode("utf-8")
         except UnicodeEncodeError as exc:
@@ -120,8 +135,11 @@ def touch_note(conn: sqlite3.Connection, st: FileStat) -> None:
     )
 
 
-def delete_note(conn: sqlite3.Connection, path: str) -> bool:
-    """Remove a note and (by cascade and trigger) its tags, chunks and FTS row."""
+def delete_note(conn: sqlite3.Connection, path: str, link_keys: set[str] | None = None) -> bool:
+    """Remove a note and (by cascade and trigger) its tags, chunks, links and FTS row; the
+    links to it are unresolved, and its names go into ``link_keys`` to be resolved again."""
+    if link_keys is not None:
+        link_keys.update(links.keys_of_path(conn, path))
     cur = conn.execute("DELETE FROM notes WHERE path = ?", (path,))
     return cur.rowcount > 0
 

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.index import store
+from explorer.index import links, store
 from explorer.index.db import IndexDB
 from explorer.vault.ignore import IgnoreRules
 from explorer.vault.parse import NotANote, ParsedNote, parse_note
@@ -138,8 +138,10 @@ def sync_vault(
             store.set_skipped(conn, path, reason)
     for start in range(0, len(deleted), batch_size):
         with db.transaction() as conn:
+            keys: set[str] = set()
             for path in deleted[start : start + batch_size]:
-                store.delete_note(conn, path)
+                store.delete_note(conn, path, keys)
+            links.resolve_keys(conn, keys)
             db.bump_generation()
     report.deleted.extend(deleted)
     report.skipped.update(skipped)
@@ -152,14 +154,19 @@ def sync_vault(
         hashes = dict(deleted_hashes)
         try:
             with db.transaction() as conn:
+                keys = set()
                 end, size = done, 0
                 while end < total and end - done < batch_size:
                     st = candidates[end]
                     if end > done and size + st.size > batch_bytes:
                         break
                     size += st.size
-                    _apply(conn, root, st, known.get(st.rel), part, hashes, failed.get(st.rel))
+                    _apply(
+                        conn, root, st, known.get(st.rel), part, hashes, failed.get(st.rel), keys
+                    )
                     end += 1
+                # Links to and from the notes written resolve again, in the same transaction.
+                links.resolve_keys(conn, keys)
                 db.bump_generation()
         except _NoteFailed as exc:
             # Rolled back with its whole transaction: the batch is done again, that note skipped.
@@ -228,6 +235,7 @@ def _apply(
     report: SyncReport,
     deleted_hashes: dict[str, str],
     failed: str | None,
+    link_keys: set[str],
 ) -> None:
     """Bring one note up to date.  Reading and parsing write nothing, so a note they fail on
     (a bug meeting odd content) is simply listed as skipped with the reason; one whose writing
@@ -235,14 +243,14 @@ def _apply(
     redone with the note skipped (``failed`` is then that reason).  Database errors (disk
     full, locked, corrupt) propagate: no other note would escape them."""
     if failed is not None:
-        _write(conn, _Prepared("skip", st, reason=failed), known, report, deleted_hashes)
+        _write(conn, _Prepared("skip", st, reason=failed), known, report, deleted_hashes, link_keys)
         return
     try:
         prepared = _prepare(root, st, known)
     except Exception as exc:
         prepared = _Prepared("skip", st, reason=_failure(st.rel, exc))
     try:
-        _write(conn, prepared, known, report, deleted_hashes)
+        _write(conn, prepared, known, report, deleted_hashes, link_keys)
     except Exception as exc:
         if _database_failed(exc):
             raise
@@ -287,6 +295,7 @@ def _write(
     known: store.KnownNote | None,
     report: SyncReport,
     deleted_hashes: dict[str, str],
+    link_keys: set[str],
 ) -> None:
     st, note = prepared.st, prepared.note
     if prepared.kind == "same":
@@ -294,7 +303,10 @@ def _write(
         report.unchanged += 1
         return
     if note is not None:
+        if known is not None:
+            link_keys.update(links.keys_of_path(conn, st.rel))
         store.upsert_note(conn, st, note)
+        link_keys.update(links.keys_of(st.rel, note.links, note.aliases))
         store.set_skipped(conn, st.rel, None)
         if note.warnings:
             report.warnings[st.rel] = note.warnings
@@ -308,7 +320,7 @@ def _write(
     if prepared.kind == "skip":
         store.set_skipped(conn, st.rel, prepared.reason)
         report.skipped[st.rel] = prepared.reason
-    if known is not None and store.delete_note(conn, st.rel):
+    if known is not None and store.delete_note(conn, st.rel, link_keys):
         report.deleted.append(st.rel)
 
 

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from explorer.embed.base import EmbedderUnavailable
+from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
 from explorer.search.hybrid import Candidates, Searcher, fuse_lists
@@ -284,6 +285,13 @@ def _filters(
     # The path filters pass together: a note under any of them passes.
     under = any(path.startswith(prefix) for prefix in query.paths)
     out.extend(FilterCheck("path", prefix, under) for prefix in query.paths)
+    for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
+        for value in values:
+            sql, params = link_filter_sql(kind, value)
+            passed = conn.execute(
+                f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
+            ).fetchone()
+            out.append(FilterCheck(kind, value, passed is not None))
     return tuple(out)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from explorer.index.links import link_filter_sql
 from explorer.search.query import Query
 from explorer.search.snippet import Snippets
 
@@ -35,7 +36,8 @@ class LexicalHit:
 def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
     """SQL condition (on ``notes`` as ``alias``) for the query's filters and exclusions.
 
-    Tags must all be present; a note passes the path filters if it is under any of them.
+    Tags must all be present; a note passes the path filters if it is under any of them;
+    each ``linkto:`` / ``linkedfrom:`` must hold (:func:`explorer.index.links.link_filter_sql`).
     The same clause restricts the lexical and the vector list, so they can never disagree.
     """
     clauses: list[str] = []
@@ -49,6 +51,11 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
         )
         for prefix in query.paths:
             params.extend([len(prefix), prefix])
+    for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
+        for value in values:
+            sql, link_params = link_filter_sql(kind, value, alias)
+            clauses.append(sql)
+            params.extend(link_params)
     excluded = query.fts_excluded()
     if excluded:
         clauses.append(f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)")

@@ -1,13 +1,15 @@
 """The query language, parsed once into a structure both lists use.
 
-Syntax: bare words; ``"a phrase"``; ``-word`` excludes (a word of two or more characters that
-starts with a letter, or a quoted phrase: ``-d``, ``-9`` and ``--onto`` are command-line flags,
-searched as text); ``OR`` between words; ``word*`` is a prefix; ``tag:NAME`` and ``path:PREFIX``
-filter.  Everything else is text.  User text reaches FTS5 only as quoted strings (``"…"`` with
-``""`` for a quote), never as syntax, so no query can cause an FTS5 syntax error; a term with no
-letters or digits, which FTS5 would read as an empty phrase, is dropped from the lexical
-expression.  Stop words (:mod:`explorer.search.stopwords`) are kept by the phrase and all-words
-expressions and left out of the any-word one.
+Syntax: bare words; ``"a phrase"``; ``-word`` excludes (a word of two or more characters that starts
+with a letter, or a quoted phrase: ``-d``, ``-9`` and ``--onto`` are command-line flags, searched as
+text); ``OR`` between words; ``word*`` is a prefix; ``tag:NAME`` and ``path:PREFIX`` filter, as do
+``linkto:NOTE`` (notes that link to NOTE) and ``linkedfrom:NOTE`` (notes NOTE links to), where NOTE
+is a vault path with or without ``.md`` or a note's name or alias, quoted when it holds spaces
+(``linkto:"Accepted file formats"``). Everything else is text. User text reaches FTS5 only as quoted
+strings (``"…"`` with ``""`` for a quote), never as syntax, so no query can cause an FTS5 syntax
+error; a term with no letters or digits, which FTS5 would read as an empty phrase, is dropped from
+the lexical expression. Stop words (:mod:`explorer.search.stopwords`) are kept by the phrase and
+all-words expressions and left out of the any-word one.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from explorer.search.stopwords import is_stopword
 
 MAX_QUERY_CHARS = 1000
 
-_TOKEN = re.compile(r'-?"[^"]*(?:"|$)|\S+')
+_TOKEN = re.compile(r'(?i:linkto|linkedfrom):"[^"]*(?:"|$)|-?"[^"]*(?:"|$)|\S+')
+_LINK_FILTER = re.compile(r"(?i)(linkto|linkedfrom):(.+)", re.DOTALL)
 #: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
 _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -60,6 +63,10 @@ class Query:
     excluded: list[Term] = field(default_factory=list)
     tags: list[str] = field(default_factory=list)
     paths: list[str] = field(default_factory=list)
+    #: ``linkto:`` values: notes that link to one of these pass (all of them must hold).
+    links_to: list[str] = field(default_factory=list)
+    #: ``linkedfrom:`` values: notes that one of these links to pass (all of them must hold).
+    linked_from: list[str] = field(default_factory=list)
 
     @property
     def terms(self) -> list[Term]:
@@ -79,7 +86,7 @@ class Query:
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.tags or self.paths)
+        return bool(self.tags or self.paths or self.links_to or self.linked_from)
 
     @property
     def is_listing(self) -> bool:
@@ -151,6 +158,16 @@ def parse_query(raw: str) -> Query:
         if not negative and lowered.startswith("tag:") and len(body) > 4:
             query.tags.append(body[4:].lstrip("#").lower())
             continue
+        link = None if negative else _LINK_FILTER.fullmatch(body)
+        if link is not None:
+            value = link.group(2).strip()
+            if value.startswith('"'):
+                value = value[1:-1] if len(value) > 1 and value.endswith('"') else value[1:]
+            value = value.strip()
+            if value:
+                kind = link.group(1).lower()
+                (query.links_to if kind == "linkto" else query.linked_from).append(value)
+                continue
         if not negative and lowered.startswith("path:") and len(body) > 5:
             query.paths.append(body[5:].replace("\\", "/").lstrip("./").lstrip("/") or body[5:])
             continue

@@ -7,7 +7,9 @@ body belongs to exactly one chunk, so a sentence at character 40,000 is as finda
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 #: Budget per chunk in "cost" units: one per character, four per CJK character (those are about
@@ -36,14 +38,21 @@ def cost(text: str) -> int:
     return len(text) + 3 * len(_CJK.findall(text))
 
 
-def chunk_text(text: str, offset: int = 0, max_cost: int = MAX_COST) -> list[Chunk]:
+def chunk_text(
+    text: str,
+    offset: int = 0,
+    max_cost: int = MAX_COST,
+    keep: Sequence[tuple[int, int]] = (),
+) -> list[Chunk]:
     """Chunks covering ``text`` entirely; offsets are shifted by ``offset``.
 
-    Text that is only white space gives no chunk.
+    ``keep`` are sorted, disjoint spans of ``text`` (links) that no cut falls inside, unless
+    one is alone longer than a chunk.  Text that is only white space gives no chunk.
     """
+    guard = _Guard(keep)
     pieces: list[tuple[int, int]] = []
     for start, end in _blocks(text):
-        pieces.extend(_split_long(text, start, end, max_cost))
+        pieces.extend(_split_long(text, start, end, max_cost, guard))
     spans: list[tuple[int, int]] = []
     cur_start, cur_end, cur_cost = 0, 0, 0
     for start, end in pieces:
@@ -88,11 +97,35 @@ def _blocks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _split_long(text: str, start: int, end: int, max_cost: int) -> list[tuple[int, int]]:
+class _Guard:
+    """Answers whether a cut at some position would fall inside one of the kept spans."""
+
+    def __init__(self, spans: Sequence[tuple[int, int]]) -> None:
+        self._starts = [s for s, _ in spans]
+        self._ends = [e for _, e in spans]
+
+    def inside(self, pos: int) -> bool:
+        i = bisect.bisect_right(self._starts, pos - 1) - 1
+        return i >= 0 and self._starts[i] < pos < self._ends[i]
+
+    def before(self, pos: int) -> int:
+        """``pos``, or the start of the kept span it would cut."""
+        i = bisect.bisect_right(self._starts, pos - 1) - 1
+        if i >= 0 and self._starts[i] < pos < self._ends[i]:
+            return self._starts[i]
+        return pos
+
+
+_NO_GUARD = _Guard(())
+
+
+def _split_long(
+    text: str, start: int, end: int, max_cost: int, guard: _Guard = _NO_GUARD
+) -> list[tuple[int, int]]:
     """``[start, end)`` cut at sentence ends, then spaces, then anywhere, to fit ``max_cost``."""
     if cost(text[start:end]) <= max_cost:
         return [(start, end)]
-    cuts = [m.end() for m in _SENTENCE_END.finditer(text, start, end)]
+    cuts = [m.end() for m in _SENTENCE_END.finditer(text, start, end) if not guard.inside(m.end())]
     out: list[tuple[int, int]] = []
     piece_start = start
     last_ok = start
@@ -107,14 +140,16 @@ def _split_long(text: str, start: int, end: int, max_cost: int) -> list[tuple[in
             last_ok = cut
             continue
         # One sentence too long on its own: cut at spaces, else hard.
-        out.extend(_hard_split(text, piece_start, cut, max_cost))
+        out.extend(_hard_split(text, piece_start, cut, max_cost, guard))
         piece_start = last_ok = cut
     if piece_start < end:
         out.append((piece_start, end))
     return out
 
 
-def _hard_split(text: str, start: int, end: int, max_cost: int) -> list[tuple[int, int]]:
+def _hard_split(
+    text: str, start: int, end: int, max_cost: int, guard: _Guard = _NO_GUARD
+) -> list[tuple[int, int]]:
     out = []
     pos = start
     while pos < end:
@@ -130,6 +165,9 @@ def _hard_split(text: str, start: int, end: int, max_cost: int) -> list[tuple[in
             break
         space = text.rfind(" ", pos + 1, limit)
         cut = space + 1 if space > pos + max_cost // 2 else limit
+        kept = guard.before(cut)
+        if kept > pos:  # a link is not cut, unless it alone is longer than a chunk
+            cut = kept
         out.append((pos, cut))
         pos = cut
     return out

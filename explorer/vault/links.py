@@ -12,7 +12,6 @@ a target it cannot place gives ``None`` (shown as unresolved, never an error).
 
 from __future__ import annotations
 
-import bisect
 import posixpath
 import re
 import unicodedata
@@ -193,34 +192,30 @@ def find_links(text: str) -> list[Link]:
     Fenced and inline code are skipped, as are escaped ``\\[[`` and links with a scheme
     (``https:``, ``mailto:``…), which are not vault links.
     """
+    if "[[" not in text and "](" not in text:
+        return []
     masked = _mask_code(text)
-    newlines = [i for i, ch in enumerate(text) if ch == "\n"]
-
-    def line_of(pos: int) -> int:
-        return bisect.bisect_left(newlines, pos) + 1
-
-    links: list[Link] = []
-    for match in _WIKILINK.finditer(masked):
-        if _escaped(masked, match.start()):
-            continue
-        links.append(_wikilink(match, line_of(match.start())))
-    # Markdown links are looked for where no wikilink is.
-    if links:
+    wiki = [m for m in _WIKILINK.finditer(masked) if not _escaped(masked, m.start())]
+    if wiki:
+        # Markdown links are looked for where no wikilink is.
         pieces: list[str] = []
         pos = 0
-        for link in links:
-            pieces.append(masked[pos : link.start])
-            pieces.append(" " * (link.end - link.start))
-            pos = link.end
+        for match in wiki:
+            pieces.append(masked[pos : match.start()])
+            pieces.append(" " * (match.end() - match.start()))
+            pos = match.end()
         pieces.append(masked[pos:])
         masked = "".join(pieces)
-    for match in _MDLINK.finditer(masked):
-        if _escaped(masked, match.start()):
-            continue
-        md = _markdown_link(match, line_of(match.start()))
-        if md is not None:
-            links.append(md)
-    links.sort(key=lambda link: link.start)
+    markdown = [m for m in _MDLINK.finditer(masked) if not _escaped(masked, m.start())]
+    found = sorted([(m.start(), True, m) for m in wiki] + [(m.start(), False, m) for m in markdown])
+    links: list[Link] = []
+    line, counted = 1, 0
+    for start, is_wiki, match in found:
+        line += text.count("\n", counted, start)
+        counted = start
+        link = _wikilink(match, line) if is_wiki else _markdown_link(match, line)
+        if link is not None:
+            links.append(link)
     return links
 
 
@@ -231,24 +226,33 @@ def shown_text(link: Link) -> str:
     return link.shown
 
 
-def link_text(text: str, links: Sequence[Link] | None = None) -> str:
-    """``text`` with each link replaced by the text a reader sees.
+def link_text(
+    text: str, links: Sequence[Link] | None = None, start: int = 0, end: int | None = None
+) -> str:
+    """``text[start:end]`` with each link replaced by the text a reader sees.
 
     ``[[Note|shown]]`` becomes ``shown``, ``[[Note]]`` becomes ``Note``, ``![[image.png]]``
     becomes nothing, ``![[Other note]]`` becomes ``Other note``, ``[t](x.md)`` becomes ``t``;
-    everything else is kept character for character.  ``links`` are ``find_links(text)`` when
-    the caller already has them.
+    everything else is kept character for character.  ``links`` are the links of ``text`` when
+    the caller already has them (offsets in ``text``); those not wholly inside the part are
+    left as they are written.
     """
-    found = find_links(text) if links is None else links
+    stop = len(text) if end is None else end
+    if links is None:
+        part = text[start:stop]
+        found = find_links(part)
+        text, start, stop = part, 0, len(part)
+    else:
+        found = [link for link in links if start <= link.start and link.end <= stop]
     if not found:
-        return text
+        return text[start:stop]
     out: list[str] = []
-    pos = 0
+    pos = start
     for link in found:
         out.append(text[pos : link.start])
         out.append(shown_text(link))
         pos = link.end
-    out.append(text[pos:])
+    out.append(text[pos:stop])
     return "".join(out)
 
 

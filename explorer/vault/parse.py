@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from explorer.vault.chunk import Chunk, chunk_text
+from explorer.vault.links import Link, aliases, find_links, link_text
 
 _FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -42,6 +43,16 @@ class ParsedNote:
     content_hash: str
     warnings: list[str] = field(default_factory=list)
     title_from_content: bool = False
+    #: Links of the whole text (frontmatter included, as Obsidian counts them), offsets in ``text``.
+    links: list[Link] = field(default_factory=list)
+    #: Other names of the note (frontmatter ``aliases``), which links may use.
+    aliases: list[str] = field(default_factory=list)
+
+    @property
+    def search_text(self) -> str:
+        """The body as it is searched: each link replaced by the text a reader sees."""
+        body_links = [link for link in self.links if link.start >= self.body_start]
+        return link_text(self.text, body_links, self.body_start)
 
     def embed_text(self, chunk: Chunk) -> str:
         """The text embedded for ``chunk``: the chunk, preceded by the note's own title.
@@ -103,8 +114,12 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
             else:
                 warnings.append("frontmatter is not a mapping, kept as text")
     body = text[body_start:]
+    links = find_links(text)
+    body_links = [link for link in links if link.start >= body_start]
     title, from_content = _title(rel, meta, body)
-    tags = _merge_tags(_frontmatter_tags(meta.get("tags")), inline_tags(body))
+    tags = _merge_tags(
+        _frontmatter_tags(meta.get("tags")), inline_tags(_blank_links(body, body_links, body_start))
+    )
     status = meta.get("status")
     note = ParsedNote(
         title=_storable(title),
@@ -112,12 +127,48 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
         status=_storable(str(status).strip().lower()) if status is not None else None,
         text=text,
         body_start=body_start,
-        chunks=chunk_text(body, offset=body_start),
+        chunks=_chunks(text, body_start, body_links),
         content_hash=content_hash(data),
         warnings=[_storable(w) for w in warnings],
         title_from_content=from_content,
+        links=links,
+        aliases=[_storable(a) for a in aliases(meta)],
     )
     return note
+
+
+def _blank_links(body: str, links: list[Link], offset: int) -> str:
+    """``body`` with its links blanked out (same length): ``[[#Heading]]`` holds no tag."""
+    if not links:
+        return body
+    pieces, pos = [], 0
+    for link in links:
+        pieces.append(body[pos : link.start - offset])
+        pieces.append(" " * (link.end - link.start))
+        pos = link.end - offset
+    pieces.append(body[pos:])
+    return "".join(pieces)
+
+
+def _chunks(text: str, body_start: int, links: list[Link]) -> list[Chunk]:
+    """The body's chunks, cut outside links; each chunk's text is what a reader sees
+    (:func:`~explorer.vault.links.link_text`), its span the note's own characters."""
+    body = text[body_start:]
+    if not links:
+        return chunk_text(body, offset=body_start)
+    spans = [(link.start - body_start, link.end - body_start) for link in links]
+    chunks = chunk_text(body, offset=body_start, keep=spans)
+    out: list[Chunk] = []
+    for chunk in chunks:
+        shown = link_text(text, links, chunk.start, chunk.end).strip()
+        if shown:
+            out.append(Chunk(chunk.start, chunk.end, shown))
+        elif out:  # only an image embed: its span joins the chunk before
+            out[-1] = Chunk(out[-1].start, chunk.end, out[-1].text)
+        # (a first chunk of only embeds gives its span to the next one, below)
+    if out and chunks and out[0].start != chunks[0].start:
+        out[0] = Chunk(chunks[0].start, out[0].end, out[0].text)
+    return out
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -141,7 +192,10 @@ def _title(rel: str, meta: dict[str, Any], body: str) -> tuple[str, bool]:
         return str(value).strip(), True
     match = _H1.search(_strip_code(body))
     if match and match.group(1).strip():
-        return match.group(1).strip(), True
+        heading = match.group(1).strip()
+        if "[" in heading:
+            heading = link_text(heading).strip() or heading
+        return heading, True
     name = PurePosixPath(rel).name
     for suffix in (".markdown", ".md"):
         if name.lower().endswith(suffix):

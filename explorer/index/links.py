@@ -1,0 +1,316 @@
+"""Links between notes in the index: storing them, keeping them resolved, reading them back.
+
+Each link row keeps what the link says and ``to_id``, the note it resolves to by Obsidian's rules
+(:class:`explorer.vault.links.Resolver`).  A link can only resolve to a note whose name, or one
+of whose aliases, folds to the link's ``target_key``; so whenever notes are written or deleted,
+the links of exactly those keys are resolved again (:func:`resolve_keys`), against just the
+notes of those keys.  A target created or renamed into place turns its links from unresolved to
+resolved; a deleted note's incoming links fall to the next note of that name, or to ``NULL``.
+
+Measured on the tldr vault (7,425 notes): resolving at each write costs the sync one indexed
+query per batch of notes, where resolving at read time would build a resolver of every note
+for each filtered search; and ``linkto:`` / ``linkedfrom:`` stay plain SQL, so they restrict
+the lexical and the vector list through the same clause as ``tag:`` and ``path:``.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from explorer.vault.links import (
+    Link,
+    Resolver,
+    fold,
+    is_attachment_name,
+    link_text,
+    note_name,
+)
+
+#: Characters of a backlink's line kept for display.
+CONTEXT_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Backlink:
+    """A note that links to the one asked about, with the line that links."""
+
+    path: str
+    title: str
+    line: int
+    text: str
+    embed: bool
+
+
+@dataclass(frozen=True, slots=True)
+class OutLink:
+    """A link of a note: where it leads (``None``: unresolved) and how it reads."""
+
+    target: str
+    path: str | None
+    shown: str
+    heading: str | None
+    block: str | None
+    embed: bool
+    markdown: bool
+    line: int
+
+
+def name_key(target: str) -> str:
+    """The key a link target is looked up by: its folded name (``Folder/My note.md`` →
+    ``my note``); an attachment keeps its extension (``diagram.png``)."""
+    target = target.strip().replace("\\", "/")
+    if is_attachment_name(target):
+        return fold(target.rstrip("/").rsplit("/", 1)[-1])
+    return fold(note_name(target))
+
+
+def path_key(path: str) -> str:
+    """The folded path without a note extension (``Guides/Setup.md`` → ``guides/setup``)."""
+    name = note_name(path)
+    folder = posixpath.dirname(path)
+    return fold(f"{folder}/{name}" if folder else name)
+
+
+def _context(text: str, links: Sequence[Link], link: Link) -> str:
+    """The line of ``link``, as a reader sees it."""
+    start = text.rfind("\n", 0, link.start) + 1
+    end = text.find("\n", link.end)
+    end = len(text) if end < 0 else end
+    line = link_text(text, links, start, end).strip()
+    return line[:CONTEXT_CHARS]
+
+
+def keys_of(path: str, links: Sequence[Link], aliases: Sequence[str]) -> set[str]:
+    """The keys a note at ``path`` with these links and aliases touches: its own names, and
+    its links' targets."""
+    keys = {name_key(path), *(fold(a) for a in aliases if a.strip())}
+    keys.update(name_key(link.target) for link in links if link.target)
+    keys.discard("")
+    return keys
+
+
+def write_links(
+    conn: sqlite3.Connection,
+    note_id: int,
+    path: str,
+    text: str,
+    links: Sequence[Link],
+    aliases: Sequence[str],
+) -> None:
+    """Store the names, aliases and links of note ``note_id``, replacing what it had.  The new
+    links start unresolved (but for ``[[#Heading]]``, the note itself): resolving the keys of
+    :func:`keys_of` (and the note's keys before, :func:`keys_of_path`) resolves them."""
+    conn.execute(
+        "UPDATE notes SET name_key = ?, path_key = ? WHERE id = ?",
+        (name_key(path), path_key(path), note_id),
+    )
+    conn.execute("DELETE FROM note_aliases WHERE note_id = ?", (note_id,))
+    alias_rows = {fold(a): a for a in aliases if a.strip()}
+    conn.executemany(
+        "INSERT INTO note_aliases(note_id, alias, key) VALUES (?, ?, ?)",
+        [(note_id, alias, key) for key, alias in alias_rows.items()],
+    )
+    conn.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
+    rows = []
+    for seq, link in enumerate(links):
+        rows.append(
+            (
+                note_id,
+                seq,
+                link.target,
+                name_key(link.target) if link.target else "",
+                link.heading,
+                link.block,
+                link.shown,
+                int(link.embed),
+                int(link.markdown),
+                link.line,
+                _context(text, links, link),
+                note_id if not link.target else None,
+            )
+        )
+    conn.executemany(
+        "INSERT INTO links(note_id, seq, target, target_key, heading, block, shown, embed, "
+        "markdown, line, context, to_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+
+
+def note_keys(conn: sqlite3.Connection, note_id: int) -> set[str]:
+    """The keys (name and aliases) note ``note_id`` answers to now."""
+    keys = {
+        str(row[0])
+        for row in conn.execute("SELECT name_key FROM notes WHERE id = ?", (note_id,))
+        if row[0]
+    }
+    keys.update(
+        str(row[0])
+        for row in conn.execute("SELECT key FROM note_aliases WHERE note_id = ?", (note_id,))
+    )
+    return keys
+
+
+def keys_of_path(conn: sqlite3.Connection, path: str) -> set[str]:
+    """The keys of the note at ``path`` (none if the index does not hold it)."""
+    row = conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
+    return set() if row is None else note_keys(conn, int(row[0]))
+
+
+def resolve_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> int:
+    """Resolve again every link whose target key is one of ``keys``; returns how many changed."""
+    wanted = sorted({k for k in keys if k})
+    if not wanted:
+        return 0
+    param = json.dumps(wanted)
+    rows = conn.execute(
+        "SELECT l.note_id, l.seq, l.target, l.target_key, l.markdown, l.to_id, n.path "
+        "FROM links l JOIN notes n ON n.id = l.note_id "
+        "WHERE l.target_key IN (SELECT value FROM json_each(?))",
+        (param,),
+    ).fetchall()
+    if not rows:
+        return 0
+    present = sorted({str(r[3]) for r in rows})
+    candidates: dict[str, list[tuple[int, str, str | None]]] = {}
+    for note_id, path, key, alias in conn.execute(
+        "SELECT id, path, name_key, NULL FROM notes "
+        "WHERE name_key IN (SELECT value FROM json_each(?1)) "
+        "UNION ALL SELECT n.id, n.path, a.key, a.alias FROM note_aliases a "
+        "JOIN notes n ON n.id = a.note_id WHERE a.key IN (SELECT value FROM json_each(?1))",
+        (json.dumps(present),),
+    ):
+        candidates.setdefault(str(key), []).append((int(note_id), str(path), alias))
+    resolvers: dict[str, tuple[Resolver, dict[str, int]]] = {}
+    changed = []
+    for note_id, seq, target, key, markdown, to_id, source in rows:
+        if key not in resolvers:
+            found = candidates.get(key, [])
+            names: dict[str, list[str]] = {}
+            for _, path, alias in found:
+                names.setdefault(path, [])
+                if alias is not None:
+                    names[path].append(alias)
+            resolvers[key] = (Resolver(names.items()), {p: i for i, p, _ in found})
+        resolver, ids = resolvers[key]
+        resolved = resolver.resolve(target, source, markdown=bool(markdown))
+        new_id = ids.get(resolved) if resolved is not None else None
+        if new_id != to_id:
+            changed.append((new_id, note_id, seq))
+    conn.executemany("UPDATE links SET to_id = ? WHERE note_id = ? AND seq = ?", changed)
+    return len(changed)
+
+
+def _note_id(conn: sqlite3.Connection, path: str) -> int | None:
+    row = conn.execute("SELECT id FROM notes WHERE path = ?", (path,)).fetchone()
+    return None if row is None else int(row[0])
+
+
+def backlinks(conn: sqlite3.Connection, path: str) -> list[Backlink]:
+    """The links of other notes to ``path``, by note path then line."""
+    note_id = _note_id(conn, path)
+    if note_id is None:
+        return []
+    rows = conn.execute(
+        "SELECT n.path, n.title, l.line, l.context, l.embed FROM links l "
+        "JOIN notes n ON n.id = l.note_id WHERE l.to_id = ? AND l.note_id != ? "
+        "ORDER BY n.path, l.line, l.seq",
+        (note_id, note_id),
+    ).fetchall()
+    out: list[Backlink] = []
+    seen: set[tuple[str, int]] = set()
+    for src, title, line, context, embed in rows:
+        if (src, line) in seen:  # two links on one line: the line once
+            continue
+        seen.add((src, line))
+        out.append(Backlink(str(src), str(title), int(line), str(context), bool(embed)))
+    return out
+
+
+def outlinks(conn: sqlite3.Connection, path: str) -> list[OutLink]:
+    """The links of ``path`` in the order written (unresolved ones with ``path`` ``None``)."""
+    note_id = _note_id(conn, path)
+    if note_id is None:
+        return []
+    rows = conn.execute(
+        "SELECT l.target, t.path, l.shown, l.heading, l.block, l.embed, l.markdown, l.line "
+        "FROM links l LEFT JOIN notes t ON t.id = l.to_id WHERE l.note_id = ? ORDER BY l.seq",
+        (note_id,),
+    ).fetchall()
+    return [
+        OutLink(str(a), None if b is None else str(b), str(c), d, e, bool(f), bool(g), int(h))
+        for a, b, c, d, e, f, g, h in rows
+    ]
+
+
+def linked_paths(conn: sqlite3.Connection, path: str) -> set[str]:
+    """Notes ``path`` links to or is linked from (itself excluded)."""
+    note_id = _note_id(conn, path)
+    if note_id is None:
+        return set()
+    rows = conn.execute(
+        "SELECT n.path FROM links l JOIN notes n ON n.id = l.to_id WHERE l.note_id = ?1 "
+        "UNION SELECT n.path FROM links l JOIN notes n ON n.id = l.note_id WHERE l.to_id = ?1",
+        (note_id,),
+    )
+    return {str(r[0]) for r in rows} - {path}
+
+
+def resolver(conn: sqlite3.Connection) -> Resolver:
+    """A resolver over every note of the index (paths and aliases).  Attachments are not
+    indexed: images are found on disk by the caller."""
+    names: dict[str, list[str]] = {str(r[0]): [] for r in conn.execute("SELECT path FROM notes")}
+    for path, alias in conn.execute(
+        "SELECT n.path, a.alias FROM note_aliases a JOIN notes n ON n.id = a.note_id"
+    ):
+        names.setdefault(str(path), []).append(str(alias))
+    return Resolver(names.items())
+
+
+# ----------------------------------------------------------------------------- filters
+
+_DEPTH = "(length({a}.path) - length(replace({a}.path, '/', '')))"
+
+
+def note_sql(value: str) -> tuple[str, list[object]]:
+    """A subquery giving the id of the note ``value`` names (``linkto:VALUE``): a vault path
+    with or without ``.md``, a path suffix, or a note name or alias, by the Resolver's rules."""
+    value = value.strip().replace("\\", "/").strip("/")
+    key = name_key(value)
+    order = f"ORDER BY pri, {_DEPTH.format(a='t')}, length(t.path), t.path LIMIT 1"
+    if "/" in value:
+        want = path_key(posixpath.normpath(value))
+        sql = (
+            "(SELECT id FROM (SELECT t.id, 0 AS pri, t.path FROM notes t WHERE t.name_key = ? "
+            "AND (t.path_key = ? OR substr(t.path_key, -length(?) - 1) = '/' || ?)) AS t "
+            f"{order})"
+        )
+        return sql, [key, want, want, want]
+    sql = (
+        "(SELECT id FROM (SELECT t.id, 0 AS pri, t.path FROM notes t WHERE t.name_key = ? "
+        "UNION ALL SELECT t.id, 1, t.path FROM note_aliases a JOIN notes t ON t.id = a.note_id "
+        f"WHERE a.key = ?) AS t {order})"
+    )
+    return sql, [key, key]
+
+
+def link_filter_sql(kind: str, value: str, alias: str = "n") -> tuple[str, list[object]]:
+    """SQL condition on ``notes`` as ``alias``: ``linkto`` (notes linking to ``value``) or
+    ``linkedfrom`` (notes ``value`` links to).  A value that names no note passes nothing."""
+    target, params = note_sql(value)
+    if kind == "linkto":
+        sql = (
+            f"{alias}.id IN (SELECT l.note_id FROM links l WHERE l.to_id = {target} "
+            "AND l.note_id != l.to_id)"
+        )
+    elif kind == "linkedfrom":
+        sql = (
+            f"{alias}.id IN (SELECT l.to_id FROM links l WHERE l.note_id = {target} "
+            "AND l.to_id IS NOT NULL AND l.to_id != l.note_id)"
+        )
+    else:
+        raise ValueError(f"unknown link filter {kind!r}")
+    return sql, params
