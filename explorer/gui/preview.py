@@ -20,11 +20,20 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from PySide6.QtCore import QByteArray, QEvent, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QDesktopServices, QImage, QKeySequence, QPalette, QTextDocument
+from PySide6.QtCore import QByteArray, QEvent, QPoint, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import (
+    QAction,
+    QContextMenuEvent,
+    QDesktopServices,
+    QImage,
+    QKeySequence,
+    QPalette,
+    QTextDocument,
+)
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QMenu,
     QSplitter,
     QTextBrowser,
     QToolButton,
@@ -96,6 +105,20 @@ class NoteBrowser(QTextBrowser):
         self.blocked: deque[str] = deque(maxlen=1000)
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
+        self.history_actions: list[QAction] = []  # Back and Forward, set by the pane
+
+    def context_menu(self, pos: QPoint) -> QMenu:
+        """The note's context menu: Back and Forward first, then the usual copy and select."""
+        menu = self.createStandardContextMenu(pos)
+        first = menu.actions()[0] if menu.actions() else None
+        menu.insertActions(first, self.history_actions)  # type: ignore[arg-type]
+        menu.insertSeparator(first)  # type: ignore[arg-type]
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        menu = self.context_menu(event.pos())
+        menu.exec(event.globalPos())
+        menu.deleteLater()
 
     def backward(self) -> None:
         self.historyRequested.emit(False)
@@ -173,11 +196,13 @@ class PreviewPane(QWidget):
         self.title.setObjectName("previewTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.title.setWordWrap(True)
-        self.back_action = QAction("◀", self)
+        self.back_action = QAction("Back", self)
+        self.back_action.setIconText("◀")
         self.back_action.setShortcut(QKeySequence("Alt+Left"))
         self.back_action.setToolTip("Back to the previous note (Alt+Left)")
         self.back_action.triggered.connect(self.back)
-        self.forward_action = QAction("▶", self)
+        self.forward_action = QAction("Forward", self)
+        self.forward_action.setIconText("▶")
         self.forward_action.setShortcut(QKeySequence("Alt+Right"))
         self.forward_action.setToolTip("Forward (Alt+Right)")
         self.forward_action.triggered.connect(self.forward)
@@ -185,6 +210,7 @@ class PreviewPane(QWidget):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.setEnabled(False)
             self.addAction(action)
+        self.note.history_actions = [self.back_action, self.forward_action]
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.setSpacing(2)

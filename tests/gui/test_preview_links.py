@@ -153,9 +153,13 @@ def test_back_returns_to_the_scroll_position_the_reader_left(
 
 
 def heading_in_view(pane: PreviewPane, text: str) -> bool:
-    found = pane.note.document().find(text)
-    rect = pane.note.cursorRect(found)
-    return not found.isNull() and pane.note.viewport().rect().contains(rect.center())
+    """Whether the heading ``text`` (not a link that reads the same) is in the viewport."""
+    doc = pane.note.document()
+    found = doc.find(text)
+    while not found.isNull() and found.block().blockFormat().headingLevel() == 0:
+        found = doc.find(text, found)
+    assert not found.isNull(), f"no heading {text!r}"
+    return pane.note.viewport().rect().contains(pane.note.cursorRect(found).center())
 
 
 def test_a_heading_link_scrolls_to_the_heading(qtbot: QtBot, pane: PreviewPane) -> None:
@@ -381,3 +385,42 @@ def test_a_note_created_later_turns_an_unresolved_link_into_a_link(
         lambda: _assert(any(h == "vault-note:Later/Nowhere.md" for h, *_ in links(pane)))
     )
     assert bar.value() == where  # rendered again where the reader was
+
+
+def test_a_link_to_a_heading_of_the_same_note_scrolls_and_back_returns(
+    qtbot: QtBot, pane: PreviewPane
+) -> None:
+    pane.resize(500, 300)
+    pane.splitter.setSizes([200, 60])
+    show_hit(qtbot, pane, "Home.md")
+    bar = pane.note.verticalScrollBar()
+    bar.setValue(0)
+    opened: list[str] = []
+    pane.note_opened.connect(opened.append)
+    follow(qtbot, pane, "vault-note:Home.md#Local%20heading")
+    qtbot.waitUntil(lambda: _assert(pane.history[0] == ["Home.md"]))
+    left_at = pane._back[-1].scroll
+    assert heading_in_view(pane, "Local heading") and bar.value() > 0
+    assert opened == []  # the same note: nothing new to tell the panels
+    pane.back()
+    qtbot.waitUntil(lambda: _assert(bar.value() == left_at))
+    assert pane.history == ([], "Home.md", ["Home.md"])
+
+
+def test_alt_left_works_from_anywhere_in_the_window_and_the_menu_has_back(
+    qtbot: QtBot, pane: PreviewPane
+) -> None:
+    show_hit(qtbot, pane, "Home.md")
+    follow(qtbot, pane, "vault-note:Guides/Setup.md")
+    wait_shown(qtbot, pane, "Guides/Setup.md")
+    pane.activateWindow()
+    qtbot.waitUntil(lambda: _assert(pane.isActiveWindow()))
+    pane.explain.setFocus()  # not the note: the window's shortcut, not the browser's key
+    qtbot.keyClick(pane.explain, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    wait_shown(qtbot, pane, "Home.md")
+    assert pane.forward_action.isEnabled() and not pane.back_action.isEnabled()
+    menu = pane.note.context_menu(pane.note.viewport().rect().center())
+    texts = [action.text() for action in menu.actions()]
+    assert texts[:2] == ["Back", "Forward"]
+    menu.actions()[1].trigger()
+    wait_shown(qtbot, pane, "Guides/Setup.md")
