@@ -602,6 +602,10 @@ def section(text: str, heading: str | None, block: str | None) -> str | None:
     return None
 
 
+#: Note embeds shown in one rendered piece of a note, at most; the rest are links.
+MAX_EMBEDS = 20
+
+
 def _note_embed_html(md: MarkdownIt, page: Page, inner: str, line: int) -> str:
     target, heading, block, alias = _parse(inner)
     fragment = f"^{block}" if block else heading
@@ -610,7 +614,13 @@ def _note_embed_html(md: MarkdownIt, page: Page, inner: str, line: int) -> str:
     if path is None or not _is_note(path):
         return f"<p>↪ {link_html(page, target, fragment, shown)}</p>"
     if page.depth >= 1 or path in page.chain or page.embed is None:
-        why = "already shown" if path in page.chain else "an embed inside an embed"
+        why = (
+            "already shown"
+            if path in page.chain
+            else "an embed inside an embed"
+            if page.depth >= 1
+            else f"more than {MAX_EMBEDS} embeds"
+        )
         return (
             f"<p>↪ {link_html(page, target, fragment, shown)} "
             f'<span style="color:{page.muted}">({why}: shown as a link)</span></p>'
@@ -658,8 +668,14 @@ def obsidian_plugin(md: MarkdownIt) -> None:
         token = tokens[idx]
         anchor = (token.meta or {}).get("anchor")
         out = f'<a name="{html.escape(anchor)}"></a>' if anchor else ""
+        page = _page(env)
+        count = env.get("embeds", 0) if isinstance(env, dict) else MAX_EMBEDS
+        if count >= MAX_EMBEDS:  # a note that embeds a big note a thousand times
+            page = replace(page, embed=None)
+        elif isinstance(env, dict):
+            env["embeds"] = count + 1
         line = idx  # its place in the stream: callout ids inside stay apart
-        return out + _note_embed_html(md, _page(env), token.content, line)
+        return out + _note_embed_html(md, page, token.content, line)
 
     rules = md.add_render_rule
     rules("wikilink", _render_wikilink)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from explorer.gui.obsidian import (
+    MAX_EMBEDS,
     Page,
     anchor_name,
     callout_colours,
@@ -311,3 +312,9 @@ def test_vault_links_update_only_the_notes_that_changed(tmp_path: Path) -> None:
     assert after.resolve("new") == "new.md"
     assert after.resolve("unseen") is None  # only the notes reported were read
     assert links.resolve("gone") == "gone.md"  # the old links are unchanged
+
+
+def test_a_note_embedded_many_times_is_shown_a_bounded_number_of_times() -> None:
+    out = render("\n\n".join(["![[Embedded note]]"] * (MAX_EMBEDS + 5)))
+    assert out.count("First part.") == MAX_EMBEDS
+    assert out.count(f"more than {MAX_EMBEDS} embeds") == 5
