@@ -341,7 +341,10 @@ class PreviewPane(QWidget):
         self._go(source.pop())
 
     def _history_key(self, forward: bool) -> None:
-        self.forward() if forward else self.back()
+        if forward:
+            self.forward()
+        else:
+            self.back()
 
     def _update_actions(self) -> None:
         self.back_action.setEnabled(bool(self._back))
@@ -413,7 +416,9 @@ class PreviewPane(QWidget):
             self.shown_path = result.path
             self._shown_html = ""
         elif result.path == self.shown_path and result.html == self._shown_html:
-            keep_scroll = True  # the same note, rendered the same: keep the reader's place
+            # The same note, rendered the same: the reader stays where they are, unless this
+            # place has a spot of its own (Back to where they were, a heading).
+            keep_scroll = keep_scroll or (place.scroll is None and place.anchor is None)
         else:
             scroll = self.note.verticalScrollBar().value()
             self.note.images = result.images  # before the HTML, whose layout asks for them
