@@ -13,6 +13,7 @@ with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
 from __future__ import annotations
 
 import html
+import posixpath
 import re
 from collections import deque
 from collections.abc import Iterable
@@ -313,6 +314,11 @@ class PreviewPane(QWidget):
         ``^id`` for a block), as the next step of the history."""
         if self.vault is None:
             return
+        normal = posixpath.normpath(path) if path else ""
+        if not normal or normal.startswith(("../", "/")) or normal in (".", ".."):
+            self.message.emit(f"Not a note of this vault: {safe_text(path)}")
+            return
+        path = normal
         current = self._place
         if current is not None:
             current.scroll = self.note.verticalScrollBar().value()

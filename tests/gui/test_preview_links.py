@@ -424,3 +424,24 @@ def test_alt_left_works_from_anywhere_in_the_window_and_the_menu_has_back(
     assert texts[:2] == ["Back", "Forward"]
     menu.actions()[1].trigger()
     wait_shown(qtbot, pane, "Guides/Setup.md")
+
+
+def test_a_note_link_out_of_the_vault_shows_nothing_of_it(
+    qtbot: QtBot, pane: PreviewPane, vault: Path
+) -> None:
+    (vault.parent / "secret.md").write_text("# Secret\n\nTOP SECRET\n", encoding="utf-8")
+    (vault / "Sly.md").write_text(
+        "# Sly\n\n[[../secret]] [out](../secret.md) [forged](vault-note:../secret.md)\n",
+        encoding="utf-8",
+    )
+    pane.notes_changed(["Sly.md"])
+    open_note(qtbot, pane, "Sly.md")
+    hrefs = [href for href, *_ in links(pane)]
+    assert hrefs[:2] == ["vault-missing:..%2Fsecret", "vault-missing:..%2Fsecret.md"]
+    messages: list[str] = []
+    pane.message.connect(messages.append)
+    follow(qtbot, pane, "vault-note:../secret.md")  # a link the note wrote in our scheme
+    qtbot.waitUntil(lambda: _assert(bool(messages)))
+    assert "Not a note of this vault" in messages[0]
+    assert pane.history == ([], "Sly.md", [])
+    assert "TOP SECRET" not in pane.note.toPlainText()
