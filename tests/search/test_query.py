@@ -53,6 +53,21 @@ def test_cjk_terms_become_character_phrases() -> None:
     assert Term("東京").fts() == '"東 京"'
 
 
+def test_link_filters_take_paths_names_and_quoted_names() -> None:
+    q = parse_query('deploy linkto:"Accepted file formats" LinkedFrom:Guides/Setup.md linkto:Home')
+    assert q.links_to == ["Accepted file formats", "Home"]
+    assert q.linked_from == ["Guides/Setup.md"]
+    assert [t.text for t in q.terms] == ["deploy"]
+    assert q.has_filters and not parse_query("deploy").has_filters
+    assert parse_query("linkto:Home").is_listing
+    unclosed = parse_query('linkto:"Open ended')
+    assert unclosed.links_to == ["Open ended"] and unclosed.terms == []
+    # An empty value, or an exclusion, is text, as an empty ``tag:`` is.
+    assert parse_query("linkto:").links_to == []
+    assert parse_query('linkto:""').links_to == []
+    assert parse_query("-linkto:Home").links_to == []
+
+
 def test_only_filters_or_exclusions_is_a_listing() -> None:
     assert parse_query("tag:ops").is_listing
     assert parse_query("-draft").is_listing
@@ -205,6 +220,14 @@ HOSTILE = [
     "path:../..",
     "path:/etc",
     "path:'",
+    "linkto:",
+    'linkto:"',
+    'linkto:""',
+    "linkto:Home linkedfrom:",
+    "linkedfrom:../..",
+    'linkto:"a b" "c',
+    "linkto:%_%",
+    "linkedfrom:[[x]]",
     "'tag:x'",
     "\\",
     "\\\\",
