@@ -21,7 +21,7 @@ import html
 import re
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path, PurePosixPath
@@ -56,6 +56,7 @@ from explorer.display import safe_text
 from explorer.gui.theme import tints
 from explorer.gui.workers import Latest, Worker, run_in_pool
 from explorer.index.db import IndexDB
+from explorer.index.links import backlinks
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
 from explorer.search.related import LinkLookup, RelatedNotes, related, stored_links
@@ -79,9 +80,10 @@ class BacklinkEntry:
 
     source: str  # the linking note's path
     title: str  # its title
-    line: str  # the line that links, as written
+    line: str  # the line that links, as a reader sees it (links as their shown words)
     line_no: int  # 1-based
-    shown: str | None = None  # the link's shown text, when the index knows it
+    shown: tuple[str, ...] = ()  # the shown words of its links to the note, on that line
+    embed: bool = False
 
 
 #: ``(conn, path) -> the backlinks of path``, or ``None`` when the index has no links table.
@@ -89,8 +91,30 @@ BacklinkLookup = Callable[[sqlite3.Connection, str], list[BacklinkEntry] | None]
 
 
 def stored_backlinks(conn: sqlite3.Connection, path: str) -> list[BacklinkEntry] | None:
-    """The notes linking to ``path``, from the index's links table; ``None`` without one."""
-    return None
+    """The notes linking to ``path`` (:func:`explorer.index.links.backlinks`), each line with
+    the shown words of its links to ``path`` (one query for all); ``None`` when the index has
+    no links table."""
+    if not _has_table(conn, "links"):
+        return None
+    shown: dict[tuple[str, int], list[str]] = {}
+    rows = conn.execute(
+        "SELECT n.path, l.line, l.shown FROM links l JOIN notes n ON n.id = l.note_id "
+        "WHERE l.to_id = (SELECT id FROM notes WHERE path = ?) ORDER BY l.seq",
+        (path,),
+    )
+    for source, line, words in rows:
+        shown.setdefault((str(source), int(line)), []).append(str(words))
+    return [
+        BacklinkEntry(
+            b.path, b.title, b.text, b.line, tuple(shown.get((b.path, b.line), ())), b.embed
+        )
+        for b in backlinks(conn, path)
+    ]
+
+
+def _has_table(conn: sqlite3.Connection, name: str) -> bool:
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,))
+    return row.fetchone() is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,43 +177,25 @@ class AroundReader:
 
 # ----------------------------------------------------------------------------- showing a line
 
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]|#^]*)((?:#[^\[\]|]*)?)(?:\|([^\[\]]*))?\]\]")
-_MDLINK = re.compile(r"(!?)\[([^\[\]]*)\]\(([^()\s]*)\)")
 
-
-def line_html(line: str, target: str) -> str:
-    """The linking ``line`` as a reader sees it: links as their shown words (the syntax gone),
-    the ones pointing at ``target`` (a note path) marked; HTML-escaped."""
-    stem = PurePosixPath(target).stem.casefold()
-    name = target.casefold()
-    for suffix in (".md", ".markdown"):
-        name = name.removesuffix(suffix)
-
-    def points_here(ref: str) -> bool:
-        ref = ref.strip().replace("\\", "/").casefold()
-        for suffix in (".md", ".markdown"):
-            ref = ref.removesuffix(suffix)
-        ref = re.sub(r"%20", " ", ref).lstrip("./")
-        return ref in (stem, name) or name.endswith("/" + ref)
-
+def line_html(line: str, shown: Sequence[str]) -> str:
+    """The linking ``line`` as HTML: escaped, each of the ``shown`` words (the link's text)
+    marked where it stands, longest first, whole words only."""
+    words = sorted({w.strip() for w in shown if w.strip()}, key=len, reverse=True)
+    text = safe_text(line)
+    if not words:
+        return html.escape(text)
+    pattern = re.compile(
+        "|".join(rf"(?<!\w){re.escape(safe_text(w))}(?!\w)" for w in words), re.IGNORECASE
+    )
     out: list[str] = []
     pos = 0
-    matches = sorted([*_WIKILINK.finditer(line), *_MDLINK.finditer(line)], key=lambda m: m.start())
-    for match in matches:
-        if match.start() < pos:
-            continue  # inside a link already shown
-        out.append(html.escape(safe_text(line[pos : match.start()])))
-        if match.re is _WIKILINK:
-            ref, heading, alias = match.group(2), match.group(3), match.group(4)
-            shown = alias if alias else (ref or heading.lstrip("#")) + (heading if ref else "")
-            here = bool(ref) and points_here(ref)
-        else:
-            shown, here = match.group(2), points_here(match.group(3).split("#", 1)[0])
-        words = html.escape(safe_text(shown.strip() or match.group(0)))
-        out.append(f"<b><u>{words}</u></b>" if here else words)
+    for match in pattern.finditer(text):
+        out.append(html.escape(text[pos : match.start()]))
+        out.append(f"<b><u>{html.escape(match.group(0))}</u></b>")
         pos = match.end()
-    out.append(html.escape(safe_text(line[pos:])))
-    return "".join(out).strip()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
 
 
 class HtmlDelegate(QStyledItemDelegate):
@@ -267,8 +273,6 @@ class AroundPanel(QDockWidget):
         self._stale = False  # the listed answer is older than the index or the note
         self.pool = QThreadPool(self)  # one thread: the reader's connection stays on it
         self.pool.setMaxThreadCount(1)
-        self.backlinks_factory: BacklinkLookup = stored_backlinks
-        self.links_factory: LinkLookup = stored_links
 
         body = QWidget(self)
         self.heading = QLabel(body)
@@ -338,13 +342,7 @@ class AroundPanel(QDockWidget):
     def open_vault(self, vault: Path) -> None:
         self.close_vault()
         self.vault = vault
-        self.reader = AroundReader(
-            vault,
-            self.data_dir,
-            self.model,
-            backlinks=self.backlinks_factory,
-            links=self.links_factory,
-        )
+        self.reader = AroundReader(vault, self.data_dir, self.model)
 
     def close_vault(self, wait: bool = False) -> None:
         """Forget the vault; its connection closes on the reader's thread (after any request
@@ -444,7 +442,8 @@ class AroundPanel(QDockWidget):
                 0,
                 HTML_ROLE,
                 f"<b>{_escape(entry.title)}</b> <small>{_escape(entry.source)}:"
-                f"{entry.line_no}</small><br>{line_html(entry.line, around.path)}",
+                f"{entry.line_no}{' · embeds it' if entry.embed else ''}</small><br>"
+                f"{line_html(entry.line, entry.shown)}",
             )
             item.setToolTip(0, safe_text(f"{entry.source}, line {entry.line_no}"))
             self.backlinks.addTopLevelItem(item)

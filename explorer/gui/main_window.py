@@ -44,6 +44,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui import settings as opt
+from explorer.gui.around import AroundPanel
 from explorer.gui.compare_bar import CompareBar, Pair
 from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
@@ -224,10 +225,17 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
         self.quality.hide()  # View ▸ Quality Panel
 
+        # View ▸ Around This Note: backlinks and related notes of the note in the preview.
+        self.around = AroundPanel(self.provider.name, self.data_dir, self)
+        self.around.openRequested.connect(self.preview.open_note)
+        self.preview.note_opened.connect(self.around.show_note)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
+
         self.index_status = IndexStatus(self.statusBar())
         self.index_status.skippedClicked.connect(self.show_skipped)
         self.resize(1360, 820)
-        self.splitter.setSizes([880, 480])
+        self.splitter.setSizes([760, 420])
+        self.resizeDocks([self.around], [300], Qt.Orientation.Horizontal)
 
     def _build_shortcuts(self) -> None:
         for keys in ("Ctrl+K", "Ctrl+L"):
@@ -329,12 +337,14 @@ class MainWindow(QMainWindow):
             session.close(wait=wait)
             session.deleteLater()
         self.quality.close_vault(wait=wait)
+        self.around.close_vault(wait=wait)
         self.index_status.hide_progress()
         self._problem = None  # that index's
 
     def _session_opened(self, notices: list[str]) -> None:
         if self.vault is not None:
             self.quality.open_vault(self.vault)  # its thread opens the index after the search's
+            self.around.open_vault(self.vault)
         for notice in notices:
             self.statusBar().showMessage(safe_text(notice), 10_000)
         self.search_now()
@@ -562,6 +572,7 @@ class MainWindow(QMainWindow):
             self.stall.mark(f"{kind}: {event.message}")
         if kind == "embed-done" or (kind == "sync" and event.touched):
             self.quality.invalidate()  # the judged queries' lists may have changed
+            self.around.index_changed()  # backlinks and neighbours may have changed
         if kind == "sync" and event.touched:
             self._schedule_refresh(event.touched, REFRESH_MS)
             # The shown note is rendered again if it changed, or if its links may lead

@@ -25,8 +25,8 @@ SYNTAX_HELP = (
     "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
     "note · Ctrl+C copy its path · 0–3 grade it for the query (Delete removes the grade) · "
     "Ctrl+1/2/3 mode · Ctrl+B pin the "
-    "settings as a baseline, Ctrl+Shift+B unpin · Ctrl+Shift+W why not this note · F5 "
-    "reconcile the index</p>"
+    "settings as a baseline, Ctrl+Shift+B unpin · Ctrl+Shift+W why not this note · Ctrl+Shift+A "
+    "around this note · F5 reconcile the index</p>"
 )
 
 
@@ -39,6 +39,7 @@ class Menus:
     themes: dict[str, QAction]
     tune: QAction
     why_not: QAction
+    around: QAction
 
 
 def build_menus(window: MainWindow) -> Menus:
@@ -88,6 +89,11 @@ def build_menus(window: MainWindow) -> Menus:
     quality.setText("&Quality Panel")
     quality.setToolTip("Judged queries with nDCG@10 per mode; grade a hit with keys 0–3")
     view.addAction(quality)
+    around = window.around.toggleViewAction()
+    around.setText("&Around This Note")
+    around.setShortcut(QKeySequence("Ctrl+Shift+A"))
+    around.setToolTip("Backlinks and related notes of the note in the preview")
+    view.addAction(around)
     theme_menu = view.addMenu("&Theme")
     group = QActionGroup(window)
     themes: dict[str, QAction] = {}
@@ -113,7 +119,7 @@ def build_menus(window: MainWindow) -> Menus:
     about = QAction("&About Vault Explorer", window)
     about.triggered.connect(lambda: show_about(window))
     help_menu.addAction(about)
-    return Menus(open_vault, recent, reconcile, skipped, themes, tune, why_not)
+    return Menus(open_vault, recent, reconcile, skipped, themes, tune, why_not, around)
 
 
 def show_syntax(parent: QWidget) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.index import links as index_links
 from explorer.index.db import IndexDB
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
@@ -98,11 +99,14 @@ class RelatedNotes:
 
 
 def stored_links(conn: sqlite3.Connection, path: str) -> tuple[set[str], set[str]] | None:
-    """The notes ``path`` links to and the notes linking to it, from the index's links table;
-    ``None`` when this index has none."""
+    """The notes ``path`` links to (embeds included) and the notes linking to it, from the
+    index's links table (:mod:`explorer.index.links`); ``None`` when this index has none (one
+    written before links were stored, read as it is by ``vault-explorer related``)."""
     if not _has_table(conn, "links"):
         return None
-    return set(), set()
+    outgoing = {link.path for link in index_links.outlinks(conn, path) if link.path is not None}
+    incoming = {link.path for link in index_links.backlinks(conn, path)}
+    return outgoing - {path}, incoming - {path}
 
 
 def _has_table(conn: sqlite3.Connection, name: str) -> bool:

@@ -128,14 +128,16 @@ def test_a_note_without_vectors_says_so(
 
 
 @pytest.mark.parametrize(
-    ("line", "expected"),
+    ("line", "shown", "expected"),
     [
-        ("See [[Deploy]] first.", "See <b><u>Deploy</u></b> first."),
-        ("Read [[ops/deploy|the runbook]].", "Read <b><u>the runbook</u></b>."),
-        ("[[deploy#Checks]] and [[Other]]", "<b><u>deploy#Checks</u></b> and Other"),
-        ("A [link](deploy.md) & [x](https://e.org)", "A <b><u>link</u></b> &amp; x"),
-        ("<script>[[Deploy]]", "&lt;script&gt;<b><u>Deploy</u></b>"),
+        ("See Deploy first.", ["Deploy"], "See <b><u>Deploy</u></b> first."),
+        ("Read the runbook, deploy.", ["the runbook"], "Read <b><u>the runbook</u></b>, deploy."),
+        ("Deployment, not deploy", ["deploy"], "Deployment, not <b><u>deploy</u></b>"),
+        ("<script> Deploy", ["Deploy"], "&lt;script&gt; <b><u>Deploy</u></b>"),
+        ("No words given", [], "No words given"),
     ],
 )
-def test_the_linking_line_shows_the_links_words_marked(line: str, expected: str) -> None:
-    assert line_html(line, "ops/deploy.md") == expected
+def test_the_linking_line_shows_the_links_words_marked(
+    line: str, shown: list[str], expected: str
+) -> None:
+    assert line_html(line, shown) == expected
