@@ -9,10 +9,12 @@ from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
 from pytestqt.qtbot import QtBot
 
+from explorer.embed.provider import EmbedderProvider
 from explorer.gui.preview import PreviewPane
 from explorer.gui.render import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
+from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
 from tests.gui.test_preview import shown_images
 from tests.obsidian_vault import build_obsidian_vault
 
@@ -445,3 +447,38 @@ def test_a_note_link_out_of_the_vault_shows_nothing_of_it(
     assert "Not a note of this vault" in messages[0]
     assert pane.history == ([], "Sly.md", [])
     assert "TOP SECRET" not in pane.note.toPlainText()
+
+
+# ----------------------------------------------------------------------------- in the window
+
+
+def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_returns(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    vault: Path,
+) -> None:
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")
+    window.set_query("welcome")
+    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    preview = window.preview
+    wait_shown(qtbot, preview, "Home.md")
+    follow(qtbot, preview, "vault-note:Guides/Setup.md")
+    wait_shown(qtbot, preview, "Guides/Setup.md")
+    assert window.table.current_hit() is not None
+    assert window.table.current_hit().path == "Home.md"  # the results stay as they were
+    window.activateWindow()
+    window.table.setFocus()
+    qtbot.waitUntil(lambda: _assert(window.table.hasFocus()))
+    qtbot.keyClick(window.table, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    wait_shown(qtbot, preview, "Home.md")
+    assert "Fused rank 1" in preview.explain.toPlainText()
+    # A note created now (the live index sees it) turns the unresolved link into a link.
+    assert link_to(preview, "vault-missing:Nowhere")
+    (vault / "Nowhere.md").write_text("# Nowhere\n\nFound after all.\n", encoding="utf-8")
+    qtbot.waitUntil(
+        lambda: _assert(any(h == "vault-note:Nowhere.md" for h, *_ in links(preview))),
+        timeout=SAFETY_MS,
+    )
