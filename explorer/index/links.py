@@ -75,13 +75,19 @@ def path_key(path: str) -> str:
     return fold(f"{folder}/{name}" if folder else name)
 
 
-def _context(text: str, links: Sequence[Link], link: Link) -> str:
-    """The line of ``link``, as a reader sees it."""
-    start = text.rfind("\n", 0, link.start) + 1
-    end = text.find("\n", link.end)
-    end = len(text) if end < 0 else end
-    line = link_text(text, links, start, end).strip()
-    return line[:CONTEXT_CHARS]
+def _contexts(text: str, links: Sequence[Link]) -> list[str]:
+    """The line of each link, as a reader sees it (each line made once)."""
+    by_line: dict[int, str] = {}
+    out = []
+    for link in links:
+        if link.line not in by_line:
+            start = text.rfind("\n", 0, link.start) + 1
+            end = text.find("\n", link.end)
+            end = len(text) if end < 0 else end
+            on_line = [x for x in links if x.line == link.line]
+            by_line[link.line] = link_text(text, on_line, start, end).strip()[:CONTEXT_CHARS]
+        out.append(by_line[link.line])
+    return out
 
 
 def keys_of(path: str, links: Sequence[Link], aliases: Sequence[str]) -> set[str]:
@@ -96,26 +102,29 @@ def keys_of(path: str, links: Sequence[Link], aliases: Sequence[str]) -> set[str
 def write_links(
     conn: sqlite3.Connection,
     note_id: int,
-    path: str,
     text: str,
     links: Sequence[Link],
     aliases: Sequence[str],
+    *,
+    fresh: bool = False,
 ) -> None:
-    """Store the names, aliases and links of note ``note_id``, replacing what it had.  The new
+    """Store the aliases and links of note ``note_id`` (whose ``name_key`` and ``path_key`` the
+    caller wrote with the note), replacing what it had (``fresh``: it had nothing).  The new
     links start unresolved (but for ``[[#Heading]]``, the note itself): resolving the keys of
     :func:`keys_of` (and the note's keys before, :func:`keys_of_path`) resolves them."""
-    conn.execute(
-        "UPDATE notes SET name_key = ?, path_key = ? WHERE id = ?",
-        (name_key(path), path_key(path), note_id),
-    )
-    conn.execute("DELETE FROM note_aliases WHERE note_id = ?", (note_id,))
+    if not fresh:
+        conn.execute("DELETE FROM note_aliases WHERE note_id = ?", (note_id,))
+        conn.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
     alias_rows = {fold(a): a for a in aliases if a.strip()}
-    conn.executemany(
-        "INSERT INTO note_aliases(note_id, alias, key) VALUES (?, ?, ?)",
-        [(note_id, alias, key) for key, alias in alias_rows.items()],
-    )
-    conn.execute("DELETE FROM links WHERE note_id = ?", (note_id,))
+    if alias_rows:
+        conn.executemany(
+            "INSERT INTO note_aliases(note_id, alias, key) VALUES (?, ?, ?)",
+            [(note_id, alias, key) for key, alias in alias_rows.items()],
+        )
+    if not links:
+        return
     rows = []
+    contexts = _contexts(text, links)
     for seq, link in enumerate(links):
         rows.append(
             (
@@ -129,7 +138,7 @@ def write_links(
                 int(link.embed),
                 int(link.markdown),
                 link.line,
-                _context(text, links, link),
+                contexts[seq],
                 note_id if not link.target else None,
             )
         )
@@ -166,14 +175,18 @@ def resolve_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> int:
     if not wanted:
         return 0
     param = json.dumps(wanted)
+    # A wikilink to a bare name (almost every link) resolves in SQL: the shortest path of that
+    # name, else of that alias (the Resolver's rules for a name; tested to agree).
+    simple = conn.execute(_RESOLVE_NAMES, (param,)).rowcount
     rows = conn.execute(
         "SELECT l.note_id, l.seq, l.target, l.target_key, l.markdown, l.to_id, n.path "
         "FROM links l JOIN notes n ON n.id = l.note_id "
-        "WHERE l.target_key IN (SELECT value FROM json_each(?))",
+        "WHERE l.target_key IN (SELECT value FROM json_each(?)) "
+        f"AND NOT ({_SIMPLE})",
         (param,),
     ).fetchall()
     if not rows:
-        return 0
+        return simple
     present = sorted({str(r[3]) for r in rows})
     candidates: dict[str, list[tuple[int, str, str | None]]] = {}
     for note_id, path, key, alias in conn.execute(
@@ -201,7 +214,21 @@ def resolve_keys(conn: sqlite3.Connection, keys: Iterable[str]) -> int:
         if new_id != to_id:
             changed.append((new_id, note_id, seq))
     conn.executemany("UPDATE links SET to_id = ? WHERE note_id = ? AND seq = ?", changed)
-    return len(changed)
+    return simple + len(changed)
+
+
+_DEPTH = "(length({a}.path) - length(replace({a}.path, '/', '')))"
+#: Links whose target is a bare name: no folder, not a markdown link (those need the source's
+#: folder, :class:`~explorer.vault.links.Resolver`).
+_SIMPLE = "l.markdown = 0 AND instr(l.target, '/') = 0"
+_RESOLVE_NAMES = f"""
+    UPDATE links AS l SET to_id = coalesce(
+        (SELECT n.id FROM notes n WHERE n.name_key = l.target_key
+         ORDER BY {_DEPTH.format(a="n")}, length(n.path), n.path LIMIT 1),
+        (SELECT n.id FROM note_aliases a JOIN notes n ON n.id = a.note_id WHERE a.key = l.target_key
+         ORDER BY {_DEPTH.format(a="n")}, length(n.path), n.path LIMIT 1))
+    WHERE l.target_key IN (SELECT value FROM json_each(?)) AND {_SIMPLE}
+    """
 
 
 def _note_id(conn: sqlite3.Connection, path: str) -> int | None:
@@ -271,8 +298,6 @@ def resolver(conn: sqlite3.Connection) -> Resolver:
 
 
 # ----------------------------------------------------------------------------- filters
-
-_DEPTH = "(length({a}.path) - length(replace({a}.path, '/', '')))"
 
 
 def note_sql(value: str) -> tuple[str, list[object]]:

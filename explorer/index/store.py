@@ -78,12 +78,15 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
         note.body_start,
         "\n".join(note.warnings) or None,
         time.time_ns(),
+        links.name_key(st.rel),
+        links.path_key(st.rel),
     )
     row = conn.execute("SELECT id FROM notes WHERE path = ?", (st.rel,)).fetchone()
     if row is None:
         cur = conn.execute(
             "INSERT INTO notes(title, tags, body, status, size, mtime_ns, hash, body_start, "
-            "warnings, indexed_ns, path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "warnings, indexed_ns, name_key, path_key, path) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (*values, st.rel),
         )
         note_id = int(cur.lastrowid or 0)
@@ -91,7 +94,8 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
         note_id = int(row[0])
         conn.execute(
             "UPDATE notes SET title = ?, tags = ?, body = ?, status = ?, size = ?, mtime_ns = ?, "
-            "hash = ?, body_start = ?, warnings = ?, indexed_ns = ? WHERE id = ?",
+            "hash = ?, body_start = ?, warnings = ?, indexed_ns = ?, name_key = ?, path_key = ? "
+            "WHERE id = ?",
             (*values, note_id),
         )
         conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
@@ -106,7 +110,7 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
     conn.executemany(
         "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)", rows
     )
-    links.write_links(conn, note_id, st.rel, note.text, note.links, note.aliases)
+    links.write_links(conn, note_id, note.text, note.links, note.aliases, fresh=row is None)
     return note_id
 
 

@@ -280,6 +280,8 @@ def aliases(meta: Mapping[str, object]) -> list[str]:
 
 def fold(name: str) -> str:
     """The form names are compared in: NFC, case-folded."""
+    if name.isascii():
+        return name.lower()
     return unicodedata.normalize("NFC", name).casefold()
 
 
@@ -387,8 +389,10 @@ class Resolver:
 
     def _by_name_rules(self, target: str) -> str | None:
         if is_attachment_name(target):
-            paths = self._by_name.get(fold(target), [])
-            return paths[0] if paths else None
+            for path in self._by_name.get(fold(target), []):
+                if not self.is_note(path):
+                    return path
+            # ``[[v1.2]]`` may still be the note ``v1.2.md``.
         key = fold(note_name(target))
         for table in (self._by_name, self._by_alias):
             for path in table.get(key, []):

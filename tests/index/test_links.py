@@ -94,6 +94,42 @@ def test_every_link_of_the_fixture_is_stored_and_resolved(indexed: Searcher) -> 
     }
 
 
+def test_links_resolved_in_the_index_agree_with_the_resolver(
+    vault: Path, write: Callable[[str, str], Path], open_db: OpenDb
+) -> None:
+    write("Note.md", "---\naliases: [Other name, Shared]\n---\n# Note\n")
+    write("a/Note.md", "# Deeper note\n")
+    write("b/Shared.md", "# A real name beats an alias\n")
+    write("Release v1.2.md", "# Dotted\n")
+    write(
+        "a/src.md",
+        "[[note]] [[NOTE.md]] [[a/Note]] [[other name]] [[Shared]] [[Release v1.2]] [[Gone]] "
+        "[x](Note.md) [y](../Note.md) [z](Note) [[#Here]] [[Note#^b|blk]] ![[pic.png]]\n",
+    )
+    db = open_db(vault)
+    sync_vault(db)
+    resolver = links.resolver(db.conn)
+    found = links.outlinks(db.conn, "a/src.md")
+    assert len(found) == 13
+    for o in found:
+        assert o.path == resolver.resolve(o.target, "a/src.md", markdown=o.markdown), o
+    assert [o.path for o in found] == [
+        "Note.md",
+        "Note.md",
+        "a/Note.md",
+        "Note.md",
+        "b/Shared.md",
+        "Release v1.2.md",
+        None,
+        "a/Note.md",
+        "Note.md",
+        "a/Note.md",
+        "a/src.md",
+        "Note.md",
+        None,
+    ]
+
+
 def test_resolver_of_the_index_knows_paths_and_aliases(indexed: Searcher) -> None:
     resolver = links.resolver(indexed.db.conn)
     assert resolver.resolve("Formats") == "Accepted file formats.md"

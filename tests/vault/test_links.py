@@ -278,6 +278,7 @@ def test_attachments_resolve_by_full_name_and_notes_only_when_asked() -> None:
     assert resolver.is_note("diagram.md")
     assert not resolver.is_note("attachments/diagram.png")
     assert Resolver([("a.md", [])]).resolve("diagram.png") is None
+    assert Resolver([("Release v1.2.md", [])]).resolve("release v1.2") == "Release v1.2.md"
 
 
 def test_fixture_vault_is_written(tmp_path: Path) -> None:
