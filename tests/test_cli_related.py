@@ -145,3 +145,37 @@ def test_a_vault_without_an_index_exits_2(tmp_path: Path) -> None:
     (line,) = proc.stderr.strip().splitlines()
     assert "no index" in line
     assert not index_path(other).exists()
+
+
+def test_linked_neighbours_are_marked_with_the_direction(
+    tmp_path: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tests.obsidian_vault import build_obsidian_vault
+
+    vault = build_obsidian_vault(tmp_path)
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        embed_pending(db, FakeEmbedder(name=DEFAULT_MODEL))
+    finally:
+        db.close()
+    capsys.readouterr()
+    assert main(["related", str(vault), "Home.md", "--limit", "20"]) == 0
+    out = capsys.readouterr()
+    lines = out.out.splitlines()[2:]
+
+    def row(path: str) -> str:
+        (line,) = [line for line in lines if f"  {path} — " in line]
+        return line
+
+    assert "↔ linked" in row("Properties.md")
+    assert "→ linked" in row("Embedded note.md")
+    assert "← linked" in row("Archive/Old/Properties.md")
+    assert "linked" not in row("Callouts.md")
+    assert out.err == ""  # the index stores links: no warning
+    assert main(["related", str(vault), "Home.md", "--json", "--limit", "20"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    by_path = {r["path"]: r for r in data["related"]}
+    assert data["linksKnown"] is True
+    assert by_path["Archive/Old/Properties.md"]["direction"] == "incoming"
+    assert by_path["Callouts.md"]["linked"] is False

@@ -69,6 +69,8 @@ REFRESH_MS = 400
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 HTML_ROLE = int(Qt.ItemDataRole.UserRole) + 2
 
+#: The panel's narrowest (a backlink's line wraps to the panel's width).
+MIN_WIDTH = 240
 #: What a linked neighbour's badge says, by direction.
 LINKED_BADGE = {"outgoing": "linked →", "incoming": "← links here", "both": "↔ linked"}
 UNLINKED_BADGE = "not linked"
@@ -199,14 +201,21 @@ def line_html(line: str, shown: Sequence[str]) -> str:
 
 
 class HtmlDelegate(QStyledItemDelegate):
-    """Paints an item's :data:`HTML_ROLE` rich text (a backlink's title and its line)."""
+    """Paints an item's :data:`HTML_ROLE` rich text (a backlink's title and its line), wrapped
+    to the width of the view's column."""
 
-    def _document(self, option: QStyleOptionViewItem, index: QModelIndex) -> QTextDocument:
+    def __init__(self, view: QTreeWidget) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def _document(
+        self, option: QStyleOptionViewItem, index: QModelIndex, width: int
+    ) -> QTextDocument:
         doc = QTextDocument()
         doc.setDefaultFont(option.font)
         doc.setDocumentMargin(3)
         doc.setHtml(str(index.data(HTML_ROLE) or ""))
-        doc.setTextWidth(max(50, option.rect.width()))
+        doc.setTextWidth(max(80, width))
         return doc
 
     def paint(
@@ -225,7 +234,7 @@ class HtmlDelegate(QStyledItemDelegate):
         opt.text = ""
         if style is not None:
             style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
-        doc = self._document(opt, index)
+        doc = self._document(opt, index, opt.rect.width())
         context = QAbstractTextDocumentLayout.PaintContext()
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
@@ -243,8 +252,9 @@ class HtmlDelegate(QStyledItemDelegate):
             return super().sizeHint(option, index)
         opt = QStyleOptionViewItem(option)
         self.initStyleOption(opt, index)
-        doc = self._document(opt, index)
-        return QSize(int(doc.idealWidth()), int(doc.size().height()))
+        width = self.view.columnWidth(index.column()) or self.view.viewport().width()
+        doc = self._document(opt, index, width)
+        return QSize(max(80, width), int(doc.size().height()))
 
 
 # ----------------------------------------------------------------------------- the dock
@@ -289,6 +299,8 @@ class AroundPanel(QDockWidget):
         self.backlinks.setWordWrap(True)
         self.backlinks.setUniformRowHeights(False)
         self.backlinks.setItemDelegate(HtmlDelegate(self.backlinks))
+        # Rows wrap to the column: lay them out again when the panel's width changes.
+        self.backlinks.header().sectionResized.connect(lambda *_: self.backlinks.doItemsLayout())
         self.related_label = QLabel("Related notes", body)
         self.related_label.setObjectName("relatedLabel")
         self.related = QTreeWidget(body)
@@ -328,6 +340,7 @@ class AroundPanel(QDockWidget):
         layout.setSpacing(4)
         layout.addWidget(self.heading)
         layout.addWidget(self.splitter, 1)
+        body.setMinimumWidth(MIN_WIDTH)
         self.setWidget(body)
 
         self.timer = QTimer(self)

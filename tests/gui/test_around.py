@@ -12,11 +12,13 @@ from PySide6.QtWidgets import QTreeWidget
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
-from explorer.gui.around import Around, AroundPanel, line_html
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.around import HTML_ROLE, UNLINKED_BADGE, Around, AroundPanel, line_html
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from tests.gui.conftest import SAFETY_MS
+from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
+from tests.obsidian_vault import BACKLINKS, build_obsidian_vault
 
 Write = Callable[[str, str], Path]
 
@@ -141,3 +143,88 @@ def test_the_linking_line_shows_the_links_words_marked(
     line: str, shown: list[str], expected: str
 ) -> None:
     assert line_html(line, shown) == expected
+
+
+# ----------------------------------------------------------------------------- the fixture vault
+
+
+@pytest.fixture
+def obsidian(tmp_path: Path, data_dir: Path) -> Path:
+    vault = build_obsidian_vault(tmp_path / "obsidian")
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        embed_pending(db, FakeEmbedder())
+    finally:
+        db.close()
+    return vault
+
+
+def test_the_fixture_vaults_backlinks_and_related_notes(
+    qtbot: QtBot, obsidian: Path, data_dir: Path
+) -> None:
+    panel = AroundPanel(FakeEmbedder().name, str(data_dir))
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.open_vault(obsidian)
+    try:
+        for path in ("Home.md", "Properties.md", "Callouts.md"):
+            shown_for(qtbot, panel, path)
+            backlinks, related = panel.listed()
+            # a line a link (Home links Properties on three lines), by path then line
+            assert set(backlinks) == BACKLINKS[path] and backlinks == sorted(backlinks), path
+            assert path not in related and related
+        shown_for(qtbot, panel, "Home.md")
+        backlinks, related = panel.listed()
+        assert panel.backlinks_label.text() == f"Backlinks ({len(backlinks)})"
+        # Properties links to Home with the words "Home": marked in its line.
+        item = panel.backlinks.topLevelItem(backlinks.index("Properties.md"))
+        assert item is not None and "See the <b><u>Home</u></b> note." in item.data(0, HTML_ROLE)
+        assert "[[" not in item.data(0, HTML_ROLE)
+        rows = {
+            str(item.data(0, Qt.ItemDataRole.UserRole + 1)): item
+            for i in range(panel.related.topLevelItemCount())
+            if (item := panel.related.topLevelItem(i)) is not None
+        }
+        unlinked, linked = rows["Callouts.md"], rows["Properties.md"]
+        assert unlinked.text(2) == UNLINKED_BADGE and unlinked.font(0).bold()
+        assert linked.text(2) == "↔ linked" and not linked.font(0).bold()
+        assert linked.foreground(0).color() != unlinked.foreground(0).color()
+        assert rows["Archive/Old/Properties.md"].text(2) == "← links here"
+        assert rows["Embedded note.md"].text(2) == "linked →"
+        assert "3 not linked" in panel.related_label.text()
+    finally:
+        panel.close_vault(wait=True)
+
+
+def test_in_the_window_a_click_opens_the_note_in_the_preview(
+    qtbot: QtBot, make_window: WindowFactory, tmp_path: Path
+) -> None:
+    vault = build_obsidian_vault(tmp_path / "obsidian")
+    window = make_window(EmbedderProvider.of(FakeEmbedder()), vault)
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")
+    window.set_query("welcome")
+    wait_for_results(qtbot, window, "welcome")
+    around = window.around
+    assert around.isVisible() and window.menus.around.isChecked()
+
+    def listed(path: str, backlinks: set[str]) -> None:
+        assert around.around is not None and around.around.path == path
+        assert set(around.listed()[0]) == backlinks and around.listed()[1]
+
+    qtbot.waitUntil(lambda: listed("Home.md", BACKLINKS["Home.md"]), timeout=SAFETY_MS)
+    click(qtbot, around.backlinks, around.listed()[0].index("Guides/Setup.md"))
+    qtbot.waitUntil(lambda: window.preview.shown_path == "Guides/Setup.md", timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md"}), timeout=SAFETY_MS)
+    related = around.listed()[1]
+    click(qtbot, around.related, related.index("Callouts.md"))
+    qtbot.waitUntil(lambda: window.preview.shown_path == "Callouts.md", timeout=SAFETY_MS)
+    assert window.preview.history[0][-2:] == ["Home.md", "Guides/Setup.md"]
+    window.preview.back()
+    qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md"}), timeout=SAFETY_MS)
+    # A new note linking here shows up among the backlinks (the live index tells the panel).
+    (vault / "Later.md").write_text("# Later\n\nSee the [[Setup|setup guide]].\n", "utf-8")
+    qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md", "Later.md"}), timeout=SAFETY_MS)
+    window.menus.around.trigger()
+    assert not around.isVisible()

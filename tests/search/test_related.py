@@ -194,3 +194,29 @@ def test_linked_and_direction_come_from_the_link_lookup(
     }
     unknown = related(db, vectors, "ops/rollout.md", links=lambda conn, path: None)
     assert not unknown.links_known and not any(r.linked for r in unknown.notes)
+
+
+def test_linked_and_direction_come_from_the_links_table(
+    tmp_path: Path, open_db: Callable[[Path], IndexDB], fake: FakeEmbedder
+) -> None:
+    """The fixture Obsidian vault: Home links to four notes (one by an embed, one by a
+    markdown link that links back), and is linked from two more."""
+    from tests.obsidian_vault import build_obsidian_vault
+
+    db = open_db(build_obsidian_vault(tmp_path))
+    vectors = _index(db, fake)
+    result = related(db, vectors, "Home.md", limit=20)
+    assert result.links_known
+    directions = {r.path: r.direction for r in result.notes}
+    assert directions == {
+        "Properties.md": "both",
+        "Accepted file formats.md": "outgoing",
+        "Guides/Setup.md": "both",
+        "Embedded note.md": "outgoing",
+        "Archive/Old/Properties.md": "incoming",
+        "Callouts.md": None,
+        "Cycle A.md": None,
+        "Cycle B.md": None,
+    }
+    assert all(r.linked == (r.direction is not None) for r in result.notes)
+    assert {r.path for r in result.unlinked} == {"Callouts.md", "Cycle A.md", "Cycle B.md"}
