@@ -15,6 +15,7 @@ the lexical and the vector list through the same clause as ``tag:`` and ``path:`
 
 from __future__ import annotations
 
+import functools
 import json
 import posixpath
 import sqlite3
@@ -32,6 +33,8 @@ from explorer.vault.links import (
 
 #: Characters of a backlink's line kept for display.
 CONTEXT_CHARS = 300
+#: Meta key set while some links may be unresolved (a sync that resolves them at its end).
+UNRESOLVED_META = "links_unresolved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +62,7 @@ class OutLink:
     line: int
 
 
+@functools.lru_cache(maxsize=65536)
 def name_key(target: str) -> str:
     """The key a link target is looked up by: its folded name (``Folder/My note.md`` →
     ``my note``); an attachment keeps its extension (``diagram.png``)."""
@@ -161,6 +165,11 @@ def note_keys(conn: sqlite3.Connection, note_id: int) -> set[str]:
         for row in conn.execute("SELECT key FROM note_aliases WHERE note_id = ?", (note_id,))
     )
     return keys
+
+
+def all_keys(conn: sqlite3.Connection) -> set[str]:
+    """Every target key of every link."""
+    return {str(r[0]) for r in conn.execute("SELECT DISTINCT target_key FROM links")}
 
 
 def keys_of_path(conn: sqlite3.Connection, path: str) -> set[str]:

@@ -148,13 +148,21 @@ def sync_vault(
     deleted_hashes = {known[p].hash: p for p in deleted}
 
     failed: dict[str, str] = {}  # notes whose writing failed: skipped when their batch is redone
+    # Links resolve in the transaction that writes their notes, but when the notes come in
+    # several transactions (a first sync), once at the end: a link and its target then resolve
+    # once, not once per side.  A sync stopped before the end leaves a mark, and the next sync
+    # resolves every link.
+    defer = total > batch_size
+    unresolved: set[str] = set()
+    if db.get_meta(links.UNRESOLVED_META) is not None:
+        unresolved.update(links.all_keys(db.conn))
     done = 0
     while done < total:
         part = SyncReport()  # merged into the report once its transaction is committed
         hashes = dict(deleted_hashes)
         try:
             with db.transaction() as conn:
-                keys = set()
+                keys = set()  # whose links resolve again
                 end, size = done, 0
                 while end < total and end - done < batch_size:
                     st = candidates[end]
@@ -165,20 +173,28 @@ def sync_vault(
                         conn, root, st, known.get(st.rel), part, hashes, failed.get(st.rel), keys
                     )
                     end += 1
-                # Links to and from the notes written resolve again, in the same transaction.
-                links.resolve_keys(conn, keys)
+                if defer:
+                    db.set_meta(links.UNRESOLVED_META, "1")
+                else:  # links to and from the notes written resolve in the same transaction
+                    links.resolve_keys(conn, keys)
                 db.bump_generation()
         except _NoteFailed as exc:
             # Rolled back with its whole transaction: the batch is done again, that note skipped.
             failed[exc.rel] = exc.reason
             continue
         report.merge(part)
+        if defer:
+            unresolved.update(keys)
         deleted_hashes = hashes
         done = end
         if progress:
             progress("index", done, total)
 
     with db.transaction() as conn:
+        if unresolved:
+            links.resolve_keys(conn, unresolved)
+            conn.execute("DELETE FROM meta WHERE key = ?", (links.UNRESOLVED_META,))
+            db.bump_generation()
         if report.changed_anything:
             report.vectors_removed = store.delete_orphan_vectors(conn)
         db.set_meta("last_sync", str(time.time()))

@@ -24,9 +24,11 @@ NOTE_SUFFIXES = (".md", ".markdown")
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"(`+)[^\n]*?(?<!`)\1(?!`)")
-_WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]*?)\]\]")
+# No leading ``!?``: a pattern that starts with a literal is found by a fast scan; the ``!`` of
+# an embed is looked at by hand (:func:`_spans`).
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]*?)\]\]")
 # ``[text](dest)`` with one level of parentheses inside the destination.
-_MDLINK = re.compile(r"(!?)\[((?:[^\[\]\n\\]|\\.)*)\]\(((?:[^()\n]|\([^()\n]*\))*)\)")
+_MDLINK = re.compile(r"\[((?:[^\[\]\n\\]|\\.)*)\]\(((?:[^()\n]|\([^()\n]*\))*)\)")
 _TITLE = re.compile(r"""^(.*?)\s+("[^"]*"|'[^']*'|\([^)]*\))\s*$""", re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _EXTENSION = re.compile(r"\.([A-Za-z0-9]{1,8})$")
@@ -122,8 +124,22 @@ def _escaped(text: str, pos: int) -> bool:
     return count % 2 == 1
 
 
-def _wikilink(match: re.Match[str], line: int) -> Link:
-    target, heading, block, alias = parse_wikilink(match.group(2))
+def _spans(pattern: re.Pattern[str], masked: str) -> list[tuple[int, re.Match[str], bool]]:
+    """``(start, match, embed)`` of each unescaped match, ``start`` at the ``!`` of an embed."""
+    out = []
+    for match in pattern.finditer(masked):
+        start = match.start()
+        embed = start > 0 and masked[start - 1] == "!" and not _escaped(masked, start - 1)
+        if embed:
+            start -= 1
+        elif _escaped(masked, start):
+            continue
+        out.append((start, match, embed))
+    return out
+
+
+def _wikilink(match: re.Match[str], start: int, embed: bool, line: int) -> Link:
+    target, heading, block, alias = parse_wikilink(match.group(1))
     if alias:
         shown = alias
     elif target:
@@ -135,9 +151,9 @@ def _wikilink(match: re.Match[str], line: int) -> Link:
         heading=heading,
         block=block,
         shown=shown,
-        embed=bool(match.group(1)),
+        embed=embed,
         markdown=False,
-        start=match.start(),
+        start=start,
         end=match.end(),
         line=line,
     )
@@ -158,8 +174,8 @@ def _destination(raw: str) -> str | None:
     return dest
 
 
-def _markdown_link(match: re.Match[str], line: int) -> Link | None:
-    dest = _destination(match.group(3))
+def _markdown_link(match: re.Match[str], start: int, embed: bool, line: int) -> Link | None:
+    dest = _destination(match.group(2))
     if dest is None:
         return None
     path, _, fragment = dest.partition("#")
@@ -171,16 +187,16 @@ def _markdown_link(match: re.Match[str], line: int) -> Link | None:
         block = fragment[1:].strip() or None
     elif fragment:
         heading = fragment
-    text = re.sub(r"\\(.)", r"\1", match.group(2)).strip()
+    text = re.sub(r"\\(.)", r"\1", match.group(1)).strip()
     shown = text or (note_name(path) if path else heading or "")
     return Link(
         target=path,
         heading=heading,
         block=block,
         shown=shown,
-        embed=bool(match.group(1)),
+        embed=embed,
         markdown=True,
-        start=match.start(),
+        start=start,
         end=match.end(),
         line=line,
     )
@@ -194,28 +210,35 @@ def find_links(text: str) -> list[Link]:
     """
     if "[[" not in text and "](" not in text:
         return []
-    masked = _mask_code(text)
-    wiki = [m for m in _WIKILINK.finditer(masked) if not _escaped(masked, m.start())]
+    masked = _mask_code(text) if "`" in text or "~~~" in text else text
+    wiki = _spans(_WIKILINK, masked)
     if wiki:
         # Markdown links are looked for where no wikilink is.
         pieces: list[str] = []
         pos = 0
-        for match in wiki:
-            pieces.append(masked[pos : match.start()])
-            pieces.append(" " * (match.end() - match.start()))
+        for start, match, _ in wiki:
+            pieces.append(masked[pos:start])
+            pieces.append(" " * (match.end() - start))
             pos = match.end()
         pieces.append(masked[pos:])
         masked = "".join(pieces)
-    markdown = [m for m in _MDLINK.finditer(masked) if not _escaped(masked, m.start())]
-    found = sorted([(m.start(), True, m) for m in wiki] + [(m.start(), False, m) for m in markdown])
+    markdown = _spans(_MDLINK, masked) if "](" in masked else []
+    found = sorted(
+        [(start, True, m, embed) for start, m, embed in wiki]
+        + [(start, False, m, embed) for start, m, embed in markdown],
+        key=lambda item: item[0],
+    )
     links: list[Link] = []
     line, counted = 1, 0
-    for start, is_wiki, match in found:
+    for start, is_wiki, match, embed in found:
         line += text.count("\n", counted, start)
         counted = start
-        link = _wikilink(match, line) if is_wiki else _markdown_link(match, line)
-        if link is not None:
-            links.append(link)
+        if is_wiki:
+            links.append(_wikilink(match, start, embed, line))
+        else:
+            md = _markdown_link(match, start, embed, line)
+            if md is not None:
+                links.append(md)
     return links
 
 

@@ -422,3 +422,20 @@ def test_odd_link_filter_values_never_raise(indexed: Searcher) -> None:
         indexed.candidates(
             f"properties linkto:{value} linkedfrom:{value}", SearchOptions(mode="hybrid")
         )
+
+
+def test_a_sync_in_several_transactions_resolves_links_once_at_its_end(
+    obsidian: Path, open_db: OpenDb
+) -> None:
+    db = open_db(obsidian)
+    sync_vault(db, batch_size=2)  # five transactions of notes: resolution is left to the end
+    assert _out(db, "Home.md") == {t: p for t, p in HOME_TARGETS.items() if not t.endswith(".png")}
+    assert db.get_meta(links.UNRESOLVED_META) is None
+    # A sync stopped before its end leaves the mark: the next one resolves every link.
+    with db.transaction() as conn:
+        conn.execute("UPDATE links SET to_id = NULL")
+        db.set_meta(links.UNRESOLVED_META, "1")
+    sync_vault(db)
+    assert _out(db, "Home.md")["Formats"] == "Accepted file formats.md"
+    assert {b.path for b in links.backlinks(db.conn, "Home.md")} == BACKLINKS["Home.md"]
+    assert db.get_meta(links.UNRESOLVED_META) is None
