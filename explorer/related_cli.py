@@ -128,4 +128,4 @@ def print_related(result: RelatedNotes, vault: Path) -> None:
         mark = LINK_MARK.get(note.direction, "") if result.links_known else "?"
         say(f"{i:>3}  {note.cosine:6.4f}  {mark:<8}  {note.path} — {note.title}")
     if not result.notes:
-        say("no other note has a vector yet")
+        say("no other note is near it in meaning (every cosine is 0 or below)")

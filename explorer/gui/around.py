@@ -467,7 +467,9 @@ class AroundPanel(QDockWidget):
             return
         unlinked = len(near.unlinked) if near.links_known else None
         count = f"{len(near.notes)}" + (f", {unlinked} not linked" if unlinked else "")
-        self.related_label.setText(f"Related notes ({count})")
+        self.related_label.setText(
+            f"Related notes ({count})" if near.notes else "Related notes — none near in meaning"
+        )
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
         accent = tints(self.palette()).vector_bar
         for note in near.notes:

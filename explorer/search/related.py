@@ -39,6 +39,10 @@ from explorer.search.explain import NoteNotIndexed
 DEFAULT_LIMIT = 10
 #: The most a caller may ask for.
 MAX_LIMIT = 100
+#: Notes at or below this cosine are not listed: for sentence embeddings a cosine at or below 0
+#: says "unrelated" (as the convex fusion's lower bound in :mod:`explorer.search.hybrid`), and a
+#: small vault would otherwise fill the list with notes that have nothing in common with it.
+MIN_COSINE = 0.0
 #: The note's chunk rows multiplied with the matrix at once.
 BLOCK_ROWS = 64
 
@@ -123,7 +127,7 @@ def related(
     links: LinkLookup = stored_links,
 ) -> RelatedNotes:
     """The ``limit`` notes nearest in meaning to the note at ``path``, best first (equal cosines
-    by path), the note itself left out.
+    by path), the note itself and notes at or below :data:`MIN_COSINE` left out.
 
     ``vectors`` is refreshed from ``db`` first (a no-op when the index has not changed since).
     :class:`~explorer.search.explain.NoteNotIndexed` when the index has no such note; a note with
@@ -180,7 +184,8 @@ def note_scores(vectors: VectorIndex, segment: int) -> np.ndarray[Any, np.dtype[
 
 
 def _top(scores: np.ndarray[Any, Any], notes: np.ndarray[Any, Any], k: int) -> np.ndarray[Any, Any]:
-    """Indices of the ``k`` best finite scores, best first (ties: lower note id)."""
+    """Indices of the ``k`` best scores above :data:`MIN_COSINE`, best first (ties: lower note
+    id)."""
     if k <= 0:
         return np.zeros(0, dtype=np.int64)
     if k < scores.shape[0]:
@@ -188,7 +193,7 @@ def _top(scores: np.ndarray[Any, Any], notes: np.ndarray[Any, Any], k: int) -> n
         top = np.flatnonzero(scores >= kth)
     else:
         top = np.arange(scores.shape[0])
-    top = top[np.isfinite(scores[top])]
+    top = top[np.isfinite(scores[top]) & (scores[top] > MIN_COSINE)]
     return top[np.lexsort((notes[top], -scores[top]))[:k]]
 
 

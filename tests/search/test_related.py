@@ -220,3 +220,16 @@ def test_linked_and_direction_come_from_the_links_table(
     }
     assert all(r.linked == (r.direction is not None) for r in result.notes)
     assert {r.path for r in result.unlinked} == {"Callouts.md", "Cycle A.md", "Cycle B.md"}
+
+
+def test_a_note_with_nothing_in_common_is_not_listed(
+    notes: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """Cosine 0 (no word shared, for the fake embedder: wide enough that words do not collide)
+    is unrelated, not a related note."""
+    write("misc/xyzzy.md", "Xyzzy plugh.\n")
+    db = open_db(notes)
+    vectors = _index(db, FakeEmbedder(dimension=8192, name="fake-bow-8192"))
+    assert "misc/xyzzy.md" not in [r.path for r in related(db, vectors, "ops/rollout.md").notes]
+    alone = related(db, vectors, "misc/xyzzy.md")
+    assert alone.notes == [] and alone.reason is None
