@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -287,3 +288,24 @@ def test_fixture_vault_is_written(tmp_path: Path) -> None:
     png = (vault / IMAGE).read_bytes()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and b"IEND" in png
     assert (tmp_path / "outside.png").is_file()
+
+
+def test_parsed_note_searches_shown_text_and_its_chunks_still_cover_the_note() -> None:
+    from explorer.vault.parse import parse_note
+
+    raw = (
+        "---\naliases: [Other]\n---\n![[pic.png]]\n\nSee [[Target|the target]] and [[#Top]].\n\n"
+        + "word " * 200
+        + "\n\n![[end.png]]\n"
+    )
+    note = parse_note("a.md", raw.encode())
+    assert note.aliases == ["Other"]
+    assert [link.target for link in note.links] == ["pic.png", "Target", "", "end.png"]
+    assert note.search_text.startswith("\n\nSee the target and Top.")
+    assert "[[" not in note.search_text and "png" not in note.search_text
+    spans = [(c.start, c.end) for c in note.chunks]
+    assert spans[0][0] == note.body_start and spans[-1][1] == len(note.text)
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
+    assert all(c.text and "[[" not in c.text for c in note.chunks)
+    assert "top" not in note.tags  # [[#Top]] is a heading link, not a tag
+    assert parse_note("h.md", b"# About [[Target|the target]]\n").title == "About the target"
