@@ -20,7 +20,7 @@ from explorer.embed.base import EmbedderUnavailable
 from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
-from explorer.search.hybrid import Candidates, Searcher, fuse_lists
+from explorer.search.hybrid import Candidates, Searcher, convex_tiers, fuse_lists
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.options import SearchOptions
 from explorer.search.query import Query, QueryError, Term
@@ -459,5 +459,6 @@ def _fused(
         ranks={f.id: dict(f.ranks) for f in order},
         stale=stale_of,
         single_list=len(lists) == 1,
+        tiers=convex_tiers(candidates),
     )
     return place, competition

@@ -69,6 +69,7 @@ def convex(
     weights: Mapping[str, float] | None = None,
     *,
     lower_bounds: Mapping[str, float] | None = None,
+    tiers: Mapping[str, Mapping[str, int]] | None = None,
 ) -> list[Fused]:
     """Convex combination of normalised scores (Bruch, Gai & Ingber, 2023), best first.
 
@@ -85,6 +86,12 @@ def convex(
     of its list outweighs a lukewarm keyword hit.  Ranks are the 1-based positions in each list
     (an id repeated in one list counts at its best position and best score); contributions are
     ``w_L · norm_L(d)``.  Ties are broken by id ascending.
+
+    ``tiers`` gives, for a list whose order is not its scores' order, each id's tier (lower is
+    better: the lexical list's passes, phrase before all words before any word).  Such a list
+    is normalised per tier, and the ``T`` tiers present share the unit interval, best tier on
+    top: ``norm = (T - 1 - j + norm_tier(d)) / T`` for the ``j``-th tier (0 the best), so every
+    note of a better tier outscores every note of a worse one, as in the list itself.
     """
     weights = weights or {}
     bounds = lower_bounds or {}
@@ -98,16 +105,19 @@ def convex(
                 entry[name] = position
             if doc not in best or score > best[doc]:
                 best[doc] = float(score)
-        if not best:
-            normalised[name] = {}
+        tier_of = (tiers or {}).get(name)
+        if tier_of is None:
+            normalised[name] = _min_max(best, bounds.get(name))
             continue
-        high = max(best.values())
-        low = bounds.get(name, min(best.values()))
-        span = high - low
-        if span > 0:
-            normalised[name] = {d: max(0.0, (s - low) / span) for d, s in best.items()}
-        else:  # all equal: none is worse than another, unless none clears a fixed bound
-            normalised[name] = dict.fromkeys(best, 0.0 if name in bounds else 1.0)
+        groups: dict[int, dict[str, float]] = {}
+        for doc, score in best.items():
+            groups.setdefault(tier_of.get(doc, 0), {})[doc] = score
+        present = sorted(groups)
+        normalised[name] = {
+            doc: (len(present) - 1 - j + norm) / len(present)
+            for j, tier in enumerate(present)
+            for doc, norm in _min_max(groups[tier], bounds.get(name)).items()
+        }
     fused = []
     for doc, doc_ranks in ranks.items():
         contributions = {
@@ -116,3 +126,16 @@ def convex(
         fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
     fused.sort(key=lambda f: (-f.score, f.id))
     return fused
+
+
+def _min_max(scores: Mapping[str, float], bound: float | None) -> dict[str, float]:
+    """``scores`` min-max normalised (from ``bound`` instead of the minimum when given)."""
+    if not scores:
+        return {}
+    high = max(scores.values())
+    low = min(scores.values()) if bound is None else bound
+    span = high - low
+    if span > 0:
+        return {d: max(0.0, (s - low) / span) for d, s in scores.items()}
+    # All equal: none is worse than another, unless none clears a fixed bound.
+    return dict.fromkeys(scores, 0.0 if bound is not None else 1.0)

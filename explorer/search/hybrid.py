@@ -21,7 +21,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.vectors import VectorIndex
 from explorer.search import fusion
-from explorer.search.lexical import filter_clause, lexical_list
+from explorer.search.lexical import PASSES, filter_clause, lexical_list
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
 from explorer.search.snippet import body_start
@@ -74,6 +74,8 @@ class Candidates:
     mode: str
     depth: int
     lexical: list[tuple[str, float, str]] = field(default_factory=list)  # path, score, snippet
+    #: The lexical pass that found each path (0 the first; see :mod:`explorer.search.lexical`).
+    lexical_tiers: dict[str, int] = field(default_factory=dict)
     vector: list[VectorCandidate] = field(default_factory=list)
     notes: dict[str, NoteInfo] = field(default_factory=dict)
     semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
@@ -96,6 +98,7 @@ class Hit:
     best_chunk: tuple[int, int] | None
     status: str | None = None
     tags: tuple[str, ...] = ()
+    fts_pass: str | None = None  # the lexical pass that found it (lexical.PASSES)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -108,6 +111,7 @@ class Hit:
             "ftsRank": self.fts_rank,
             "vectorRank": self.vector_rank,
             "ftsScore": self.fts_score,
+            "ftsPass": self.fts_pass,
             "vectorScore": self.vector_score,
             "source": self.source,
             "bestChunk": (
@@ -189,6 +193,7 @@ class Searcher:
         if options.mode != "semantic":
             for hit in lexical_list(self.db.conn, query, options.depth):
                 result.lexical.append((hit.path, hit.score, hit.snippet))
+                result.lexical_tiers[hit.path] = hit.tier
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
         if options.mode != "fts":
             result.semantic = self._vector_list(result, options)
@@ -406,7 +411,8 @@ def fuse_lists(
         scored["vector"] = [(v.path, v.score) for v in vector]
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     if options.fusion == "convex":
-        fused = fusion.convex(scored, options.weights, lower_bounds=CONVEX_LOWER_BOUNDS)
+        bounds, tiers = CONVEX_LOWER_BOUNDS, convex_tiers(candidates)
+        fused = fusion.convex(scored, options.weights, lower_bounds=bounds, tiers=tiers)
         if len(lists) == 1:
             # One list fused is that list: fts mode (and hybrid without vectors) keep the
             # lexical list's order (phrase pass first), whatever the bm25 scores say.
@@ -415,6 +421,13 @@ def fuse_lists(
     else:
         fused = fusion.rrf(lists, options.k, options.weights)
     return fused, scored
+
+
+def convex_tiers(candidates: Candidates) -> dict[str, dict[str, int]]:
+    """The tiers the convex fusion normalises the lexical list by: its passes, so that a note
+    the phrase pass found outscores, lexically, every note only the any-word pass found (bm25
+    compares notes within one pass, not across passes)."""
+    return {"fts": candidates.lexical_tiers}
 
 
 def _hit(
@@ -431,6 +444,7 @@ def _hit(
     chunk: tuple[int, int] | None,
 ) -> Hit:
     info = candidates.notes.get(path)
+    tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
     return Hit(
         path=path,
         title=info.title if info else path,
@@ -445,6 +459,7 @@ def _hit(
         best_chunk=chunk,
         status=info.status if info else None,
         tags=info.tags if info else (),
+        fts_pass=PASSES[tier] if tier is not None else None,
     )
 
 

@@ -23,6 +23,8 @@ from explorer.search.snippet import Snippets
 
 #: bm25 column weights for (title, tags, body).
 BM25_WEIGHTS = (4.0, 2.0, 1.0)
+#: The passes, in the order they fill the list (a hit's ``tier`` indexes this).
+PASSES = ("phrase", "all words", "any word")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,7 @@ class LexicalHit:
     path: str
     score: float  # bm25 negated: higher is better
     snippet: str
+    tier: int = 0  # the pass that found it: an index into PASSES
 
 
 def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
@@ -66,9 +69,9 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
 def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[LexicalHit]:
     """Up to ``depth`` notes matching ``query``, best first."""
     where, params = filter_clause(query)
-    found: list[tuple[int, str, float, str]] = []  # id, path, score, what the snippet marks
+    found: list[tuple[int, str, float, str, int]] = []  # id, path, score, marks, tier
     seen: set[int] = set()
-    for expression, marks in _passes(query):
+    for tier, expression, marks in _passes(query):
         if len(found) >= depth:
             break
         want = depth + len(seen)
@@ -84,16 +87,16 @@ def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[Lex
             if note_id in seen:
                 continue
             seen.add(note_id)
-            found.append((note_id, path, -float(score), marks))
+            found.append((note_id, path, -float(score), marks, tier))
             if len(found) >= depth:
                 break
     if not found:
         return []
     with Snippets(conn) as snippets:
-        texts = snippets.snippets([(note_id, marks) for note_id, _, _, marks in found])
+        texts = snippets.snippets([(note_id, marks) for note_id, _, _, marks, _ in found])
     return [
-        LexicalHit(note_id, path, score, text)
-        for (note_id, path, score, _), text in zip(found, texts, strict=True)
+        LexicalHit(note_id, path, score, text, tier)
+        for (note_id, path, score, _, tier), text in zip(found, texts, strict=True)
     ]
 
 
@@ -129,15 +132,18 @@ def _ranked_by_fts5(
     return out
 
 
-def _passes(query: Query) -> list[tuple[str, str]]:
-    """The (expression, marks) of each pass: what it matches, and what its snippets mark."""
+def _passes(query: Query) -> list[tuple[int, str, str]]:
+    """The (index into :data:`PASSES`, expression, marks) of each pass that runs: what it
+    matches, and what its snippets mark (a pass that would repeat an earlier one does not run)."""
     terms = query.fts_terms() or ""
-    passes: list[tuple[str, str]] = []
-    for expression, marks in (
-        (query.fts_phrase(), query.fts_phrase(exclusions=False) or ""),
-        (query.fts_all(), terms),
-        (query.fts_any(), terms),
+    passes: list[tuple[int, str, str]] = []
+    for tier, (expression, marks) in enumerate(
+        (
+            (query.fts_phrase(), query.fts_phrase(exclusions=False) or ""),
+            (query.fts_all(), terms),
+            (query.fts_any(), terms),
+        )
     ):
-        if expression and expression not in (e for e, _ in passes):
-            passes.append((expression, marks))
+        if expression and expression not in (e for _, e, _ in passes):
+            passes.append((tier, expression, marks))
     return passes

@@ -20,7 +20,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
@@ -46,6 +46,7 @@ class Competition:
     ranks: Mapping[str, Mapping[str, int | None]]  # each fused note's rank per list
     stale: Mapping[str, bool]
     single_list: bool
+    tiers: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # convex's, per list
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +114,10 @@ class _Field:
         self.before = np.array([r < c.path for r in rivals], dtype=bool)  # wins a tie
         if options.fusion == "convex":
             norms = fusion.convex(
-                c.scored, {"fts": 1.0, "vector": 1.0}, lower_bounds=CONVEX_LOWER_BOUNDS
+                c.scored,
+                {"fts": 1.0, "vector": 1.0},
+                lower_bounds=CONVEX_LOWER_BOUNDS,
+                tiers=c.tiers,
             )
             by_id = {f.id: f.contributions for f in norms}
             self.norm = {

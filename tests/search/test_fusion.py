@@ -133,6 +133,33 @@ def test_convex_sees_confidence_that_rrf_cannot() -> None:
     assert [f.id for f in fused[1:]] == ["k", "x", "y"]  # 0.508197, 0.5 * 5.9 / 6 = 0.491667, 0
 
 
+def test_convex_tiers_keep_a_better_tier_above_a_higher_raw_score() -> None:
+    # "p" was found by the phrase pass (tier 0) with bm25 4; "d" and "e" only by the any-word
+    # pass (tier 2) with bm25 12 and 6: bm25 compares notes within a pass, not across passes.
+    lists = {"fts": [("p", 4.0), ("d", 12.0), ("e", 6.0)], "vector": [("d", 0.6), ("p", 0.5)]}
+    tiers = {"fts": {"p": 0, "d": 2, "e": 2}}
+    fused = {
+        f.id: f
+        for f in convex(lists, {"fts": 1.0, "vector": 0.0}, lower_bounds={"fts": 0.0}, tiers=tiers)
+    }
+    # Two tiers present share [0, 1]: p (1 + 4/4) / 2 = 1.0; d (0 + 12/12) / 2 = 0.5;
+    # e (0 + 6/12) / 2 = 0.25.  Without tiers d would be 1.0 and p 4/12.
+    assert fused["p"].contributions["fts"] == pytest.approx(1.0)
+    assert fused["d"].contributions["fts"] == pytest.approx(0.5)
+    assert fused["e"].contributions["fts"] == pytest.approx(0.25)
+    plain = {
+        f.id: f.score for f in convex(lists, {"fts": 1.0, "vector": 0.0}, lower_bounds={"fts": 0.0})
+    }
+    assert plain["d"] == pytest.approx(1.0) and plain["p"] == pytest.approx(4.0 / 12.0)
+    # A list without tiers (the vector list here) is normalised as before; a single tier is
+    # exactly the untiered normalisation.
+    assert fused["d"].ranks == {"fts": 2, "vector": 1}
+    one = convex(lists, lower_bounds={"fts": 0.0}, tiers={"fts": dict.fromkeys("pde", 1)})
+    assert [(f.id, f.score) for f in one] == [
+        (f.id, pytest.approx(f.score)) for f in convex(lists, lower_bounds={"fts": 0.0})
+    ]
+
+
 def test_convex_lower_bound_for_cosine() -> None:
     # Theoretical minimum -1 for cosine: 0.5 -> (0.5 + 1) / (0.9 + 1) = 0.789474.
     (top, low) = convex(

@@ -64,10 +64,13 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             "ftsRank",
             "vectorRank",
             "ftsScore",
+            "ftsPass",
             "vectorScore",
             "source",
             "bestChunk",
         }
+        assert (hit["ftsPass"] is None) == (hit["ftsRank"] is None)
+        assert hit["ftsPass"] in (None, "phrase", "all words", "any word")
         assert sum(hit["contributions"].values()) == pytest.approx(hit["fusedScore"], abs=1e-15)
         assert hit["source"] in ("both", "fts", "vector")
         assert (hit["ftsRank"] is None) == (hit["source"] == "vector")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.lexical import lexical_list
+from explorer.search.lexical import PASSES, lexical_list
 from explorer.search.query import parse_query
 
 Write = Callable[[str, str | bytes], Path]
@@ -44,3 +44,22 @@ def test_filtered_and_unfiltered_lists_agree(
     assert [(h.path, h.score, h.snippet) for h in under_a] == [
         (h.path, h.score, h.snippet) for h in in_a
     ]
+
+
+def test_each_hit_carries_the_pass_that_found_it(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    write("phrase.md", "# One\n\nthe cache purge failed\n")
+    write("words.md", "# Two\n\npurge the whole cache, then it failed\n")
+    write("any.md", "# Three\n\npurge purge purge purge\n")
+    db = open_db(vault)
+    sync_vault(db)
+    hits = lexical_list(db.conn, parse_query("cache purge failed"), 10)
+    assert [(h.path, PASSES[h.tier]) for h in hits] == [
+        ("phrase.md", "phrase"),
+        ("words.md", "all words"),
+        ("any.md", "any word"),
+    ]
+    # One word is no phrase, and its any-word pass would repeat the all-words one: one pass.
+    (only,) = lexical_list(db.conn, parse_query("whole"), 10)
+    assert PASSES[only.tier] == "all words"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,13 @@ from tests.conftest import build_index
 pytestmark = pytest.mark.model
 
 
-def _paths(searcher: Searcher, query: str, mode: str, limit: int = 20) -> list[str]:
-    return [h.path for h in searcher.search(query, SearchOptions(mode=mode, limit=limit)).hits]
+def _paths(
+    searcher: Searcher, query: str, mode: str, limit: int = 20, fusion: str | None = None
+) -> list[str]:
+    options = SearchOptions(mode=mode, limit=limit)
+    if fusion is not None:
+        options = replace(options, fusion=fusion)
+    return [h.path for h in searcher.search(query, options).hits]
 
 
 @pytest.mark.parametrize(
@@ -56,6 +62,8 @@ def test_exact_pastes_and_identifiers_rank_first(
 ) -> None:
     assert _paths(sample_searcher, query, "fts")[0] == target
     assert _paths(sample_searcher, query, "hybrid")[0] == target
+    for fusion in ("rrf", "convex"):  # convex too: a phrase-pass hit outscores any-word decoys
+        assert _paths(sample_searcher, query, "hybrid", fusion=fusion)[0] == target, fusion
 
 
 def test_sentence_past_character_40000_is_found_semantically(sample_searcher: Searcher) -> None:
