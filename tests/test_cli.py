@@ -71,7 +71,7 @@ def test_table_shows_five_decimals_and_dashes(
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if "ops/cdn.md" in line)
     default = SearchOptions()
-    first = f"{default.w_fts / (default.k + 1):.5f}"  # lexical rank 1, five decimals
+    first = f"{default.w_fts:.5f}"  # lexical rank 1 normalises to 1 (convex), five decimals
     assert first in row and "0.00000" in row and "—" in row and "CDN purge" in row
 
 

@@ -29,7 +29,7 @@ ORGANIZATION = "vault-explorer"
 APPLICATION = "Vault Explorer"
 MAX_RECENT = 8
 #: The version of the settings this program writes.
-CURRENT_VERSION = 2
+CURRENT_VERSION = 3
 
 T = TypeVar("T")
 
@@ -184,9 +184,30 @@ def _v2_search_settings_as_one_value(settings: Settings) -> None:
     settings.set(SEARCH, json.dumps(changed, sort_keys=True))
 
 
+#: Version 2's fusion defaults (frozen history): weighted RRF, k 10, equal weights.
+_V2_FUSION: dict[str, Any] = {"fusion": "rrf", "w_fts": 0.5, "w_vec": 0.5}
+
+
+def _v3_rrf_tuning_stays_rrf(settings: Settings) -> None:
+    """Version 3's default fusion is convex, where ``k`` means nothing and the weights weigh
+    normalised scores rather than ranks.  A person who tuned version 2's RRF (changed ``k`` or a
+    weight without choosing a method) keeps the ranking they tuned: RRF, with version 2's
+    defaults for the weights they left alone.  Everyone else follows the new defaults."""
+    try:
+        changed = json.loads(settings.get(SEARCH))
+    except ValueError:
+        return
+    if not isinstance(changed, dict) or "fusion" in changed:
+        return
+    if not {"k", "w_fts", "w_vec"} & set(changed):
+        return
+    settings.set(SEARCH, json.dumps({**_V2_FUSION, **changed}, sort_keys=True))
+
+
 #: version → the step that turns the version before it into it.
 UPGRADES: dict[int, Callable[[Settings], None]] = {
     2: _v2_search_settings_as_one_value,
+    3: _v3_rrf_tuning_stays_rrf,
 }
 
 

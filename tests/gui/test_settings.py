@@ -35,6 +35,9 @@ VERSION_1 = {  # what version 1 wrote at every close, here after a person change
 }
 
 
+TUNED_RRF = {"mode": "fts", "k": 20, "fusion": "rrf", "w_fts": 0.5, "w_vec": 0.5}
+
+
 def test_version_1_keeps_what_was_changed_and_follows_the_defaults_elsewhere(
     tmp_path: Path,
 ) -> None:
@@ -42,12 +45,14 @@ def test_version_1_keeps_what_was_changed_and_follows_the_defaults_elsewhere(
     Settings(_store(path, VERSION_1))
     store = _reopened(path)
     assert int(store.value("settings/version")) == CURRENT_VERSION
-    assert json.loads(str(store.value("search/options"))) == {"mode": "fts", "k": 20}
+    # k 20 was chosen; the other values were version 1's defaults.  A chosen k is RRF tuning,
+    # so version 3 keeps that person on RRF (with version 2's weights) rather than convex.
+    assert json.loads(str(store.value("search/options"))) == TUNED_RRF
     assert not any(key.startswith("fusion/") for key in store.allKeys())
     assert store.value("search/mode") is None
     assert store.value("vault/last") == "/notes"  # other settings untouched
     again = Settings(store)
-    assert again.search_options() == SearchOptions(mode="fts", k=20.0)
+    assert again.search_options() == SearchOptions(**TUNED_RRF)
 
 
 def test_an_unreadable_version_1_value_is_dropped(tmp_path: Path) -> None:
@@ -68,7 +73,7 @@ def test_a_read_only_store_is_upgraded_in_memory_only(tmp_path: Path) -> None:
     path = tmp_path / "settings.ini"
     before = dict(VERSION_1)
     read_only = Settings(_store(path, before), read_only=True)
-    assert read_only.search_options() == SearchOptions(mode="fts", k=20.0)
+    assert read_only.search_options() == SearchOptions(**TUNED_RRF)
     read_only.set_search_options(SearchOptions(w_fts=0.1))
     assert read_only.search_options() == SearchOptions(w_fts=0.1)
     store = _reopened(path)
@@ -85,8 +90,8 @@ def test_a_store_from_a_newer_program_is_left_alone(tmp_path: Path) -> None:
 
 def test_only_changed_search_settings_are_kept(tmp_path: Path) -> None:
     settings = Settings(_store(tmp_path / "settings.ini", {}))
-    settings.set_search_options(SearchOptions(fusion="convex", limit=100))
-    assert json.loads(settings.get(opt.SEARCH)) == {"fusion": "convex"}
+    settings.set_search_options(SearchOptions(fusion="rrf", limit=100))
+    assert json.loads(settings.get(opt.SEARCH)) == {"fusion": "rrf"}
     settings.set(opt.SEARCH, "{not json")
     assert settings.search_options() == SearchOptions()
     settings.set(opt.SEARCH, '{"k": -1, "w_fts": 0.2}')  # a bad value is left at its default
@@ -107,3 +112,20 @@ def test_settings_saved_under_older_defaults_follow_the_new_ones(tmp_path: Path)
     # And from version 1, which wrote every value at each close: the old defaults are not kept.
     old = {**VERSION_1, "search/mode": "hybrid", "fusion/k": "60.0"}
     assert Settings(_store(tmp_path / "c.ini", old)).search_options() == SearchOptions()
+
+
+def test_version_2_rrf_tuning_stays_rrf_and_the_rest_follows_convex(tmp_path: Path) -> None:
+    """Version 3's default is convex.  A version 2 store that changed ``k`` or a weight tuned
+    RRF: it stays RRF with version 2's weights; one that chose a method, or only other values,
+    follows the new defaults."""
+
+    def upgraded(name: str, changed: dict[str, object]) -> SearchOptions:
+        values = {"settings/version": 2, "search/options": json.dumps(changed)}
+        return Settings(_store(tmp_path / name, values)).search_options()
+
+    assert SearchOptions().fusion == "convex"
+    assert upgraded("k.ini", {"k": 30}) == SearchOptions(fusion="rrf", k=30.0, w_fts=0.5, w_vec=0.5)
+    assert upgraded("w.ini", {"w_fts": 0.8}) == SearchOptions(fusion="rrf", w_fts=0.8, w_vec=0.5)
+    assert upgraded("chose.ini", {"fusion": "rrf", "k": 30}) == SearchOptions(fusion="rrf", k=30.0)
+    assert upgraded("depth.ini", {"depth": 80}) == SearchOptions(depth=80)
+    assert upgraded("none.ini", {}) == SearchOptions()

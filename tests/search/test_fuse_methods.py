@@ -28,7 +28,7 @@ def searcher(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> S
 
 def test_both_methods_are_offered() -> None:
     assert FUSION_METHODS == ("rrf", "convex")
-    assert SearchOptions().fusion == "rrf"  # weighted RRF, chosen by measurement (README)
+    assert SearchOptions().fusion == "convex"  # chosen by measurement (README "Figures")
 
 
 def test_convex_contributions_sum_to_fused_score(searcher: Searcher) -> None:

@@ -84,9 +84,9 @@ def test_bad_key_value_text_says_which_entry(text: str, message: str) -> None:
 
 
 def test_json_round_trip_and_what_was_changed() -> None:
-    options = SearchOptions(mode="fts", fusion="convex", w_fts=0.25, depth=80)
+    options = SearchOptions(mode="fts", fusion="rrf", w_fts=0.25, depth=80)
     assert SearchOptions.from_json(options.to_json()) == options
-    assert options.changed() == {"mode": "fts", "fusion": "convex", "w_fts": 0.25, "depth": 80}
+    assert options.changed() == {"mode": "fts", "fusion": "rrf", "w_fts": 0.25, "depth": 80}
     assert SearchOptions().changed() == {}
     k = SearchOptions().to_json()["k"]
     assert k == SearchOptions().k and isinstance(k, int)
