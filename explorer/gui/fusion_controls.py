@@ -35,7 +35,10 @@ DEFAULTS = SearchOptions()
 METHOD_LABELS = {"rrf": "RRF", "convex": "Convex"}
 METHOD_TIPS = {
     "rrf": "Weighted Reciprocal Rank Fusion: Σ w / (k + rank). Sees only ranks.",
-    "convex": "Convex combination: Σ w · score / best score of its list. Sees confidence.",
+    "convex": (
+        "Convex combination: Σ w · score / best score of its list (the lexical list per pass:"
+        " phrase, all words, any word). Sees confidence."
+    ),
 }
 
 

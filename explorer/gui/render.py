@@ -612,7 +612,10 @@ def _normalised(contribution: float, weight: float) -> str:
 def formula_legend(options: SearchOptions) -> tuple[str, str]:
     """The method's name and what its terms are, for the explain block."""
     if options.fusion == "convex":
-        return "Convex", "w × score / best score of its list"
+        return "Convex", (
+            "w × score / best score of its list; the lexical list per pass "
+            "(phrase, all words, any word), each pass a band below the one before"
+        )
     return "RRF", f"w / (k + rank), k = {options.k:g}"
 
 
@@ -642,7 +645,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
                 (
                     name,
                     f"rank {hit.fts_rank} of {ctx.lexical_count}",
-                    f"bm25 {bm25}",
+                    f"bm25 {bm25}" + (f", {hit.fts_pass} pass" if hit.fts_pass else ""),
                     f"{hit.contributions.get('fts', 0.0):.5f}",
                 )
             )

@@ -127,22 +127,24 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     window.set_query(query)
     wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
     requested = record_searches(window)
-    assert "RRF" in window.preview.explain.toPlainText()
-    assert window.fusion.k_box.isEnabled()
+    explain = window.preview.explain.toPlainText()
+    assert "Convex" in explain and "best score of its list" in explain and "pass" in explain
+    assert not window.fusion.k_box.isEnabled()  # k is RRF's
 
-    window.fusion.method_box.setCurrentIndex(window.fusion.method_box.findData("convex"))
+    window.fusion.method_box.setCurrentIndex(window.fusion.method_box.findData("rrf"))
     assert requested == []  # re-fused from the cached lists
-    assert window.options().fusion == "convex" and not window.fusion.k_box.isEnabled()
-    assert window.response is not None and window.response.options.fusion == "convex"
+    assert window.options().fusion == "rrf" and window.fusion.k_box.isEnabled()
+    assert window.response is not None and window.response.options.fusion == "rrf"
     top = window.response.hits[0]
     assert sum(top.contributions.values()) == pytest.approx(top.fused_score)
     assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
     explain = window.preview.explain.toPlainText()
-    assert "Convex" in explain and "best score of its list" in explain
+    assert "RRF" in explain and "Convex" not in explain
     assert f"= {top.fused_score:.5f}" in explain
 
     window.fusion.reset()
-    assert window.options().fusion == SearchOptions().fusion and window.fusion.k_box.isEnabled()
+    assert window.options().fusion == SearchOptions().fusion == "convex"
+    assert not window.fusion.k_box.isEnabled()
 
 
 def test_a_file_written_while_the_window_is_open_appears(
