@@ -19,7 +19,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QItemSelection, QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelection,
+    QModelIndex,
+    QObject,
+    Qt,
+    QTimer,
+    QUrl,
+    Signal,
+)
 from PySide6.QtGui import (
     QCloseEvent,
     QDesktopServices,
@@ -51,7 +60,7 @@ from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
 from explorer.gui.preview import PreviewPane
 from explorer.gui.quality_panel import QualityPanel
-from explorer.gui.render import explain_context, filter_token
+from explorer.gui.render import ExplainContext, explain_context, filter_token
 from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
@@ -180,6 +189,7 @@ class MainWindow(QMainWindow):
         self.table.configure_header()
         self._place_base_column()
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.clicked.connect(self._row_clicked)
         self.table.openRequested.connect(self.open_note)
         self.table.copyRequested.connect(self.copy_path)
         self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
@@ -677,6 +687,10 @@ class MainWindow(QMainWindow):
             return
         if not self._auto_selecting:
             self._chosen_path = hit.path
+        self.preview.show_hit(hit, self.query, self._explain_context(hit, response))
+
+    def _explain_context(self, hit: Hit, response: SearchResponse) -> ExplainContext:
+        """What the preview's explanation of ``hit`` needs: its rank and the lists it came from."""
         row = self.comparison.row(hit.path) if self.comparison is not None else None
         if (
             row is not None
@@ -685,11 +699,17 @@ class MainWindow(QMainWindow):
             and (self._baseline_shown is not None)
         ):  # a baseline row that left the top: explained where the baseline had it
             base_response, base_candidates = self._baseline_shown
-            ctx = explain_context(hit, row.rank_a, base_response, base_candidates)
-        else:
-            rank = self.model.row_of(hit.path) + 1
-            ctx = explain_context(hit, rank, response, self._shown_candidates)
-        self.preview.show_hit(hit, self.query, ctx)
+            return explain_context(hit, row.rank_a, base_response, base_candidates)
+        rank = self.model.row_of(hit.path) + 1
+        return explain_context(hit, rank, response, self._shown_candidates)
+
+    def _row_clicked(self, _index: QModelIndex) -> None:
+        """A click on the selected hit after following links in the preview shows it again
+        (a click that changes the selection is handled by :meth:`_selection_changed`)."""
+        hit, response = self.table.current_hit(), self.response
+        if hit is None or response is None or self.preview.shown_path == hit.path:
+            return
+        self.preview.reopen_hit(hit, self.query, self._explain_context(hit, response))
 
     def _graded_query(self) -> str | None:
         """The query a grade is for: the one whose hits are shown (None for the listing)."""

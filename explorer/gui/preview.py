@@ -308,6 +308,20 @@ class PreviewPane(QWidget):
             place = self._origin = _Place(hit.path, current)
         self._go(place)
 
+    def reopen_hit(self, hit: Hit, query: Query | None, ctx: ExplainContext) -> None:
+        """The reader chose again the hit they had followed links from: show it again, as the
+        next step of the history (Back returns to the note the links led to).  Nothing happens
+        when the preview already shows it, or when ``hit`` is not the hit the trail began at
+        (a new hit comes through :meth:`show_hit`)."""
+        origin, current = self._origin, self._place
+        if origin is None or current is None or origin.path != hit.path or current is origin:
+            return
+        origin.hit = (hit, query, ctx)
+        current.scroll = self.note.verticalScrollBar().value()
+        self._back.append(current)
+        self._forward.clear()
+        self._go(origin)
+
     @Slot(str)
     def open_note(self, path: str, heading: str | None = None) -> None:
         """Show the note ``path`` (vault-relative) at ``heading`` (a heading's text, or

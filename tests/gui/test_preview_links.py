@@ -482,3 +482,28 @@ def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_re
         lambda: _assert(any(h == "vault-note:Nowhere.md" for h, *_ in links(preview))),
         timeout=SAFETY_MS,
     )
+
+
+def test_in_the_window_clicking_the_selected_hit_after_a_link_shows_it_again(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    vault: Path,
+) -> None:
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")
+    window.set_query("welcome")
+    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    preview = window.preview
+    wait_shown(qtbot, preview, "Home.md")
+    follow(qtbot, preview, "vault-note:Guides/Setup.md")
+    wait_shown(qtbot, preview, "Guides/Setup.md")
+    table = window.table
+    row = table.visualRect(table.currentIndex()).center()
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=row)  # selection unchanged
+    wait_shown(qtbot, preview, "Home.md")
+    assert "Fused rank 1" in preview.explain.toPlainText()
+    assert preview.history == (["Home.md", "Guides/Setup.md"], "Home.md", [])
+    preview.back()  # Back returns to where the links had led
+    wait_shown(qtbot, preview, "Guides/Setup.md")
