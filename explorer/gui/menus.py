@@ -20,13 +20,16 @@ SYNTAX_HELP = (
     "<b>a OR b</b> — either word<br>"
     "<b>pre*</b> — words starting with it<br>"
     "<b>tag:name</b>, <b>path:folder/</b> — filters (click a tag or folder in the preview to "
-    "add one)</p>"
+    "add one)<br>"
+    '<b>linkto:Note</b>, <b>linkedfrom:"Some note"</b> — notes that link to a note, notes a '
+    "note links to (a path, a name or an alias)</p>"
     "<p>An empty query lists the 20 most recently modified notes.</p>"
     "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
     "note · Ctrl+C copy its path · 0–3 grade it for the query (Delete removes the grade) · "
     "Ctrl+1/2/3 mode · Ctrl+B pin the "
     "settings as a baseline, Ctrl+Shift+B unpin · Ctrl+Shift+W why not this note · Ctrl+Shift+A "
-    "around this note · F5 reconcile the index</p>"
+    "around this note · Alt+Left / Alt+Right back and forward through the notes opened in the "
+    "preview · F5 reconcile the index</p>"
 )
 
 
