@@ -9,21 +9,13 @@ embedding, no model loaded), and the stored chunk vectors are the query
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import sys
 from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, dump_json, say, vault_folder
 from explorer.embed.sbert import model_name
-from explorer.index.db import (
-    IndexDB,
-    IndexUnavailable,
-    connect,
-    describe_error,
-    index_path,
-    is_environment,
-)
+from explorer.index.db import IndexDB, connect_versioned, index_path
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
@@ -81,17 +73,7 @@ def open_readonly(vault: Path, data: str | None) -> IndexDB:
     path = index_path(vault, data)
     if not path.exists():
         raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-    try:
-        conn = connect(path, readonly=True)
-        try:
-            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-        except BaseException:
-            conn.close()
-            raise
-    except sqlite3.Error as exc:
-        if is_environment(exc):
-            raise IndexUnavailable(describe_error(exc, path)) from exc
-        raise
+    conn, version = connect_versioned(path, readonly=True)
     if version > LATEST_VERSION:
         conn.close()
         raise UsageError(

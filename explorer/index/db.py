@@ -87,6 +87,23 @@ def _set_wal(conn: sqlite3.Connection, attempts: int = 100) -> None:
             time.sleep(0.05)
 
 
+def connect_versioned(path: Path, *, readonly: bool = False) -> tuple[sqlite3.Connection, int]:
+    """A connection to the existing database at ``path`` and its schema version; a failure
+    of the environment (locked, unreadable, a full disk) is :class:`IndexUnavailable`."""
+    try:
+        conn = connect(path, readonly=readonly)
+        try:
+            version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        except BaseException:
+            conn.close()
+            raise
+    except sqlite3.Error as exc:
+        if is_environment(exc):
+            raise IndexUnavailable(describe_error(exc, path)) from exc
+        raise
+    return conn, version
+
+
 class IndexDB:
     """The open index of one vault.  Not shared between threads: open one per thread."""
 
@@ -151,17 +168,7 @@ class IndexDB:
         path = index_path(vault, data)
         if not path.exists():
             raise FileNotFoundError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-        try:
-            conn = connect(path)
-            try:
-                version = int(conn.execute("PRAGMA user_version").fetchone()[0])
-            except BaseException:
-                conn.close()
-                raise
-        except sqlite3.Error as exc:
-            if is_environment(exc):
-                raise IndexUnavailable(describe_error(exc, path)) from exc
-            raise
+        conn, version = connect_versioned(path)
         if version != LATEST_VERSION:
             conn.close()
             raise sqlite3.DatabaseError(

@@ -10,6 +10,7 @@ from PySide6.QtGui import QDesktopServices, QTextCursor, QTextDocument
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
+from explorer.gui.main_window import MainWindow
 from explorer.gui.preview import PreviewPane
 from explorer.gui.render import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
@@ -452,12 +453,11 @@ def test_a_note_link_out_of_the_vault_shows_nothing_of_it(
 # ----------------------------------------------------------------------------- in the window
 
 
-def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_returns(
-    qtbot: QtBot,
-    make_window: WindowFactory,
-    fake_provider: EmbedderProvider,
-    vault: Path,
-) -> None:
+def window_after_a_link(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
+) -> MainWindow:
+    """A window on the fixture vault whose hit Home.md is selected and whose preview has
+    followed Home's link to Guides/Setup.md."""
     window = make_window(fake_provider, vault)
     wait_indexed(qtbot, window)
     window.set_mode("fts")
@@ -467,6 +467,17 @@ def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_re
     wait_shown(qtbot, preview, "Home.md")
     follow(qtbot, preview, "vault-note:Guides/Setup.md")
     wait_shown(qtbot, preview, "Guides/Setup.md")
+    return window
+
+
+def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_returns(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    vault: Path,
+) -> None:
+    window = window_after_a_link(qtbot, make_window, fake_provider, vault)
+    preview = window.preview
     assert window.table.current_hit() is not None
     assert window.table.current_hit().path == "Home.md"  # the results stay as they were
     window.activateWindow()
@@ -490,15 +501,8 @@ def test_in_the_window_clicking_the_selected_hit_after_a_link_shows_it_again(
     fake_provider: EmbedderProvider,
     vault: Path,
 ) -> None:
-    window = make_window(fake_provider, vault)
-    wait_indexed(qtbot, window)
-    window.set_mode("fts")
-    window.set_query("welcome")
-    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    window = window_after_a_link(qtbot, make_window, fake_provider, vault)
     preview = window.preview
-    wait_shown(qtbot, preview, "Home.md")
-    follow(qtbot, preview, "vault-note:Guides/Setup.md")
-    wait_shown(qtbot, preview, "Guides/Setup.md")
     table = window.table
     row = table.visualRect(table.currentIndex()).center()
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=row)  # selection unchanged
