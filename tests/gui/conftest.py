@@ -116,6 +116,17 @@ def make_window(qtbot: QtBot, gui_settings: Settings, data_dir: Path) -> Iterato
         window.close()
 
 
+def index_with_fake_vectors(vault: Path, data_dir: Path) -> Path:
+    """Index ``vault`` into ``data_dir`` and give every chunk a FakeEmbedder vector; ``vault``."""
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        embed_pending(db, FakeEmbedder())
+    finally:
+        db.close()
+    return vault
+
+
 def wait_for_results(
     qtbot: QtBot,
     window: MainWindow,

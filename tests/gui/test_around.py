@@ -17,7 +17,13 @@ from explorer.gui.around import HTML_ROLE, UNLINKED_BADGE, Around, AroundPanel, 
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
+from tests.gui.conftest import (
+    SAFETY_MS,
+    WindowFactory,
+    index_with_fake_vectors,
+    wait_for_results,
+    wait_indexed,
+)
 from tests.obsidian_vault import BACKLINKS, build_obsidian_vault
 
 Write = Callable[[str, str], Path]
@@ -33,13 +39,7 @@ NOTES = {
 def indexed(vault: Path, data_dir: Path, write: Write) -> Path:
     for rel, text in NOTES.items():
         write(rel, text)
-    db = IndexDB.open(vault, data_dir)
-    try:
-        sync_vault(db)
-        embed_pending(db, FakeEmbedder())
-    finally:
-        db.close()
-    return vault
+    return index_with_fake_vectors(vault, data_dir)
 
 
 @pytest.fixture
@@ -151,13 +151,7 @@ def test_the_linking_line_shows_the_links_words_marked(
 @pytest.fixture
 def obsidian(tmp_path: Path, data_dir: Path) -> Path:
     vault = build_obsidian_vault(tmp_path / "obsidian")
-    db = IndexDB.open(vault, data_dir)
-    try:
-        sync_vault(db)
-        embed_pending(db, FakeEmbedder())
-    finally:
-        db.close()
-    return vault
+    return index_with_fake_vectors(vault, data_dir)
 
 
 def test_the_fixture_vaults_backlinks_and_related_notes(

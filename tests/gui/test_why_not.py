@@ -10,16 +10,12 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results_model import Role
 from explorer.gui.why_not import WhyNotDialog
-from explorer.index.db import IndexDB
-from explorer.index.embedding import embed_pending
-from explorer.index.sync import sync_vault
 from explorer.search.hybrid import Hit
 from explorer.search.options import SearchOptions
-from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results
+from tests.gui.conftest import SAFETY_MS, WindowFactory, index_with_fake_vectors, wait_for_results
 
 NOTES = {
     "ops/deploy-runbook.md": "# Deploy runbook\n\nHow we deploy: deploy, check, deploy again.\n",
@@ -40,13 +36,7 @@ NOTES = {
 def indexed(vault: Path, data_dir: Path, write: Callable[[str, str], Path]) -> Path:
     for rel, text in NOTES.items():
         write(rel, text)
-    db = IndexDB.open(vault, data_dir)
-    try:
-        sync_vault(db)
-        embed_pending(db, FakeEmbedder())
-    finally:
-        db.close()
-    return vault
+    return index_with_fake_vectors(vault, data_dir)
 
 
 @pytest.fixture
