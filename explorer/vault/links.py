@@ -19,8 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from urllib.parse import unquote
 
-#: Extensions of notes; a target with another extension names an attachment.
-NOTE_SUFFIXES = (".md", ".markdown")
+from explorer.vault.ignore import NOTE_SUFFIXES  # a target with another one names an attachment
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"(`+)[^\n]*?(?<!`)\1(?!`)")
