@@ -317,9 +317,7 @@ class PreviewPane(QWidget):
         if origin is None or current is None or origin.path != hit.path or current is origin:
             return
         origin.hit = (hit, query, ctx)
-        current.scroll = self.note.verticalScrollBar().value()
-        self._back.append(current)
-        self._forward.clear()
+        self._leave_for_new_step()
         self._go(origin)
 
     @Slot(str)
@@ -333,16 +331,22 @@ class PreviewPane(QWidget):
             self.message.emit(f"Not a note of this vault: {safe_text(path)}")
             return
         path = normal
-        current = self._place
-        if current is not None:
-            current.scroll = self.note.verticalScrollBar().value()
-            self._back.append(current)
-        self._forward.clear()
+        current = self._leave_for_new_step()
         if current is not None and current.path == path:
             place = _Place(path, current.hit, current.via, heading, None, current.toggled)
         else:
             place = _Place(path, via=current.path if current is not None else None, anchor=heading)
         self._go(place)
+
+    def _leave_for_new_step(self) -> _Place | None:
+        """The shown place goes on the Back list where the reader left it, and Forward is
+        emptied (a new step of the history begins); returns that place."""
+        current = self._place
+        if current is not None:
+            current.scroll = self.note.verticalScrollBar().value()
+            self._back.append(current)
+        self._forward.clear()
+        return current
 
     @Slot()
     def back(self) -> None:
