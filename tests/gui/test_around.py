@@ -15,7 +15,6 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.around import HTML_ROLE, UNLINKED_BADGE, Around, AroundPanel, line_html
 from explorer.index.db import IndexDB
-from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
 from tests.gui.conftest import (
     SAFETY_MS,
@@ -94,12 +93,7 @@ def test_a_saved_note_is_listed_again(
     shown_for(qtbot, panel, "recipes/bread.md")
     assert panel.listed()[1][0] != "recipes/pizza.md"
     write("recipes/pizza.md", "# Pizza\n\nFlour, water, salt and yeast; bake it very hot.\n")
-    db = IndexDB.open(indexed, data_dir)
-    try:
-        sync_vault(db)
-        embed_pending(db, FakeEmbedder())
-    finally:
-        db.close()
+    index_with_fake_vectors(indexed, data_dir)
     with qtbot.waitSignal(panel.shown, timeout=SAFETY_MS):
         panel.index_changed()
     assert panel.listed()[1][0] == "recipes/pizza.md"

@@ -453,7 +453,8 @@ def test_a_note_link_out_of_the_vault_shows_nothing_of_it(
 # ----------------------------------------------------------------------------- in the window
 
 
-def window_after_a_link(
+@pytest.fixture
+def linked_window(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
 ) -> MainWindow:
     """A window on the fixture vault whose hit Home.md is selected and whose preview has
@@ -471,12 +472,9 @@ def window_after_a_link(
 
 
 def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_returns(
-    qtbot: QtBot,
-    make_window: WindowFactory,
-    fake_provider: EmbedderProvider,
-    vault: Path,
+    qtbot: QtBot, linked_window: MainWindow, vault: Path
 ) -> None:
-    window = window_after_a_link(qtbot, make_window, fake_provider, vault)
+    window = linked_window
     preview = window.preview
     assert window.table.current_hit() is not None
     assert window.table.current_hit().path == "Home.md"  # the results stay as they were
@@ -496,12 +494,9 @@ def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_re
 
 
 def test_in_the_window_clicking_the_selected_hit_after_a_link_shows_it_again(
-    qtbot: QtBot,
-    make_window: WindowFactory,
-    fake_provider: EmbedderProvider,
-    vault: Path,
+    qtbot: QtBot, linked_window: MainWindow
 ) -> None:
-    window = window_after_a_link(qtbot, make_window, fake_provider, vault)
+    window = linked_window
     preview = window.preview
     table = window.table
     row = table.visualRect(table.currentIndex()).center()
