@@ -12,8 +12,8 @@ Why the defaults are what they are (hybrid nDCG@10, ``eval --sweep`` on three ju
 the sample vault's 42 questions, the tldr vault's 62, SciFact train's 809 claims; README
 "Figures"): the convex combination with weights 0.3 / 0.7 and a relative floor of 0.8 has the
 largest smallest margin over the better single list of any setting swept, on every set:
-0.871 / 0.545 / 0.726, against 0.785 / 0.501 / 0.696 for the better single list under the same
-floor and 0.851 / 0.524 / 0.723 for the previous default (weighted RRF, k 10, equal weights, the
+0.870 / 0.545 / 0.726, against 0.777 / 0.501 / 0.696 for the better single list under the same
+floor and 0.851 / 0.526 / 0.723 for the previous default (weighted RRF, k 10, equal weights, the
 same floor; the ``rrf`` preset).  Convex sees how far a note stands above the rest of each list;
 it normalises the lexical list per pass (:func:`explorer.search.fusion.convex`'s tiers), so an
 error paste found verbatim keeps its place above notes that only repeat its words.  The relative
