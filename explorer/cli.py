@@ -29,6 +29,7 @@ from explorer.console import (
     dump_json,
     say,
     vault_folder,
+    whole_number,
 )
 from explorer.display import safe_text
 from explorer.embed.base import Embedder, EmbedderUnavailable
@@ -269,7 +270,8 @@ def _settings(text: str, flag: str, limit: int | None) -> search_options.SearchO
         options = search_options.parse(text)
         return replace(options, limit=limit).validate() if limit is not None else options
     except QueryError as exc:
-        raise QueryError(f"{flag} {text!r}: {exc}") from None
+        shown = text if len(text) <= 80 else text[:60] + "…"
+        raise QueryError(f"{flag} {shown!r}: {exc}") from None
 
 
 def _waiting(count: int) -> str:
@@ -513,7 +515,7 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
         )
     p.add_argument(
         "--limit",
-        type=int,
+        type=whole_number(1, search_options.MAX_LIMIT),
         metavar="N",
         help=f"compare the top N of each (default {search_options.SearchOptions().limit})",
     )

@@ -10,6 +10,7 @@ import json
 import math
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -54,6 +55,27 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return value
+
+
+def whole_number(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``.  The text is measured before
+    it is converted, so a 400-digit number gets the same one line as 0 does."""
+
+    def parse(text: str) -> int:
+        stripped = text.strip()
+        if len(stripped) > 20:
+            raise argparse.ArgumentTypeError(
+                f"must be between {low} and {high}, got a {len(stripped)}-character number"
+            )
+        try:
+            value = int(stripped)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {value}")
+        return value
+
+    return parse
 
 
 class TerminalProgress:

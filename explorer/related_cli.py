@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.console import UsageError, dump_json, say, vault_folder
+from explorer.console import UsageError, dump_json, say, vault_folder, whole_number
 from explorer.embed.sbert import model_name
 from explorer.index.db import IndexDB, connect_versioned, index_path
 from explorer.index.migrations import LATEST_VERSION
@@ -39,7 +39,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("note", metavar="NOTE_PATH", help="the note's vault-relative path")
     p.add_argument(
         "--limit",
-        type=int,
+        type=whole_number(1, MAX_LIMIT),
         default=DEFAULT_LIMIT,
         metavar="N",
         help=f"list N notes (1..{MAX_LIMIT}, default {DEFAULT_LIMIT})",
@@ -50,8 +50,6 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_related(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=False)
-    if not 1 <= args.limit <= MAX_LIMIT:
-        raise UsageError(f"--limit must be between 1 and {MAX_LIMIT}, got {args.limit}")
     db = open_readonly(vault, args.data_dir)
     try:
         try:

@@ -158,7 +158,11 @@ def test_python_dash_m_and_version() -> None:
         (["search", "{vault}"], "the following arguments are required: query"),
         (["search", "{vault}", "x", "--mode", "bogus"], "invalid choice: 'bogus'"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
-        (["search", "{vault}", "x", "--limit", "many"], "not a whole number: 'many'"),
+        (["search", "{vault}", "x", "--limit", "many"], "limit must be a whole number, got 'many'"),
+        (
+            ["search", "{vault}", "x", "--depth", "1" + "0" * 400],
+            "depth must be between 1 and 1000",
+        ),
     ],
 )
 def test_argparse_errors_are_one_line(notes: Path, args: list[str], message: str) -> None:
@@ -216,13 +220,14 @@ def test_values_that_are_not_finite_numbers_are_rejected(
 
 
 def test_json_output_is_strict_json(notes: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["search", str(notes), "cache", "--mode", "fts", "--json", "--w-fts", "1e308"]) == 0
+    # The largest weight allowed (1e308 was allowed once, and its sums overflowed to inf).
+    assert main(["search", str(notes), "cache", "--mode", "fts", "--json", "--w-fts", "1000"]) == 0
 
     def reject(constant: str) -> None:
         raise AssertionError(f"not JSON: {constant}")
 
     data = json.loads(capsys.readouterr().out, parse_constant=reject)
-    assert data["fusion"]["weights"]["fts"] == 1e308
+    assert data["fusion"]["weights"]["fts"] == 1000
 
 
 # ----------------------------------------------------------------------------- environment

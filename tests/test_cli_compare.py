@@ -92,6 +92,8 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
         (["--b", "colour=red"], "--b 'colour=red': unknown setting 'colour'"),
         (["--b", "mode=fts,depth"], "is not key=value"),
         (["--a", "preset=nope"], "unknown preset 'nope'"),
+        (["--a", "depth=1" + "0" * 400], "depth must be between 1 and 1000, got '10000000'…"),
+        (["--b", "w_fts=1" + "0" * 400], "w_fts must be between 0 and 1000"),
     ],
 )
 def test_a_bad_settings_string_exits_2_with_one_line(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.console import dump_json, finite_float, say
+from explorer.console import dump_json, finite_float, say, whole_number
 from explorer.search import options as search_options
 
 
@@ -26,23 +25,11 @@ def _modes(text: str) -> tuple[str, ...]:
     return modes
 
 
-def _int_at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number not below ``minimum``."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    return parse
-
-
-_positive_int = _int_at_least(1)
-_non_negative_int = _int_at_least(0)
+#: The largest count any of these commands takes (notes generated, queries timed, …): far past
+#: anything that finishes, small enough that no count overflows what it is used for.
+MAX_COUNT = 10_000_000
+_positive_int = whole_number(1, MAX_COUNT)
+_non_negative_int = whole_number(0, MAX_COUNT)
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -265,7 +252,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         default=1000,
         help="notes in the generated vault (default 1000)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the generated vault and queries")
+    p.add_argument(
+        "--seed",
+        type=whole_number(0, 2**32 - 1),
+        default=0,
+        help="seed of the generated vault and queries",
+    )
     p.add_argument(
         "--queries", type=_positive_int, default=100, help="queries timed per mode (default 100)"
     )

@@ -15,6 +15,7 @@ change and compared with what is shown (:func:`~explorer.search.compare.compare_
 from __future__ import annotations
 
 import html
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -270,6 +271,9 @@ class MainWindow(QMainWindow):
             if not state.isEmpty():
                 restore(state)
         options = s.search_options()
+        for notice in s.notices:  # a bad saved value: its default, and one line saying so
+            print(f"vault-explorer: {safe_text(notice)}", file=sys.stderr)
+            self.statusBar().showMessage(safe_text(notice), 15_000)
         self.fusion.set_options(options)
         self.set_mode(options.mode)
         self.table.setColumnHidden(Column.BASE, self.baseline is None)

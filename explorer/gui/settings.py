@@ -60,6 +60,8 @@ class Settings:
         self.read_only = read_only
         #: What a read-only store would have been told: key → value (``None``: removed).
         self._unsaved: dict[str, Any] = {}
+        #: One line for each saved value that could not be used and fell back to its default.
+        self.notices: list[str] = []
         self.upgrade()
 
     def get(self, option: Option[T]) -> T:
@@ -121,20 +123,30 @@ class Settings:
 
     def search_options(self, base: SearchOptions | None = None) -> SearchOptions:
         """``base`` (the defaults) with the search settings the person changed; a value that
-        cannot be read is left at its default."""
+        cannot be read is left at its default, with a line in :attr:`notices` (a setting this
+        program does not know, written by a newer one, is passed over quietly)."""
         options = base or SearchOptions()
         try:
             changed = json.loads(self.get(SEARCH))
-        except ValueError:
+        except (ValueError, RecursionError):
+            self._notice("the saved search settings could not be read; using the defaults")
             return options
         if not isinstance(changed, dict):
+            self._notice("the saved search settings could not be read; using the defaults")
             return options
+        known = set(SearchOptions.__dataclass_fields__)
         for name, value in changed.items():
             try:
                 options = SearchOptions.from_json({name: value}, options)
-            except QueryError:
-                continue
+            except QueryError as exc:
+                if name in known:
+                    default = getattr(base or SearchOptions(), name)
+                    self._notice(f"saved setting ignored: {exc}; using the default {default}")
         return options
+
+    def _notice(self, line: str) -> None:
+        if line not in self.notices:
+            self.notices.append(line)
 
     def set_search_options(self, options: SearchOptions) -> None:
         """Keep what differs from the defaults (the limit is the window's, not kept)."""

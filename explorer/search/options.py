@@ -32,6 +32,8 @@ from typing import Any
 
 from explorer.search.query import QueryError
 
+#: The most hits one search shows.
+MAX_LIMIT = 100
 #: The search modes: the two lists alone, and both fused.
 MODES = ("fts", "semantic", "hybrid")
 #: How two lists become one: weighted Reciprocal Rank Fusion, or a convex combination of
@@ -93,6 +95,10 @@ class SearchOptions:
         return replace(base or cls(), **changes).validate()
 
 
+def _bound(value: float | None) -> str:
+    return "" if value is None else str(_plain(float(value)))
+
+
 def _plain(value: Any) -> Any:
     return int(value) if isinstance(value, float) and value.is_integer() else value
 
@@ -117,9 +123,17 @@ class Parameter:
         return "--" + self.name.replace("_", "-")
 
     def coerce(self, value: Any) -> Any:
-        """``value`` (a string from a command line, or a JSON value) as this setting's type."""
+        """``value`` (a string from a command line, or a JSON value) as this setting's type.
+
+        A number too large for a float (a 400-digit integer) is refused here, in one line,
+        before anything converts or formats it."""
         if isinstance(value, bool):
-            raise QueryError(f"{self.name} must be {self.kind_name()}, got {value!r}")
+            raise QueryError(f"{self.name} must be {self.kind_name()}, got {number_text(value)}")
+        if isinstance(value, str) and len(value.strip()) > MAX_NUMBER_TEXT and not self.choices:
+            raise QueryError(
+                f"{self.name} must be {self.range_text() if self.bounded else self.kind_name()}, "
+                f"got {number_text(value)}"
+            )
         try:
             if self.kind is int and isinstance(value, str):
                 return int(value.strip())
@@ -128,8 +142,15 @@ class Parameter:
                     raise ValueError(value)
                 return int(value)
             return self.kind(value.strip() if isinstance(value, str) else value)
+        except OverflowError:
+            raise QueryError(
+                f"{self.name} must be {self.range_text() if self.bounded else 'a finite number'}, "
+                f"got {number_text(value)}"
+            ) from None
         except (TypeError, ValueError):
-            raise QueryError(f"{self.name} must be {self.kind_name()}, got {value!r}") from None
+            raise QueryError(
+                f"{self.name} must be {self.kind_name()}, got {number_text(value)}"
+            ) from None
 
     def check(self, value: Any) -> None:
         label = self.name.replace("_", "-")
@@ -140,25 +161,55 @@ class Parameter:
                 )
             return
         if isinstance(value, float) and not math.isfinite(value):
-            raise QueryError(f"{label} must be a finite number, got {value:g}")
+            raise QueryError(f"{label} must be a finite number, got {number_text(value)}")
         low_ok = self.low is None or (value > self.low if self.low_open else value >= self.low)
         high_ok = self.high is None or value <= self.high
         if not (low_ok and high_ok):
-            raise QueryError(f"{label} must be {self.range_text()}, got {value:g}")
+            raise QueryError(f"{label} must be {self.range_text()}, got {number_text(value)}")
+
+    @property
+    def bounded(self) -> bool:
+        return self.low is not None or self.high is not None
 
     def range_text(self) -> str:
-        if self.low is not None and self.high is not None:
-            return f"between {self.low:g} and {self.high:g}"
+        low, high = _bound(self.low), _bound(self.high)
+        if self.low == 0 and self.low_open and high:
+            return f"positive and at most {high}"
+        if low and high:
+            return f"between {low} and {high}"
         if self.low == 0:
             return "positive" if self.low_open else "0 or more"
-        if self.low is not None:
-            return f"{'above' if self.low_open else 'at least'} {self.low:g}"
-        return f"at most {self.high:g}"  # pragma: no cover - no such parameter yet
+        if low:
+            return f"{'above' if self.low_open else 'at least'} {low}"
+        return f"at most {high}"  # pragma: no cover - no such parameter yet
 
     def kind_name(self) -> str:
         if self.choices:
             return f"one of {', '.join(self.choices)}"
         return "a whole number" if self.kind is int else "a number"
+
+
+#: The longest number a setting is typed as (``1e-05``, ``0.123456789012``); a longer text is
+#: refused before it is converted, so no setting ever parses or formats a 400-digit integer.
+MAX_NUMBER_TEXT = 32
+
+
+def number_text(value: Any) -> str:
+    """``value`` for an error message, whatever it is: ``0.5``, ``'abc'``, ``inf``, or the start
+    of a number too long to show (``1000000… (401 digits)``) — never an ``OverflowError``."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, int):
+        digits = len(str(abs(value))) if abs(value) < 10**MAX_NUMBER_TEXT else None
+        if digits is not None:
+            return str(value)
+        text = str(value) if value.bit_length() < 14_000 else ""  # str() of more digits raises
+        return f"{text[:8]}… ({len(text)} digits)" if text else "a number of over 4,000 digits"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, str) and len(value) > MAX_NUMBER_TEXT:
+        return f"{value[:8]!r}… ({len(value)} characters)"
+    return repr(value)
 
 
 def _text(value: Any) -> str:
@@ -171,10 +222,15 @@ PARAMETERS: tuple[Parameter, ...] = (
     Parameter("mode", _text, "which lists to search", choices=MODES),
     Parameter("fusion", _text, "how the two lists are fused", choices=FUSION_METHODS),
     Parameter(
-        "k", float, "RRF k: larger k flattens the difference between ranks", low=0, low_open=True
+        "k",
+        float,
+        "RRF k: larger k flattens the difference between ranks",
+        low=0,
+        low_open=True,
+        high=1_000_000,
     ),
-    Parameter("w_fts", float, "weight of the lexical (FTS5) list", low=0),
-    Parameter("w_vec", float, "weight of the vector list", low=0),
+    Parameter("w_fts", float, "weight of the lexical (FTS5) list", low=0, high=1000),
+    Parameter("w_vec", float, "weight of the vector list", low=0, high=1000),
     Parameter("depth", int, "candidates taken from each list before fusion", low=1, high=1000),
     Parameter("min_sim", float, "similarity floor of the vector list (cosine)", low=-1, high=1),
     Parameter(
@@ -184,7 +240,7 @@ PARAMETERS: tuple[Parameter, ...] = (
         low=0,
         high=1,
     ),
-    Parameter("limit", int, "hits to show", low=1, high=100),
+    Parameter("limit", int, "hits to show", low=1, high=MAX_LIMIT),
 )
 #: The settings that decide a ranking (``limit`` only cuts it): what the window's fusion
 #: controls edit, what a comparison or a sweep varies.
@@ -290,10 +346,10 @@ def _argparse_type(parameter: Parameter) -> Callable[[str], Any]:
     def convert(text: str) -> Any:
         try:
             value = parameter.coerce(text)
-        except QueryError:
-            raise argparse.ArgumentTypeError(f"not {parameter.kind_name()}: {text!r}") from None
+        except QueryError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
         if isinstance(value, float) and not math.isfinite(value):
-            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {number_text(text)}")
         return value
 
     convert.__name__ = parameter.name  # argparse names the type in its messages

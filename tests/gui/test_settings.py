@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings
 
 from explorer.gui import settings as opt
@@ -129,3 +130,27 @@ def test_version_2_rrf_tuning_stays_rrf_and_the_rest_follows_convex(tmp_path: Pa
     assert upgraded("chose.ini", {"fusion": "rrf", "k": 30}) == SearchOptions(fusion="rrf", k=30.0)
     assert upgraded("depth.ini", {"depth": 80}) == SearchOptions(depth=80)
     assert upgraded("none.ini", {}) == SearchOptions()
+
+
+@pytest.mark.parametrize(
+    "saved",
+    [
+        '{"depth": 1' + "0" * 400 + "}",
+        '{"w_fts": 1' + "0" * 400 + "}",
+        '{"depth": "lots"}',
+        '{"depth": 1' + "0" * 5000 + "}",
+        "[1, 2]",
+    ],
+)
+def test_a_bad_saved_search_setting_falls_back_with_a_notice(tmp_path: Path, saved: str) -> None:
+    """A value the window cannot use (a 400-digit depth once ended every start in a traceback)
+    is left at its default, and one line says so."""
+    path = tmp_path / "settings.ini"
+    settings = Settings(
+        _store(path, {"settings/version": CURRENT_VERSION, "search/options": saved})
+    )
+    assert settings.search_options() == SearchOptions()
+    assert len(settings.notices) == 1, settings.notices
+    notice = settings.notices[0]
+    assert "\n" not in notice and len(notice) < 160, notice
+    assert "default" in notice

@@ -12,6 +12,7 @@ from PySide6.QtGui import QGuiApplication, QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
+from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui import settings as opt
 from explorer.gui.main_window import MainWindow
@@ -308,6 +309,20 @@ def test_settings_persist_between_sessions(
     # pane keeps its width.)
     assert again.splitter.sizes()[0] == sizes[0]
     assert again.table.horizontalHeader().sectionSize(Column.PATH) == 321
+
+
+def test_a_bad_saved_setting_opens_the_window_on_the_default_with_a_notice(
+    qtbot: QtBot, gui_settings: Settings, capfd: pytest.CaptureFixture[str]
+) -> None:
+    gui_settings.set(opt.SEARCH, '{"depth": 1' + "0" * 400 + ', "w_fts": 0.4}')
+    window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=gui_settings)
+    qtbot.addWidget(window)
+    window.show()
+    assert window.fusion.options().depth == SearchOptions().depth
+    assert window.fusion.options().w_fts == 0.4  # the good value next to it is kept
+    assert "depth must be between 1 and 1000" in window.statusBar().currentMessage()
+    err = capfd.readouterr().err
+    assert err.count("depth must be between 1 and 1000") == 1 and "Traceback" not in err
 
 
 def test_stall_monitor_records_a_blocked_event_loop(

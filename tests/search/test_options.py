@@ -15,6 +15,7 @@ from explorer.search.options import (
     SearchOptions,
     add_arguments,
     from_args,
+    number_text,
     parse,
 )
 from explorer.search.query import QueryError
@@ -31,9 +32,9 @@ def test_every_field_is_a_parameter_and_the_defaults_are_valid() -> None:
     [
         ({"mode": "vector"}, "unknown mode 'vector'; choose one of fts, semantic, hybrid"),
         ({"fusion": "borda"}, "unknown fusion 'borda'; choose one of rrf, convex"),
-        ({"k": 0.0}, "k must be positive, got 0"),
+        ({"k": 0.0}, "k must be positive and at most 1000000, got 0"),
         ({"k": float("nan")}, "k must be a finite number"),
-        ({"w_fts": -0.1}, "w-fts must be 0 or more, got -0.1"),
+        ({"w_fts": -0.1}, "w-fts must be between 0 and 1000, got -0.1"),
         ({"w_vec": float("inf")}, "w-vec must be a finite number"),
         ({"depth": 0}, "depth must be between 1 and 1000, got 0"),
         ({"min_sim": 1.5}, "min-sim must be between -1 and 1, got 1.5"),
@@ -115,9 +116,11 @@ def test_command_line_options_come_from_the_parameters() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--limit", "many"], "not a whole number: 'many'"),
+        (["--limit", "many"], "limit must be a whole number, got 'many'"),
         (["--k", "inf"], "must be a finite number"),
-        (["--w-vec", "heavy"], "not a number: 'heavy'"),
+        (["--w-vec", "heavy"], "w_vec must be a number, got 'heavy'"),
+        (["--depth", "1" + "0" * 400], "depth must be between 1 and 1000, got '10000000'… (401"),
+        (["--w-fts", "1" + "0" * 400], "w_fts must be between 0 and 1000, got '10000000'…"),
         (["--fusion", "borda"], "invalid choice: 'borda'"),
     ],
 )
@@ -129,6 +132,36 @@ def test_command_line_type_errors(
     with pytest.raises(SystemExit):
         parser.parse_args(argv)
     assert message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["depth", "limit", "k", "w_fts", "w_vec", "min_sim", "min_rel"])
+@pytest.mark.parametrize(
+    "value",
+    [10**400, -(10**400), 10**5000, "9" * 400, 1e308],
+    ids=["400 digits", "-400 digits", "5000 digits", "400-digit text", "1e308"],
+)
+def test_a_huge_number_is_refused_in_one_line_before_it_is_converted(
+    name: str, value: object
+) -> None:
+    """A 400-digit integer (from a command line, ``key=value`` text or a JSON file) used to end
+    in an ``OverflowError`` traceback when it was converted to a float or formatted with ``:g``."""
+    with pytest.raises(QueryError) as raised:
+        SearchOptions.from_json({name: value})
+    message = str(raised.value)
+    assert (
+        message.startswith((name, name.replace("_", "-")))
+        and "\n" not in message
+        and len(message) < 120
+    ), message
+    with pytest.raises(QueryError):
+        parse(f"{name}={value if isinstance(value, str | float) else '9' * 5000}")
+
+
+def test_number_text_never_overflows() -> None:
+    assert number_text(10**400) == "10000000… (401 digits)"
+    assert number_text(10**5000) == "a number of over 4,000 digits"
+    assert number_text(0.5) == "0.5" and number_text(7) == "7" and number_text("x") == "'x'"
+    assert number_text("1" * 40) == "'11111111'… (40 characters)"
 
 
 def test_only_some_parameters() -> None:
