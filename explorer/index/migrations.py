@@ -122,7 +122,34 @@ def m002_links() -> str:
         """
 
 
-MIGRATIONS: list[Callable[[], str]] = [m001_create_tables, m002_links]
+def m003_alias_key_before_alias() -> str:
+    """``note_aliases`` with its key's columns first: ``(note_id, key, alias)``.
+
+    SQLite 3.40's integrity check reports "NULL value in note_aliases.alias" for every row of a
+    ``WITHOUT ROWID`` table whose primary key skips a column (``PRIMARY KEY (note_id, key)``
+    with ``alias`` between them), although no value is NULL, so ``status`` called every index
+    with aliases damaged.  The same rows, in a table the check reads right.
+    """
+    return """
+        CREATE TABLE note_aliases_new (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            alias TEXT NOT NULL,
+            PRIMARY KEY (note_id, key)
+        ) WITHOUT ROWID;
+        INSERT INTO note_aliases_new(note_id, key, alias)
+            SELECT note_id, key, alias FROM note_aliases;
+        DROP TABLE note_aliases;
+        ALTER TABLE note_aliases_new RENAME TO note_aliases;
+        CREATE INDEX note_aliases_key ON note_aliases(key);
+        """
+
+
+MIGRATIONS: list[Callable[[], str]] = [
+    m001_create_tables,
+    m002_links,
+    m003_alias_key_before_alias,
+]
 LATEST_VERSION = len(MIGRATIONS)
 
 

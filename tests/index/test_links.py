@@ -17,7 +17,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index import links
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
-from explorer.index.migrations import m001_create_tables, sqlite3_split
+from explorer.index.migrations import LATEST_VERSION, m001_create_tables, sqlite3_split
 from explorer.index.store import chunk_hash
 from explorer.index.sync import sync_vault
 from explorer.live import LiveIndex
@@ -388,7 +388,7 @@ def test_an_index_made_before_links_is_brought_up_to_date_by_the_next_sync(
     old_hashes = {r[0] for r in sqlite3.connect(path).execute("SELECT hash FROM vectors")}
     db = IndexDB.open(obsidian, data_dir)
     try:
-        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
         report = sync_vault(db)
         assert sorted(report.changed) == sorted(NOTES)  # every note read again
         body = db.conn.execute("SELECT body FROM notes WHERE path = 'Home.md'").fetchone()[0]
