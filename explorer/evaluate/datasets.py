@@ -278,22 +278,57 @@ def judgment_lines(path: Path) -> Iterator[tuple[int, str, tuple[str, str, int] 
             yield number, line, None
             continue
         columns = line.split("\t")
-        if len(columns) != 3:
-            raise DatasetError(
-                f"{path}:{number}: expected 3 tab-separated columns "
-                f"(query, note path, grade), found {len(columns)}"
-            )
         is_first, seen_content = not seen_content, True
-        if is_first and _is_header(columns):
+        if is_first and len(columns) == 3 and _is_header(columns):
             yield number, line, None
             continue
-        query = columns[0].strip()
-        if query.startswith("\\#"):
-            query = query[1:]
-        if not query:
-            raise DatasetError(f"{path}:{number}: empty query")
-        note = _normalise_note_path(columns[1], path, number)
-        grade = _parse_int(columns[2], "grade", path, number)
-        if not 0 <= grade <= MAX_GRADE:
-            raise DatasetError(f"{path}:{number}: grade {grade} is out of range 0-{MAX_GRADE}")
-        yield number, line, (query, note, grade)
+        yield number, line, parse_judgment(line, path, number)
+
+
+def parse_judgment(line: str, path: Path, number: int) -> tuple[str, str, int]:
+    """The (query, note path, grade) of one line ``query<TAB>note path<TAB>grade``.
+
+    A query that starts with ``#`` or ``\\`` is written with a backslash first (``\\#tag``),
+    so that it is not read as a comment (:func:`judgment_line` writes it so)."""
+    columns = line.split("\t")
+    if len(columns) != 3:
+        raise DatasetError(
+            f"{path}:{number}: expected 3 tab-separated columns "
+            f"(query, note path, grade), found {len(columns)}"
+        )
+    query = columns[0].strip()
+    if query.startswith(("\\#", "\\\\")):
+        query = query[1:]
+    if not query:
+        raise DatasetError(f"{path}:{number}: empty query")
+    note = _normalise_note_path(columns[1], path, number)
+    grade = _parse_int(columns[2], "grade", path, number)
+    if not 0 <= grade <= MAX_GRADE:
+        raise DatasetError(f"{path}:{number}: grade {grade} is out of range 0-{MAX_GRADE}")
+    return query, note, grade
+
+
+def judgment_line(query: str, note: str, grade: int, path: Path) -> str:
+    """The line (without its ending) that :func:`parse_judgment` reads as exactly ``(query,
+    note, grade)``; :class:`DatasetError` naming what the format cannot hold (a tab or a line
+    break, spaces around a value, a note path that is not plainly vault-relative)."""
+    escaped = "\\" + query if query.startswith(("#", "\\")) else query
+    line = f"{escaped}\t{note}\t{grade}"
+    if _reads_back(line, path) == (query, note, grade):
+        return line
+    if _reads_back(f"{escaped}\tx\t0", path) != (query, "x", 0):
+        what = f"the query {query!r}: a query in judgments.tsv holds no tab or line break"
+        raise DatasetError(f"{path}: cannot save a grade for {what}, nor spaces around it")
+    raise DatasetError(
+        f"{path}: cannot save a grade for the note {note!r}: a note path in judgments.tsv holds "
+        "no tab, line break, backslash or spaces around it"
+    )
+
+
+def _reads_back(line: str, path: Path) -> tuple[str, str, int] | None:
+    if "\n" in line or "\r" in line:
+        return None
+    try:
+        return parse_judgment(line, path, 0)
+    except DatasetError:
+        return None
