@@ -204,6 +204,15 @@ def event_paths(root: str, rules: IgnoreRules, event: FileSystemEvent) -> tuple[
     return out, reconcile
 
 
+def _folder_identity(root: str) -> tuple[int, int, str] | None:
+    """(device, inode, real path) of what ``root`` names, or ``None`` if nothing is there."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino, os.path.realpath(root)
+
+
 def _relative(root: str, path: str) -> str | None:
     rel = os.path.relpath(path, root)
     if rel == "." or rel == ".." or rel.startswith(".." + os.sep) or os.path.isabs(rel):
@@ -254,12 +263,17 @@ class VaultWatcher:
     ) -> None:
         self.root = root.expanduser().resolve()
         self._root = str(self.root)
+        #: The folder the observer watches: the vault's, or the one its path links to now
+        #: (inotify sees nothing through a link); event paths are relative to it.
+        self._watched = self._root
         self._rules = rules or IgnoreRules.for_vault(self.root)
         self._coalescer = Coalescer(quiet, max_wait)
         self._observer: BaseObserver | None = None
         self._log_handler = _WatchdogLog(self)
         self._failure: str | None = None
         self._lock = threading.Lock()
+        #: What the vault's path named when watching started (see :func:`_folder_identity`).
+        self._identity: tuple[int, int, str] | None = None
 
     # ------------------------------------------------------------------ life
 
@@ -269,9 +283,13 @@ class VaultWatcher:
         if self._observer is not None:
             return
         self._failure = None
+        self._identity = _folder_identity(self._root)
+        self._watched = self._identity[2] if self._identity is not None else self._root
         try:
             observer = Observer()
-            observer.schedule(_Handler(self), self._root, recursive=True, event_filter=_EVENT_TYPES)
+            observer.schedule(
+                _Handler(self), self._watched, recursive=True, event_filter=_EVENT_TYPES
+            )
             observer.start()
         except OSError as exc:
             raise WatchError(f"cannot watch {self.root}: {exc.strerror or exc}") from exc
@@ -302,6 +320,9 @@ class VaultWatcher:
             return None
         if not self.root.is_dir():
             return f"the vault folder {self.root} is gone"
+        replaced = self._replaced()
+        if replaced is not None:
+            return replaced
         threads: list[threading.Thread] = [observer, *observer.emitters]
         reader = getattr(observer, "_inotify_fd", None)  # watchdog's inotify reader thread
         if isinstance(reader, threading.Thread):
@@ -309,6 +330,23 @@ class VaultWatcher:
         if not all(t.is_alive() for t in threads):
             return "the file system observer stopped"
         return None
+
+    def _replaced(self) -> str | None:
+        """A line saying that the vault's path now names another folder, or ``None``.
+
+        inotify watches the folder it was given, not its path: when the folder is replaced (by
+        a link to another one, or by a new folder of the same name), the old watch goes on
+        seeing nothing while the index would follow the path.  Said once; the restart that
+        follows watches what the path names now."""
+        now = _folder_identity(self._root)
+        if now is None or self._identity is None or now == self._identity:
+            return None
+        if os.path.islink(self._root):
+            return (
+                f"the vault folder {self.root} was replaced by a link to {now[2]}: "
+                "watching and indexing the folder it links to"
+            )
+        return f"the vault folder {self.root} was replaced by another folder: watching that one"
 
     # ------------------------------------------------------------------ batches
 
@@ -328,12 +366,12 @@ class VaultWatcher:
     # ------------------------------------------------------------------ observer thread
 
     def _on_event(self, event: FileSystemEvent) -> None:
-        paths, reconcile = event_paths(self._root, self._rules, event)
+        paths, reconcile = event_paths(self._watched, self._rules, event)
         if reconcile:
             self._rules = IgnoreRules.for_vault(self.root)
         if (
             isinstance(event, DirDeletedEvent)
-            and os.fsdecode(event.src_path).rstrip(os.sep) == self._root
+            and os.fsdecode(event.src_path).rstrip(os.sep) == self._watched
         ):
             self._note_failure(f"the vault folder {self.root} was deleted")
         self._coalescer.add(paths, reconcile=reconcile)

@@ -142,6 +142,32 @@ def test_a_deleted_vault_folder_is_reported_as_a_failure(tmp_path: Path) -> None
         watcher.stop()
 
 
+def test_a_vault_folder_replaced_by_a_link_is_said_once_and_then_watched(tmp_path: Path) -> None:
+    """The folder's path now names another folder: the watch on the old one sees nothing, and
+    the index would follow the path without a word."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    watcher = VaultWatcher(root, quiet=0.05, max_wait=0.5)
+    watcher.start()
+    try:
+        assert watcher.failure() is None
+        root.rename(tmp_path / "old-vault")
+        root.symlink_to(elsewhere, target_is_directory=True)
+        wait_until(lambda: watcher.failure() is not None)
+        failure = watcher.failure() or ""
+        assert "replaced by a link to" in failure and str(elsewhere.resolve()) in failure
+        watcher.stop()
+        watcher.start()  # as the live index restarts a failed watcher
+        assert watcher.failure() is None
+        collector = Collector(watcher)
+        (elsewhere / "new.md").write_text("# New\n", encoding="utf-8")
+        collector.until(lambda c: "new.md" in c.paths)
+    finally:
+        watcher.stop()
+
+
 def test_coalescer_waits_for_quiet_but_not_longer_than_max_wait() -> None:
     now = [0.0]
     c = Coalescer(quiet=0.3, max_wait=2.0, clock=lambda: now[0])
