@@ -28,6 +28,44 @@ class VectorHit:
     chunk_end: int
 
 
+#: The histogram of a query's cosines over the vault: this many bins from -1 to 1.
+SPREAD_BINS = 80
+
+
+@dataclass(frozen=True, slots=True)
+class CosineSpread:
+    """How one query's best-chunk cosines spread over every note of the vault: the bulk a hit
+    stands above (or sits in).  Computed from the product the ranking makes anyway."""
+
+    notes: int
+    mean: float
+    std: float
+    #: Notes per bin of :data:`SPREAD_BINS` equal bins over [-1, 1].
+    histogram: tuple[int, ...] = ()
+
+    def sigmas(self, cosine: float) -> float:
+        """How many standard deviations ``cosine`` stands above the mean (0 when all are equal)."""
+        return (cosine - self.mean) / self.std if self.std > 0 else 0.0
+
+    @classmethod
+    def of(cls, cosines: Matrix) -> CosineSpread:
+        values = np.asarray(cosines, dtype=np.float64)
+        if values.size == 0:
+            return cls(0, 0.0, 0.0, (0,) * SPREAD_BINS)
+        counts, _ = np.histogram(np.clip(values, -1.0, 1.0), bins=SPREAD_BINS, range=(-1.0, 1.0))
+        return cls(
+            int(values.size), float(values.mean()), float(values.std()), tuple(counts.tolist())
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "notes": self.notes,
+            "mean": round(self.mean, 5),
+            "std": round(self.std, 5),
+            "histogram": list(self.histogram),
+        }
+
+
 class VectorIndex:
     """All chunk vectors of one model, loaded from the index and kept current."""
 
@@ -142,10 +180,35 @@ class VectorIndex:
         ``allowed`` restricts to those note ids (the query's filters); ``min_sim`` drops notes
         whose best chunk is below that cosine.
         """
-        if self.size == 0 or depth <= 0:
-            return []
+        return self.search(query, depth, allowed=allowed, min_sim=min_sim)[0]
+
+    def search(
+        self,
+        query: Matrix,
+        depth: int,
+        *,
+        allowed: set[int] | None = None,
+        min_sim: float = 0.0,
+    ) -> tuple[list[VectorHit], CosineSpread]:
+        """:meth:`top_notes`, and how the query's cosines spread over every note of the vault
+        (all of them, whatever the filters: the bulk a hit is measured against)."""
+        if self.size == 0:
+            return [], CosineSpread.of(np.zeros(0, dtype=np.float32))
         sims = self.matrix @ np.asarray(query, dtype=np.float32).reshape(-1)
         note_best = np.maximum.reduceat(sims, self.segment_starts)
+        spread = CosineSpread.of(note_best)
+        return self._top(sims, note_best, depth, allowed, min_sim), spread
+
+    def _top(
+        self,
+        sims: Matrix,
+        note_best: Matrix,
+        depth: int,
+        allowed: set[int] | None,
+        min_sim: float,
+    ) -> list[VectorHit]:
+        if depth <= 0:
+            return []
         if allowed is not None:
             mask = np.isin(self.segment_notes, np.fromiter(allowed, dtype=np.int64))
             note_best = np.where(mask, note_best, -np.inf)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import permutations
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +124,49 @@ def convex(
         contributions = {
             name: weights.get(name, 1.0) * normalised[name].get(doc, 0.0) for name in lists
         }
+        fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
+    fused.sort(key=lambda f: (-f.score, f.id))
+    return fused
+
+
+def noisy_or(
+    lists: Mapping[str, Sequence[tuple[str, float]]],
+    weights: Mapping[str, float] | None = None,
+) -> list[Fused]:
+    """Fuse lists of calibrated evidence (``(id, e)`` with ``e`` in [0, 1], best first) as the
+    chance that at least one list is right: ``score(d) = 1 − Π over L of (1 − w_L · e_L(d))``,
+    each ``w_L · e_L`` held to [0, 1] (a weight of 1 takes a list's evidence as it is).
+
+    A decisive match in one list (``e`` near 1) stays near 1 whatever the other list says, two
+    lukewarm ones add up to more than either, and weak evidence stays weak: the score keeps an
+    absolute meaning, unlike a min-max normalised one.  The contributions are each list's
+    Shapley share of the score (its average gain over the orders the lists can be added in):
+    for two lists ``a − ab/2`` and ``b − ab/2``, never negative, summing to the score.
+    Ranks are 1-based positions; ties are broken by id ascending.
+    """
+    weights = weights or {}
+    ranks: dict[str, dict[str, int | None]] = {}
+    evidence: dict[str, dict[str, float]] = {name: {} for name in lists}
+    for name, items in lists.items():
+        w = weights.get(name, 1.0)
+        for position, (doc, e) in enumerate(items, start=1):
+            entry = ranks.setdefault(doc, dict.fromkeys(lists, None))
+            if entry[name] is None:
+                entry[name] = position
+            value = min(1.0, max(0.0, w * e))
+            evidence[name][doc] = max(evidence[name].get(doc, 0.0), value)
+    names = list(lists)
+    orders = list(permutations(names))
+    fused = []
+    for doc, doc_ranks in ranks.items():
+        values = {name: evidence[name].get(doc, 0.0) for name in names}
+        shares = dict.fromkeys(names, 0.0)
+        for order in orders:
+            missing = 1.0  # the chance that every list added so far is wrong
+            for name in order:
+                shares[name] += missing * values[name]
+                missing *= 1.0 - values[name]
+        contributions = {name: share / len(orders) for name, share in shares.items()}
         fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
     fused.sort(key=lambda f: (-f.score, f.id))
     return fused

@@ -19,8 +19,8 @@ from typing import Any
 from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.index.vectors import VectorIndex
-from explorer.search import fusion
+from explorer.index.vectors import CosineSpread, VectorIndex
+from explorer.search import evidence, fusion
 from explorer.search.lexical import PASSES, filter_clause, lexical_list
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
@@ -76,7 +76,11 @@ class Candidates:
     lexical: list[tuple[str, float, str]] = field(default_factory=list)  # path, score, snippet
     #: The lexical pass that found each path (0 the first; see :mod:`explorer.search.lexical`).
     lexical_tiers: dict[str, int] = field(default_factory=dict)
+    #: The share of the query's content words each any-word-pass note holds.
+    lexical_coverage: dict[str, float] = field(default_factory=dict)
     vector: list[VectorCandidate] = field(default_factory=list)
+    #: How the query's cosines spread over every note (``None``: no vector list was made).
+    spread: CosineSpread | None = None
     notes: dict[str, NoteInfo] = field(default_factory=dict)
     semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
     listing: bool = False
@@ -99,6 +103,18 @@ class Hit:
     status: str | None = None
     tags: tuple[str, ...] = ()
     fts_pass: str | None = None  # the lexical pass that found it (lexical.PASSES)
+    #: Calibrated evidence per list (0..1; :mod:`explorer.search.evidence`), whatever the
+    #: fusion method: what "close match" is decided on.
+    evidence: dict[str, float] = field(default_factory=dict)
+    #: How many standard deviations its cosine stands above the query's vault mean.
+    vector_sigmas: float | None = None
+    #: The share of the query's content words it holds (lexical hits only).
+    coverage: float | None = None
+
+    @property
+    def demoted(self) -> bool:
+        """Stale notes go after every other hit, whatever their score."""
+        return self.status == "stale"
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -114,6 +130,10 @@ class Hit:
             "ftsPass": self.fts_pass,
             "vectorScore": self.vector_score,
             "source": self.source,
+            "evidence": {name: round(value, 5) for name, value in self.evidence.items()},
+            "vectorSigmas": None if self.vector_sigmas is None else round(self.vector_sigmas, 3),
+            "coverage": None if self.coverage is None else round(self.coverage, 3),
+            "demoted": "stale" if self.demoted else None,
             "bestChunk": (
                 {"start": self.best_chunk[0], "end": self.best_chunk[1]}
                 if self.best_chunk
@@ -130,6 +150,9 @@ class SearchResponse:
     hits: list[Hit]
     listing: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    #: Whether any note clears the calibrated bar (``None`` for a listing of recent notes).
+    close_match: bool | None = None
+    spread: CosineSpread | None = None
 
     def to_json(self) -> dict[str, Any]:
         o = self.options
@@ -147,6 +170,8 @@ class SearchResponse:
                 "reason": self.semantic.reason,
                 "model": self.semantic.model,
             },
+            "closeMatch": self.close_match,
+            "vectorSpread": self.spread.to_json() if self.spread is not None else None,
             "hits": [h.to_json() for h in self.hits],
         }
         if self.listing:
@@ -194,6 +219,8 @@ class Searcher:
             for hit in lexical_list(self.db.conn, query, options.depth):
                 result.lexical.append((hit.path, hit.score, hit.snippet))
                 result.lexical_tiers[hit.path] = hit.tier
+                if hit.coverage < 1.0:
+                    result.lexical_coverage[hit.path] = hit.coverage
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
         if options.mode != "fts":
             result.semantic = self._vector_list(result, options)
@@ -231,7 +258,7 @@ class Searcher:
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         allowed = self._allowed(result.query)
-        hits = vectors.top_notes(
+        hits, result.spread = vectors.search(
             query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
         )
         if hits:  # best first: the relative floor keeps a prefix
@@ -339,6 +366,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     fused, lists = _ranked(candidates, options, lexical, vector)
     lex_by_path = {p: (s, snip) for p, s, snip in lexical}
     vec_by_path = {v.path: v for v in vector}
+    strength = calibrated_scores(candidates, options, lexical, vector)
     # Hits (and snippets, the costly part) are made only for what is shown.
     hits = []
     for item in fused[: options.limit]:
@@ -360,15 +388,43 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 vec.score if vec else None,
                 item.source,
                 vec.chunk if vec else None,
+                strength.get(item.id, {}),
             )
         )
+    best = max((combined(e) for e in strength.values()), default=0.0)
     return SearchResponse(
         candidates.query.raw,
         options,
         semantic,
         hits,
         timings=dict(candidates.timings),
+        close_match=best >= evidence.CALIBRATION.close,
+        spread=candidates.spread,
     )
+
+
+def calibrated_scores(
+    candidates: Candidates,
+    options: SearchOptions,
+    lexical: list[tuple[str, float, str]],
+    vector: list[VectorCandidate],
+) -> dict[str, dict[str, float]]:
+    """Each candidate's calibrated evidence per list (:mod:`explorer.search.evidence`),
+    whatever method ranks the hits: what "close match" is decided on, and what explain shows."""
+    scored = scored_lists(candidates, options, lexical, vector)
+    out: dict[str, dict[str, float]] = {}
+    for name, items in evidence_lists(candidates, scored).items():
+        for doc, value in items:
+            out.setdefault(doc, {})[name] = max(value, out.get(doc, {}).get(name, 0.0))
+    return out
+
+
+def combined(strength: dict[str, float]) -> float:
+    """Calibrated evidence of every list, combined as :func:`fusion.noisy_or` does (weights 1)."""
+    missing = 1.0
+    for value in strength.values():
+        missing *= 1.0 - value
+    return 1.0 - missing
 
 
 def ranked(candidates: Candidates, options: SearchOptions) -> list[str]:
@@ -391,6 +447,7 @@ def _ranked(
     """The fused list, stale notes after all others (keeping their order within each tier), and
     the id lists it was fused from, by list name."""
     fused, scored = fuse_lists(candidates, options, lexical, vector)
+    fused = [f for f in fused if f.score > 0]  # a note worth nothing is not a hit
     notes = candidates.notes
     fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
     return fused, {name: [p for p, _ in items] for name, items in scored.items()}
@@ -404,13 +461,14 @@ def fuse_lists(
 ) -> tuple[list[fusion.Fused], dict[str, list[tuple[str, float]]]]:
     """The lists the mode uses, fused by the options' method, before stale demotion; and those
     lists as ``(id, score)`` by list name (what :mod:`explorer.search.explain` reasons over)."""
-    scored: dict[str, list[tuple[str, float]]] = {}
-    if options.mode in ("fts", "hybrid"):
-        scored["fts"] = [(p, s) for p, s, _ in lexical]
-    if options.mode in ("semantic", "hybrid") and candidates.semantic.available:
-        scored["vector"] = [(v.path, v.score) for v in vector]
+    scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
-    if options.fusion == "convex":
+    if options.fusion == "calibrated":
+        fused = fusion.noisy_or(evidence_lists(candidates, scored), options.weights)
+        if len(lists) == 1:
+            (only,) = lists  # one list fused is that list, in its own order (as convex)
+            fused.sort(key=lambda f: f.ranks[only] or 0)
+    elif options.fusion == "convex":
         bounds, tiers = CONVEX_LOWER_BOUNDS, convex_tiers(candidates)
         fused = fusion.convex(scored, options.weights, lower_bounds=bounds, tiers=tiers)
         if len(lists) == 1:
@@ -421,6 +479,35 @@ def fuse_lists(
     else:
         fused = fusion.rrf(lists, options.k, options.weights)
     return fused, scored
+
+
+def scored_lists(
+    candidates: Candidates,
+    options: SearchOptions,
+    lexical: list[tuple[str, float, str]],
+    vector: list[VectorCandidate],
+) -> dict[str, list[tuple[str, float]]]:
+    """The lists the mode uses, as ``(id, raw score)`` by list name."""
+    scored: dict[str, list[tuple[str, float]]] = {}
+    if options.mode in ("fts", "hybrid"):
+        scored["fts"] = [(p, s) for p, s, _ in lexical]
+    if options.mode in ("semantic", "hybrid") and candidates.semantic.available:
+        scored["vector"] = [(v.path, v.score) for v in vector]
+    return scored
+
+
+def evidence_lists(
+    candidates: Candidates, scored: dict[str, list[tuple[str, float]]]
+) -> dict[str, list[tuple[str, float]]]:
+    """The lists as calibrated evidence (:mod:`explorer.search.evidence`), by list name."""
+    out: dict[str, list[tuple[str, float]]] = {}
+    if "fts" in scored:
+        out["fts"] = evidence.lexical_list_evidence(
+            scored["fts"], candidates.lexical_tiers, candidates.lexical_coverage
+        )
+    if "vector" in scored:
+        out["vector"] = evidence.vector_list_evidence(scored["vector"], candidates.spread)
+    return out
 
 
 def convex_tiers(candidates: Candidates) -> dict[str, dict[str, int]]:
@@ -442,9 +529,11 @@ def _hit(
     vector_score: float | None,
     source: str | None,
     chunk: tuple[int, int] | None,
+    strength: dict[str, float] | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
+    spread = candidates.spread
     return Hit(
         path=path,
         title=info.title if info else path,
@@ -460,6 +549,11 @@ def _hit(
         status=info.status if info else None,
         tags=info.tags if info else (),
         fts_pass=PASSES[tier] if tier is not None else None,
+        evidence=strength or {},
+        vector_sigmas=(
+            spread.sigmas(vector_score) if spread is not None and vector_score is not None else None
+        ),
+        coverage=candidates.lexical_coverage.get(path, 1.0) if tier is not None else None,
     )
 
 

@@ -34,6 +34,9 @@ class LexicalHit:
     score: float  # bm25 negated: higher is better
     snippet: str
     tier: int = 0  # the pass that found it: an index into PASSES
+    #: The share of the query's content terms the note holds (1 for the phrase and all-words
+    #: passes, which hold every one).
+    coverage: float = 1.0
 
 
 def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
@@ -94,10 +97,29 @@ def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[Lex
         return []
     with Snippets(conn) as snippets:
         texts = snippets.snippets([(note_id, marks) for note_id, _, _, marks, _ in found])
+    partial = [note_id for note_id, _, _, _, tier in found if tier == PASSES.index("any word")]
+    coverage = _coverage(conn, query, partial)
     return [
-        LexicalHit(note_id, path, score, text, tier)
+        LexicalHit(note_id, path, score, text, tier, coverage.get(note_id, 1.0))
         for (note_id, path, score, _, tier), text in zip(found, texts, strict=True)
     ]
+
+
+def _coverage(conn: sqlite3.Connection, query: Query, note_ids: list[int]) -> dict[int, float]:
+    """The share of the query's content terms each note holds: one FTS5 lookup per term,
+    limited to the notes asked about (the any-word pass's, at most ``depth``)."""
+    parts = query.content_parts()
+    if not note_ids or not parts:
+        return {}
+    held = dict.fromkeys(note_ids, 0)
+    marks = ",".join("?" * len(note_ids))
+    for part in parts:
+        for (note_id,) in conn.execute(
+            f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({marks})",
+            (part, *note_ids),
+        ):
+            held[int(note_id)] += 1
+    return {note_id: count / len(parts) for note_id, count in held.items()}
 
 
 def _ranked_by_fts5(

@@ -38,7 +38,7 @@ MAX_LIMIT = 100
 MODES = ("fts", "semantic", "hybrid")
 #: How two lists become one: weighted Reciprocal Rank Fusion, or a convex combination of
 #: normalised scores (see :mod:`explorer.search.fusion`).
-FUSION_METHODS = ("rrf", "convex")
+FUSION_METHODS = ("rrf", "convex", "calibrated")
 
 
 @dataclass(frozen=True, slots=True)

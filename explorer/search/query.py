@@ -131,11 +131,16 @@ class Query:
         parts = [p for p in (t.fts() for t in self.content_terms) if p]
         return " OR ".join(dict.fromkeys(parts)) if parts else None
 
+    def content_parts(self) -> list[str]:
+        """The FTS5 expression of each distinct content term (what the any-word pass ORs, and
+        what a note's coverage of the query counts)."""
+        return list(dict.fromkeys(p for p in (t.fts() for t in self.content_terms) if p))
+
     def fts_any(self) -> str | None:
         """Any content term may match (the fill-up pass for natural-language questions): a
         stop word alone never puts a note in this pass, unless the query is only stop words.
         ``None`` where this pass would match what the all-words pass matches."""
-        parts = list(dict.fromkeys(p for p in (t.fts() for t in self.content_terms) if p))
+        parts = self.content_parts()
         if not parts or (len(parts) == 1 and len(self.terms) == 1):
             return None
         return self._with_exclusions(" OR ".join(parts))

@@ -213,7 +213,9 @@ class _Field:
 
     def solve(self, setting: str) -> Change:
         current = float(getattr(self.options, setting))
-        open_low = setting == "k"  # k > 0; a weight may be 0
+        # k > 0, and so is a weight that changes anything: at 0 a list's own notes score 0,
+        # and a note worth nothing is not listed (its "rank" would be a tie won by path).
+        open_low = True
         points = sorted(set(self.crossings(setting)) | ({0.0} if not open_low else set()))
         points = [p for p in points if p > 0 or not open_low]
         tests: list[tuple[float, float | None, float | None]] = []  # value, interval lo, hi

@@ -27,7 +27,7 @@ def searcher(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> S
 
 
 def test_both_methods_are_offered() -> None:
-    assert FUSION_METHODS == ("rrf", "convex")
+    assert FUSION_METHODS == ("rrf", "convex", "calibrated")
     assert SearchOptions().fusion == "convex"  # chosen by measurement (README "Figures")
 
 

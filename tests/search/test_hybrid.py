@@ -45,7 +45,18 @@ def small(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Sear
 def test_json_shape_and_contributions_sum(small: Searcher) -> None:
     seed = SearchOptions(mode="hybrid", fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3)
     out = small.search("deploy rollback", seed).to_json()
-    assert set(out) == {"query", "mode", "fusion", "semantic", "hits"}
+    assert set(out) == {
+        "query",
+        "mode",
+        "fusion",
+        "semantic",
+        "closeMatch",
+        "vectorSpread",
+        "hits",
+    }
+    assert isinstance(out["closeMatch"], bool)
+    spread = out["vectorSpread"]
+    assert spread["notes"] == 4 and sum(spread["histogram"]) == 4 and spread["std"] >= 0
     assert out["fusion"] == {
         "method": "rrf",
         "k": 60,
@@ -67,9 +78,17 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             "ftsPass",
             "vectorScore",
             "source",
+            "evidence",
+            "vectorSigmas",
+            "coverage",
+            "demoted",
             "bestChunk",
         }
         assert (hit["ftsPass"] is None) == (hit["ftsRank"] is None)
+        assert (hit["vectorSigmas"] is None) == (hit["vectorRank"] is None)
+        assert set(hit["evidence"]) <= {"fts", "vector"}
+        assert all(0 <= e <= 1 for e in hit["evidence"].values())
+        assert (hit["demoted"] == "stale") == (hit["path"] == "ops/old-deploy.md")
         assert hit["ftsPass"] in (None, "phrase", "all words", "any word")
         assert sum(hit["contributions"].values()) == pytest.approx(hit["fusedScore"], abs=1e-15)
         assert hit["source"] in ("both", "fts", "vector")

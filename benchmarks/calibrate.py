@@ -1,0 +1,228 @@
+"""Choose the calibration on dev halves, report it on test halves: the tuning protocol of issue 21.
+
+    python benchmarks/calibrate.py collect --data-dir DATA --tldr /tmp/tldr/vault \
+        --scifact ../shared/data/scifact-train
+    python benchmarks/calibrate.py report --data-dir DATA [--grid]
+
+``collect`` runs every judged question of each set (the sample vault's, the tldr questions, the
+SciFact train claims) and the off-topic queries of ``benchmarks/offtopic-queries.tsv`` once,
+with the real model, and keeps their candidates (both lists at depth 50, no floors, the vault
+cosine spread) in ``DATA/calibrate-SET.pickle``.  ``report`` re-fuses them under each setting:
+nDCG@10 on the dev and the test half of each set (a query is in the dev half when the first byte
+of the SHA-256 of its text is even: fixed before any setting was tried), and the share of
+off-topic and of judged queries that get ``closeMatch``.  ``--grid`` sweeps the calibration's
+constants on the dev halves only and prints the best points by their worst dev margin.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import pickle
+import sys
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from explorer.embed.provider import shared_provider
+from explorer.evaluate.datasets import load_beir, load_judgments
+from explorer.evaluate.metrics import ndcg_at_k
+from explorer.evaluate.runner import open_beir_index, open_vault_index
+from explorer.search import evidence, hybrid
+from explorer.search.cached import fetch_options, with_floor
+from explorer.search.hybrid import Candidates, Searcher
+from explorer.search.options import PRESETS, SearchOptions
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+OFFTOPIC = HERE / "offtopic-queries.tsv"
+
+
+@dataclass
+class JudgedSet:
+    name: str
+    qrels: dict[str, dict[str, int]]  # query text -> doc -> grade
+    judged: dict[str, Candidates]
+    offtopic: dict[str, Candidates]
+    to_doc: dict[str, str]
+
+
+def is_dev(query: str) -> bool:
+    return hashlib.sha256(query.encode("utf-8")).digest()[0] % 2 == 0
+
+
+def offtopic_queries(vault: str) -> list[str]:
+    out = []
+    for line in OFFTOPIC.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        which, query = line.split("\t")
+        if which in ("any", vault):
+            out.append(query)
+    return out
+
+
+def _collect(searcher: Searcher, queries: list[str]) -> dict[str, Candidates]:
+    options = fetch_options(SearchOptions(depth=50))
+    out = {}
+    for i, query in enumerate(queries, start=1):
+        out[query] = searcher.candidates(query, options)
+        if i % 100 == 0:
+            print(f"  {i}/{len(queries)}", file=sys.stderr)
+    return out
+
+
+def collect(args: argparse.Namespace) -> None:
+    provider = shared_provider(None)
+    data = str(args.data_dir)
+    sets: list[tuple[str, Any]] = [
+        (
+            "sample",
+            (ROOT / "resources" / "sample-vault", ROOT / "resources/judgments/sample-vault.tsv"),
+        )
+    ]
+    if args.tldr:
+        sets.append(("tldr", (Path(args.tldr), HERE / "tldr-questions.tsv")))
+    if args.scifact:
+        sets.append(("scifact", Path(args.scifact)))
+    for name, source in sets:
+        print(f"{name}: indexing", file=sys.stderr)
+        if name == "scifact":
+            dataset = load_beir(source, "train")
+            db, to_doc, _ = open_beir_index(dataset, source, data, provider)
+            texts = dataset.queries
+            qrels = {texts[qid]: dataset.qrels[qid] for qid in dataset.qrels}
+        else:
+            vault, judgments = source
+            db, _ = open_vault_index(vault, data, provider)
+            to_doc = {}
+            qrels = {q: dict(g) for q, g in load_judgments(judgments).items()}
+        try:
+            searcher = Searcher(db, provider, embed_timeout=60.0)
+            print(f"{name}: {len(qrels)} judged queries", file=sys.stderr)
+            judged = _collect(searcher, list(qrels))
+            offtopic = _collect(searcher, offtopic_queries(name))
+        finally:
+            db.close()
+        out = JudgedSet(name, qrels, judged, offtopic, to_doc)
+        with (args.data_dir / f"calibrate-{name}.pickle").open("wb") as handle:
+            pickle.dump(out, handle)
+
+
+def _load(data_dir: Path) -> list[JudgedSet]:
+    sets = []
+    for name in ("sample", "tldr", "scifact"):
+        path = data_dir / f"calibrate-{name}.pickle"
+        if path.exists():
+            with path.open("rb") as handle:
+                sets.append(pickle.load(handle))
+    return sets
+
+
+def score(s: JudgedSet, options: SearchOptions) -> dict[str, float]:
+    """nDCG@10 on the dev and test halves, closeMatch shares of judged and off-topic queries."""
+    halves: dict[str, list[float]] = {"dev": [], "test": []}
+    close_judged = []
+    for query, found in s.judged.items():
+        floored = with_floor(found, options)
+        paths = hybrid.ranked(floored, replace(options, limit=10))
+        docs = [s.to_doc.get(p, p) for p in paths]
+        halves["dev" if is_dev(query) else "test"].append(ndcg_at_k(docs, s.qrels[query], 10))
+        close_judged.append(_close(floored, options))
+    close_off = [_close(with_floor(c, options), options) for c in s.offtopic.values()]
+    return {
+        "dev": sum(halves["dev"]) / max(1, len(halves["dev"])),
+        "test": sum(halves["test"]) / max(1, len(halves["test"])),
+        "closeJudged": sum(close_judged) / max(1, len(close_judged)),
+        "closeOff": sum(close_off) / max(1, len(close_off)),
+    }
+
+
+def _close(found: Candidates, options: SearchOptions) -> bool:
+    response = hybrid.fuse(found, replace(options, limit=1))
+    return bool(response.close_match)
+
+
+SETTINGS: dict[str, SearchOptions] = {
+    "fts": SearchOptions(mode="fts"),
+    "semantic": SearchOptions(mode="semantic", min_rel=0.0),
+    "semantic (floor .8)": SearchOptions(mode="semantic"),
+    "convex (default before)": PRESETS["default"],
+    "rrf-floor (seed RRF, min-sim .3)": PRESETS["rrf-floor"],
+    "rrf": PRESETS["rrf"],
+    "calibrated": SearchOptions(fusion="calibrated", w_fts=1.0, w_vec=1.0, min_rel=0.0),
+}
+
+
+def report(args: argparse.Namespace) -> None:
+    sets = _load(args.data_dir)
+    names = [s.name for s in sets]
+    print("setting".ljust(34) + "".join(f"{n:>24}" for n in names))
+    print(" " * 34 + "".join(f"{'dev / test / off / judg':>24}" for _ in names))
+    for label, options in SETTINGS.items():
+        row = label.ljust(34)
+        for s in sets:
+            r = score(s, options)
+            row += f"  {r['dev']:.3f}/{r['test']:.3f}/{r['closeOff']:.2f}/{r['closeJudged']:.2f}"
+        print(row)
+    if args.grid:
+        grid(sets)
+
+
+def grid(sets: list[JudgedSet]) -> None:
+    """Sweep the calibration on the dev halves; print the best by the worst dev margin over the
+    better single list of each set (same as the protocol's rule: a default must win everywhere)."""
+    singles = {
+        s.name: max(score(s, SETTINGS["fts"])["dev"], score(s, SETTINGS["semantic"])["dev"])
+        for s in sets
+    }
+    axes = {
+        "cos_low": (0.1, 0.2),
+        "cos_high": (0.5, 0.6),
+        "z_low": (0.0, 1.0, 2.0),
+        "z_high": (4.0, 6.0),
+        "coverage_power": (1.0, 2.0),
+        "bm25_share": (0.3, 0.6),
+        "w_fts": (0.8, 1.0),
+        "min_rel": (0.0, 0.6),
+    }
+    rows = []
+    base = evidence.CALIBRATION
+    for values in itertools.product(*axes.values()):
+        point = dict(zip(axes, values, strict=True))
+        cal = replace(
+            base,
+            **{k: v for k, v in point.items() if k not in ("w_fts", "min_rel")},
+        )
+        evidence.CALIBRATION = cal
+        options = SearchOptions(
+            fusion="calibrated", w_fts=point["w_fts"], w_vec=1.0, min_rel=point["min_rel"]
+        )
+        devs = {s.name: score(s, options)["dev"] for s in sets}
+        margin = min(devs[n] - singles[n] for n in devs)
+        rows.append((margin, point, devs))
+    evidence.CALIBRATION = base
+    rows.sort(key=lambda r: -r[0])
+    for margin, point, devs in rows[:15]:
+        print(f"{margin:+.3f} " + " ".join(f"{n}={d:.3f}" for n, d in devs.items()), point)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--data-dir", type=Path, required=True)
+    c.add_argument("--tldr")
+    c.add_argument("--scifact")
+    c.set_defaults(func=collect)
+    r = sub.add_parser("report")
+    r.add_argument("--data-dir", type=Path, required=True)
+    r.add_argument("--grid", action="store_true")
+    r.set_defaults(func=report)
+    args = parser.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Calibrated evidence: each list's raw scores as numbers that mean the same across queries.
+
+Min-max normalisation (the convex fusion) gives the best candidate of every list 1.0 however
+weak it is, so gibberish gets a confident top hit.  Here each hit's evidence is a number in
+[0, 1] read from what the engine already knows about the query:
+
+- **Vector list.**  The query is scored against every note of the vault, so its cosine
+  distribution is known at no extra pass (:class:`~explorer.index.vectors.CosineSpread`).  A
+  note's evidence is the product of two ramps: how high its cosine is in absolute terms
+  (``cos_low`` → ``cos_high``: an off-topic query's best cosine stays low) and how far it
+  stands above this query's bulk in standard deviations (``z_low`` → ``z_high``: outside the
+  model's language every cosine is high and none stands out, so none is evidence).
+- **Lexical list.**  A note found verbatim (the phrase pass) is decisive; one holding every
+  word (all-words pass) nearly so; one holding some of the words (any-word pass) counts by the
+  share of the query's content words it holds.  Within a pass, bm25 against the pass's best
+  moves the evidence by at most ``bm25_share``, so bm25 still orders notes of equal coverage.
+
+:func:`explorer.search.fusion.noisy_or` combines the lists: a decisive match in one list stays
+decisive whatever the other says, two lukewarm ones add up, and a weak one stays weak.  A query
+whose best fused score is below :attr:`Calibration.close` has no close match.
+
+The constants were chosen on the dev halves of the judged sets and the off-topic queries
+(``benchmarks/calibrate.py``; README "Figures"), never on the test halves.  Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from explorer.index.vectors import CosineSpread
+from explorer.search.lexical import PASSES
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration:
+    """The ramps that turn raw scores into evidence (see the module's docstring)."""
+
+    cos_low: float = 0.15
+    cos_high: float = 0.55
+    z_low: float = 1.0
+    z_high: float = 5.0
+    #: Evidence of a note found by each lexical pass before coverage and bm25 (phrase, all
+    #: words, any word).
+    passes: tuple[float, float, float] = (1.0, 0.9, 0.9)
+    #: Coverage is raised to this power: a note holding half the words gets 0.5 ** power.
+    coverage_power: float = 1.5
+    #: How much bm25 (relative to the best of its pass) moves the lexical evidence.
+    bm25_share: float = 0.3
+    #: The fused score a query's best hit needs for a close match.
+    close: float = 0.5
+
+
+CALIBRATION = Calibration()
+
+
+def _ramp(value: float, low: float, high: float) -> float:
+    if high <= low:
+        return 1.0 if value >= high else 0.0
+    return min(1.0, max(0.0, (value - low) / (high - low)))
+
+
+def vector_evidence(
+    cosine: float, spread: CosineSpread | None, cal: Calibration = CALIBRATION
+) -> float:
+    """Evidence of a note whose best chunk has ``cosine`` with the query."""
+    absolute = _ramp(cosine, cal.cos_low, cal.cos_high)
+    if spread is None or spread.notes < 2:
+        return absolute
+    return absolute * _ramp(spread.sigmas(cosine), cal.z_low, cal.z_high)
+
+
+def lexical_evidence(
+    tier: int, coverage: float, relative_bm25: float, cal: Calibration = CALIBRATION
+) -> float:
+    """Evidence of a note the lexical pass ``tier`` found, holding ``coverage`` of the query's
+    content words, with bm25 ``relative_bm25`` of its pass's best (0..1)."""
+    strength = cal.passes[min(tier, len(cal.passes) - 1)]
+    if tier >= PASSES.index("any word"):
+        strength *= max(0.0, min(1.0, coverage)) ** cal.coverage_power
+    shaped = 1.0 - cal.bm25_share + cal.bm25_share * max(0.0, min(1.0, relative_bm25))
+    return strength * shaped
+
+
+def lexical_list_evidence(
+    scored: list[tuple[str, float]],
+    tiers: Mapping[str, int],
+    coverage: Mapping[str, float],
+    cal: Calibration = CALIBRATION,
+) -> list[tuple[str, float]]:
+    """Each ``(id, bm25)`` of the lexical list as ``(id, evidence)``, in the list's order."""
+    best: dict[int, float] = {}
+    for doc, score in scored:
+        tier = tiers.get(doc, 0)
+        best[tier] = max(best.get(tier, 0.0), score)
+    out = []
+    for doc, score in scored:
+        tier = tiers.get(doc, 0)
+        relative = score / best[tier] if best[tier] > 0 else 1.0
+        out.append((doc, lexical_evidence(tier, coverage.get(doc, 1.0), relative, cal)))
+    return out
+
+
+def vector_list_evidence(
+    scored: list[tuple[str, float]], spread: CosineSpread | None, cal: Calibration = CALIBRATION
+) -> list[tuple[str, float]]:
+    """Each ``(id, cosine)`` of the vector list as ``(id, evidence)``, in the list's order."""
+    return [(doc, vector_evidence(cosine, spread, cal)) for doc, cosine in scored]
