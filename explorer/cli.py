@@ -139,6 +139,7 @@ def _index(args: argparse.Namespace, vault: Path) -> int:
 def cmd_search(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=not args.no_sync)
     options = search_options.from_args(args).validate()
+    _say_ignored(options, search_options.given_names(args))
     if args.depth is None:  # the lists are at least as long as the hits asked for
         options = replace(options, depth=max(options.depth, options.limit))
     if options.depth < options.limit:
@@ -214,10 +215,16 @@ def cmd_search(args: argparse.Namespace) -> int:
     return 0
 
 
+def _say_ignored(options: search_options.SearchOptions, given: list[str]) -> None:
+    for line in search_options.ignored(options, given):
+        say(f"vault-explorer: note: {line}", sys.stderr)
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     """Why one note is where it is for one query: the index as it is (no sync, no embedding)."""
     vault = vault_folder(args.vault, readable=False)
     options = search_options.from_args(args).validate()
+    _say_ignored(options, search_options.given_names(args))
     if not index_path(vault, args.data_dir).exists():
         raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
     db = _open(args, vault)
@@ -305,6 +312,8 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         say(f"(semantic unavailable: {sem.reason}; showing the lexical result)", out)
     if response.listing:
         say(f"{len(response.hits)} most recently modified notes", out)
+    elif response.close_match is False and response.hits:
+        say(no_close_match(response.query), out)
     header = (
         f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  "
         f"{'source':<6}  path — title"
@@ -321,6 +330,12 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         )
     if not response.hits:
         say("no results", out)
+
+
+def no_close_match(query: str) -> str:
+    """The line said when no note clears the calibrated bar (the window says the same)."""
+    shown = query if len(query) <= 60 else query[:57] + "…"
+    return f"No close match for ‘{shown}’; the nearest notes by meaning are shown"
 
 
 def _rank(rank: int | None) -> str:

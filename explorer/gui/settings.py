@@ -29,7 +29,7 @@ ORGANIZATION = "vault-explorer"
 APPLICATION = "Vault Explorer"
 MAX_RECENT = 8
 #: The version of the settings this program writes.
-CURRENT_VERSION = 3
+CURRENT_VERSION = 4
 
 T = TypeVar("T")
 
@@ -216,10 +216,31 @@ def _v3_rrf_tuning_stays_rrf(settings: Settings) -> None:
     settings.set(SEARCH, json.dumps({**_V2_FUSION, **changed}, sort_keys=True))
 
 
+#: Version 3's fusion defaults (frozen history): convex, 0.3 / 0.7, relative floor 0.8.
+_V3_FUSION: dict[str, Any] = {"fusion": "convex", "w_fts": 0.3, "w_vec": 0.7, "min_rel": 0.8}
+
+
+def _v4_convex_tuning_stays_convex(settings: Settings) -> None:
+    """Version 4's default fusion is calibrated, whose weights scale evidence rather than
+    normalised scores.  A person who tuned version 3's convex fusion (changed a weight or a
+    floor without choosing a method) keeps the ranking they tuned: convex, with version 3's
+    defaults for what they left alone.  Everyone else follows the new defaults."""
+    try:
+        changed = json.loads(settings.get(SEARCH))
+    except ValueError:
+        return
+    if not isinstance(changed, dict) or "fusion" in changed:
+        return
+    if not {"w_fts", "w_vec", "min_rel", "min_sim"} & set(changed):
+        return
+    settings.set(SEARCH, json.dumps({**_V3_FUSION, **changed}, sort_keys=True))
+
+
 #: version → the step that turns the version before it into it.
 UPGRADES: dict[int, Callable[[Settings], None]] = {
     2: _v2_search_settings_as_one_value,
     3: _v3_rrf_tuning_stays_rrf,
+    4: _v4_convex_tuning_stays_convex,
 }
 
 

@@ -36,15 +36,15 @@ from explorer.search.lexical import PASSES
 class Calibration:
     """The ramps that turn raw scores into evidence (see the module's docstring)."""
 
-    cos_low: float = 0.15
-    cos_high: float = 0.55
+    cos_low: float = 0.0
+    cos_high: float = 0.8
     z_low: float = 1.0
-    z_high: float = 5.0
+    z_high: float = 4.0
     #: Evidence of a note found by each lexical pass before coverage and bm25 (phrase, all
     #: words, any word).
     passes: tuple[float, float, float] = (1.0, 0.9, 0.9)
     #: Coverage is raised to this power: a note holding half the words gets 0.5 ** power.
-    coverage_power: float = 1.5
+    coverage_power: float = 2.0
     #: How much bm25 (relative to the best of its pass) moves the lexical evidence.
     bm25_share: float = 0.3
     #: The fused score a query's best hit needs for a close match.
@@ -61,9 +61,10 @@ def _ramp(value: float, low: float, high: float) -> float:
 
 
 def vector_evidence(
-    cosine: float, spread: CosineSpread | None, cal: Calibration = CALIBRATION
+    cosine: float, spread: CosineSpread | None, cal: Calibration | None = None
 ) -> float:
     """Evidence of a note whose best chunk has ``cosine`` with the query."""
+    cal = cal or CALIBRATION
     absolute = _ramp(cosine, cal.cos_low, cal.cos_high)
     if spread is None or spread.notes < 2:
         return absolute
@@ -71,10 +72,11 @@ def vector_evidence(
 
 
 def lexical_evidence(
-    tier: int, coverage: float, relative_bm25: float, cal: Calibration = CALIBRATION
+    tier: int, coverage: float, relative_bm25: float, cal: Calibration | None = None
 ) -> float:
     """Evidence of a note the lexical pass ``tier`` found, holding ``coverage`` of the query's
     content words, with bm25 ``relative_bm25`` of its pass's best (0..1)."""
+    cal = cal or CALIBRATION
     strength = cal.passes[min(tier, len(cal.passes) - 1)]
     if tier >= PASSES.index("any word"):
         strength *= max(0.0, min(1.0, coverage)) ** cal.coverage_power
@@ -86,7 +88,7 @@ def lexical_list_evidence(
     scored: list[tuple[str, float]],
     tiers: Mapping[str, int],
     coverage: Mapping[str, float],
-    cal: Calibration = CALIBRATION,
+    cal: Calibration | None = None,
 ) -> list[tuple[str, float]]:
     """Each ``(id, bm25)`` of the lexical list as ``(id, evidence)``, in the list's order."""
     best: dict[int, float] = {}
@@ -102,7 +104,7 @@ def lexical_list_evidence(
 
 
 def vector_list_evidence(
-    scored: list[tuple[str, float]], spread: CosineSpread | None, cal: Calibration = CALIBRATION
+    scored: list[tuple[str, float]], spread: CosineSpread | None, cal: Calibration | None = None
 ) -> list[tuple[str, float]]:
     """Each ``(id, cosine)`` of the vector list as ``(id, evidence)``, in the list's order."""
     return [(doc, vector_evidence(cosine, spread, cal)) for doc, cosine in scored]

@@ -20,7 +20,13 @@ from explorer.embed.base import EmbedderUnavailable
 from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
-from explorer.search.hybrid import Candidates, Searcher, convex_tiers, fuse_lists
+from explorer.search.hybrid import (
+    Candidates,
+    Searcher,
+    convex_tiers,
+    evidence_lists,
+    fuse_lists,
+)
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.options import SearchOptions
 from explorer.search.query import Query, QueryError, Term
@@ -427,6 +433,7 @@ def _fused(
         order = [fusion.Fused(p, 0.0, {"fts": i}) for i, (p, _) in enumerate(scored["fts"], 1)]
     else:
         order, scored = fuse_lists(candidates, options, lexical, vector)
+        order = [f for f in order if f.score > 0]  # as the search: a note worth 0 is no hit
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     notes = candidates.notes
     stale_of = {f.id: (i := notes.get(f.id)) is not None and i.status == "stale" for f in order}
@@ -460,5 +467,6 @@ def _fused(
         stale=stale_of,
         single_list=len(lists) == 1,
         tiers=convex_tiers(candidates),
+        evidence={name: dict(items) for name, items in evidence_lists(candidates, scored).items()},
     )
     return place, competition

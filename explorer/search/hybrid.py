@@ -464,7 +464,11 @@ def fuse_lists(
     scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     if options.fusion == "calibrated":
-        fused = fusion.noisy_or(evidence_lists(candidates, scored), options.weights)
+        weighed = evidence_lists(candidates, scored)
+        if "vector" in weighed:  # a note that does not stand above the bulk was not found
+            scored["vector"] = scored["vector"][: len(weighed["vector"])]
+            lists["vector"] = lists["vector"][: len(weighed["vector"])]
+        fused = fusion.noisy_or(weighed, options.weights)
         if len(lists) == 1:
             (only,) = lists  # one list fused is that list, in its own order (as convex)
             fused.sort(key=lambda f: f.ranks[only] or 0)
@@ -506,7 +510,10 @@ def evidence_lists(
             scored["fts"], candidates.lexical_tiers, candidates.lexical_coverage
         )
     if "vector" in scored:
-        out["vector"] = evidence.vector_list_evidence(scored["vector"], candidates.spread)
+        found = evidence.vector_list_evidence(scored["vector"], candidates.spread)
+        while found and found[-1][1] <= 0:  # best first: the notes worth nothing are a tail
+            found.pop()
+        out["vector"] = found
     return out
 
 

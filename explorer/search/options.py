@@ -8,18 +8,16 @@ settings are written as ``key=value,…`` (:func:`parse`) or as JSON (:meth:`Sea
 :meth:`SearchOptions.from_json`) under the same names.  Adding a setting is a field here and a line
 in :data:`PARAMETERS`.
 
-Why the defaults are what they are (hybrid nDCG@10, ``eval --sweep`` on three judged sets:
-the sample vault's 42 questions, the tldr vault's 62, SciFact train's 809 claims; README
-"Figures"): the convex combination with weights 0.3 / 0.7 and a relative floor of 0.8 has the
-largest smallest margin over the better single list of any setting swept, on every set:
-0.870 / 0.545 / 0.726, against 0.777 / 0.501 / 0.696 for the better single list under the same
-floor and 0.851 / 0.526 / 0.723 for the previous default (weighted RRF, k 10, equal weights, the
-same floor; the ``rrf`` preset).  Convex sees how far a note stands above the rest of each list;
-it normalises the lexical list per pass (:func:`explorer.search.fusion.convex`'s tiers), so an
-error paste found verbatim keeps its place above notes that only repeat its words.  The relative
-floor keeps a query's clear best match however modest its cosine and drops the vector list's
-lukewarm tail, so lexical-only (blue) hits still appear.  ``k`` is RRF's and unused by convex.
-The seed's ranking stays as the ``seed`` preset.
+Why the defaults are what they are: the ``calibrated`` fusion (:mod:`explorer.search.evidence`)
+turns each list's scores into evidence that means the same across queries (a cosine measured
+against this query's spread over the vault, a lexical hit by its pass and its coverage of the
+query's words) and fuses it as a noisy-OR, so a weak match stays weak and "no close match" can
+be said.  Its constants and the lexical weight 0.6 were chosen on the dev halves of three judged
+sets (the sample vault's questions, the tldr questions, SciFact train's claims) and are
+reported on their test halves (README "Figures"; ``benchmarks/calibrate.py``).  No similarity
+floor: the evidence of a lukewarm cosine is small already.  ``k`` is RRF's and unused by the
+other methods.  The previous default (convex, 0.3 / 0.7, relative floor 0.8) is the ``convex``
+preset; the seed's ranking the ``seed`` preset.
 """
 
 from __future__ import annotations
@@ -46,13 +44,13 @@ class SearchOptions:
     """How one search is run.  Frozen; :meth:`validate` says what is wrong in one line."""
 
     mode: str = "hybrid"
-    fusion: str = "convex"
+    fusion: str = "calibrated"
     k: float = 10.0
-    w_fts: float = 0.3
-    w_vec: float = 0.7
+    w_fts: float = 0.6
+    w_vec: float = 1.0
     depth: int = 50
     min_sim: float = 0.0
-    min_rel: float = 0.8
+    min_rel: float = 0.0
     limit: int = 20
 
     def validate(self) -> SearchOptions:
@@ -248,12 +246,13 @@ RANKING = tuple(p.name for p in PARAMETERS if p.name != "limit")
 
 
 #: Named settings a person can start from (``--preset``, ``preset=…``, the window's preset menu).
+#: ``convex`` is the default before calibrated evidence (convex 0.3 / 0.7, relative floor 0.8);
 #: ``seed`` is the seed web app's ranking, kept as it was: weighted RRF and no similarity floor;
-#: ``rrf`` ranks only by ranks (weighted RRF, k 10, equal weights, the default's floor: the
-#: default before convex normalised the lexical passes); ``rrf-floor`` the defaults before the
-#: natural-questions measurements (the seed's RRF with an absolute floor of 0.3).
+#: ``rrf`` ranks only by ranks (weighted RRF, k 10, equal weights, relative floor 0.8);
+#: ``rrf-floor`` the seed's RRF with an absolute floor of 0.3 (the first defaults).
 PRESETS: dict[str, SearchOptions] = {
     "default": SearchOptions(),
+    "convex": SearchOptions(fusion="convex", w_fts=0.3, w_vec=0.7, min_sim=0.0, min_rel=0.8),
     "seed": SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.0, min_rel=0.0),
     "rrf": SearchOptions(fusion="rrf", k=10.0, w_fts=0.5, w_vec=0.5, min_sim=0.0, min_rel=0.8),
     "rrf-floor": SearchOptions(
@@ -354,6 +353,32 @@ def _argparse_type(parameter: Parameter) -> Callable[[str], Any]:
 
     convert.__name__ = parameter.name  # argparse names the type in its messages
     return convert
+
+
+def ignored(options: SearchOptions, given: Iterable[str]) -> list[str]:
+    """One line for each setting in ``given`` that ``options`` make no use of (``k`` under a
+    fusion other than RRF, the vector list's settings in lexical mode, …): a flag that does
+    nothing is said, not silently accepted."""
+    unused: dict[str, str] = {}
+    if options.mode != "hybrid":
+        unused |= dict.fromkeys(("fusion", "k"), f"{options.mode} mode fuses nothing")
+        unused["w_fts" if options.mode == "semantic" else "w_vec"] = (
+            f"{options.mode} mode has one list"
+        )
+    elif options.fusion != "rrf":
+        unused["k"] = f"the {options.fusion} fusion does not use RRF's k"
+    if options.mode == "fts":
+        unused |= dict.fromkeys(("min_sim", "min_rel"), "fts mode has no vector list")
+    return [
+        f"{parameter_named(name).flag} is ignored: {unused[name]}"
+        for name in given
+        if name in unused
+    ]
+
+
+def given_names(args: argparse.Namespace) -> list[str]:
+    """The settings typed on a command line parsed with :func:`add_arguments`."""
+    return [p.name for p in PARAMETERS if getattr(args, p.name, None) is not None]
 
 
 def from_args(args: argparse.Namespace, base: SearchOptions | None = None) -> SearchOptions:

@@ -47,6 +47,8 @@ class Competition:
     stale: Mapping[str, bool]
     single_list: bool
     tiers: Mapping[str, Mapping[str, int]] = field(default_factory=dict)  # convex's, per list
+    #: The calibrated fusion's evidence per list and note (:mod:`explorer.search.evidence`).
+    evidence: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +114,14 @@ class _Field:
         self.ahead = ahead
         ids = [c.path, *rivals]
         self.before = np.array([r < c.path for r in rivals], dtype=bool)  # wins a tie
-        if options.fusion == "convex":
+        if options.fusion == "calibrated":
+            self.norm = {
+                name: np.array(
+                    [c.evidence.get(name, {}).get(i, 0.0) for i in ids], dtype=np.float64
+                )
+                for name in ("fts", "vector")
+            }
+        elif options.fusion == "convex":
             norms = fusion.convex(
                 c.scored,
                 {"fts": 1.0, "vector": 1.0},
@@ -141,6 +150,10 @@ class _Field:
         t = values.reshape(-1, 1)
         w_fts = t if setting == "w_fts" else o.w_fts
         w_vec = t if setting == "w_vec" else o.w_vec
+        if o.fusion == "calibrated":
+            a = np.clip(w_fts * self.norm["fts"], 0.0, 1.0)
+            b = np.clip(w_vec * self.norm["vector"], 0.0, 1.0)
+            return np.asarray(1.0 - (1.0 - a) * (1.0 - b))
         if o.fusion == "convex":
             return np.asarray(w_fts * self.norm["fts"] + w_vec * self.norm["vector"])
         k = t if setting == "k" else o.k
@@ -163,7 +176,18 @@ class _Field:
         o = self.options
         if setting == "k":
             return self._k_crossings()
-        if o.fusion == "convex":
+        caps: list[float] = []
+        if o.fusion == "calibrated":
+            # 1 - (1 - w·e)(1 - B) = B + w·e·(1 - B): linear in the weight until w·e reaches 1,
+            # where it stays (those points are crossings too).
+            mine_e, fixed = (
+                (self.norm["fts"], np.clip(self.norm["vector"] * o.w_vec, 0.0, 1.0))
+                if setting == "w_fts"
+                else (self.norm["vector"], np.clip(self.norm["fts"] * o.w_fts, 0.0, 1.0))
+            )
+            mine, other = mine_e * (1.0 - fixed), fixed
+            caps = [float(1.0 / e) for e in mine_e if e > 0]
+        elif o.fusion == "convex":
             mine, other = (
                 (self.norm["fts"], self.norm["vector"] * o.w_vec)
                 if setting == "w_fts"
@@ -178,7 +202,8 @@ class _Field:
         slope = mine[1:] - mine[0]
         offset = other[1:] - other[0]
         ok = slope != 0
-        return [float(x) for x in (-offset[ok] / slope[ok]) if x >= 0 and math.isfinite(x)]
+        found = [float(x) for x in (-offset[ok] / slope[ok]) if x >= 0 and math.isfinite(x)]
+        return found + caps
 
     def _k_crossings(self) -> list[float]:
         o = self.options

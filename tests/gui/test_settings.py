@@ -154,3 +154,14 @@ def test_a_bad_saved_search_setting_falls_back_with_a_notice(tmp_path: Path, sav
     notice = settings.notices[0]
     assert "\n" not in notice and len(notice) < 160, notice
     assert "default" in notice
+
+
+def test_version_3_convex_tuning_stays_convex(tmp_path: Path) -> None:
+    path = tmp_path / "settings.ini"
+    Settings(_store(path, {"settings/version": 3, "search/options": '{"w_fts": 0.5}'}))
+    tuned = json.loads(str(_reopened(path).value("search/options")))
+    assert tuned == {"fusion": "convex", "w_fts": 0.5, "w_vec": 0.7, "min_rel": 0.8}
+    untouched = tmp_path / "untouched.ini"
+    Settings(_store(untouched, {"settings/version": 3, "search/options": '{"mode": "fts"}'}))
+    assert Settings(_reopened(untouched)).search_options() == SearchOptions(mode="fts")
+    assert SearchOptions().fusion == "calibrated"

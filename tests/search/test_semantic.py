@@ -176,13 +176,17 @@ def test_a_modest_but_clear_best_match_keeps_its_vector_rank(sample_searcher: Se
     assert all(h.vector_rank is None for h in strict.hits)
 
 
-@pytest.mark.parametrize("query", [facts.TAR_QUERY, "postgres vacuum", "lisbon tram"])
+@pytest.mark.parametrize("query", ["postgres vacuum", "lisbon tram"])
 def test_lexical_only_rows_appear_where_the_vector_list_has_nothing_close(
     sample_searcher: Searcher, query: str
 ) -> None:
-    """The vault is smaller than the depth: without a floor every note would be in the vector
-    list and no row would ever be blue.  The default floor keeps only notes close to the best."""
-    response = sample_searcher.search(query, SearchOptions())
-    sources = [h.source for h in response.hits]
-    assert "fts" in sources, sources
-    assert len([s for s in sources if s != "fts"]) < 51  # not every note of the vault
+    """The vault is smaller than the depth: if every note were in the vector list no row would
+    ever be blue.  The calibrated default keeps in it only the notes whose cosine stands above
+    the query's vault bulk (the convex preset's relative floor keeps those near the best)."""
+    for preset in ("default", "convex"):
+        response = sample_searcher.search(query, with_ranking_of(SearchOptions(), PRESETS[preset]))
+        sources = [h.source for h in response.hits]
+        assert "fts" in sources, (preset, sources)
+        assert len([s for s in sources if s != "fts"]) < 20  # not every note of the vault
+    exact = sample_searcher.search(facts.TAR_QUERY, SearchOptions(limit=100)).hits
+    assert 0 < len([h for h in exact if h.vector_rank is not None]) < 20
