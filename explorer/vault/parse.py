@@ -1,7 +1,9 @@
 """From the bytes of a note file to what the index stores: title, tags, status, text, chunks.
 
-Nothing here raises on bad content.  A broken (or too deeply nested) YAML frontmatter is kept as
-body text; a lone surrogate that a YAML escape makes is replaced by U+FFFD; bytes that are not
+Nothing here raises on bad content.  Frontmatter is read by
+:func:`~explorer.vault.frontmatter.read_frontmatter`: a broken (or too deeply nested, or too
+large) block is kept as body text, a field too large or of the wrong shape is skipped, each with
+a warning; a lone surrogate that a YAML escape makes is replaced by U+FFFD; bytes that are not
 UTF-8 are decoded as Windows-1252 (which maps every byte) and the note says so; a file that looks
 binary is refused with a reason, so the caller can list it as skipped.
 """
@@ -12,14 +14,11 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
-
-import yaml
 
 from explorer.vault.chunk import Chunk, chunk_text
+from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.links import Link, aliases, find_links, link_text
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -97,22 +96,9 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
     """Parse one note file.  Raises :class:`NotANote` only for binary content."""
     text, warnings = decode(data)
     text = text.replace("\r\n", "\n")
-    meta: dict[str, Any] = {}
-    body_start = 0
-    match = _FRONTMATTER.match(text)
-    if match:
-        try:
-            loaded = yaml.safe_load(match.group(1) or "")
-        except yaml.YAMLError as exc:
-            warnings.append(f"frontmatter is not valid YAML, kept as text ({_first_line(exc)})")
-        except RecursionError:  # PyYAML builds nested values recursively
-            warnings.append("frontmatter is nested too deeply, kept as text")
-        else:
-            if loaded is None or isinstance(loaded, dict):
-                meta = {str(k): v for k, v in (loaded or {}).items()}
-                body_start = match.end()
-            else:
-                warnings.append("frontmatter is not a mapping, kept as text")
+    front = read_frontmatter(text)
+    meta, body_start = front.fields, front.end
+    warnings.extend(front.warnings)
     body = text[body_start:]
     links = find_links(text)
     body_links = [link for link in links if link.start >= body_start]
@@ -182,11 +168,7 @@ def _storable(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-def _title(rel: str, meta: dict[str, Any], body: str) -> tuple[str, bool]:
+def _title(rel: str, meta: dict[str, object], body: str) -> tuple[str, bool]:
     value = meta.get("title")
     if isinstance(value, str | int | float) and str(value).strip():
         return str(value).strip(), True

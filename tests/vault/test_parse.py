@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.vault.parse import NotANote, inline_tags, parse_note
+from tests.hostile_parsing import laughs
 
 
 def test_title_from_frontmatter_then_heading_then_file_name() -> None:
@@ -86,3 +87,16 @@ def test_frontmatter_nested_too_deep_is_kept_as_text() -> None:
     note = parse_note("d.md", ("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n# Deep\n").encode())
     assert note.title == "Deep" and note.body_start == 0
     assert note.warnings == ["frontmatter is nested too deeply, kept as text"]
+
+
+@pytest.mark.parametrize("field", ["status", "tags"])
+def test_a_billion_laughs_in_a_field_skips_that_field_and_keeps_the_note(field: str) -> None:
+    note = parse_note("laughs.md", laughs(9, field).encode())
+    assert note.title == "Laughing note" and note.body_start > 0
+    if field == "status":
+        assert note.status is None and note.tags == ["kept", "inline"]
+    else:
+        assert note.status == "draft" and note.tags == ["inline"]
+    assert len(note.warnings) == 1 and f"`{field}`" in note.warnings[0]
+    assert "laughbody" in note.search_text
+    assert sum(len(c.text) for c in note.chunks) < 100
