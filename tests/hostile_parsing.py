@@ -40,11 +40,18 @@ def link_lines(count: int) -> str:
 
 
 class Counted(Sequence[T]):
-    """``items``, counting every item read (by index or by iteration) in :attr:`reads`."""
+    """``items``, counting every item read (by index or by iteration) in :attr:`reads`; past
+    ``limit`` reads it fails at once (quadratic work on a large input would take minutes)."""
 
-    def __init__(self, items: Sequence[T]) -> None:
+    def __init__(self, items: Sequence[T], limit: int | None = None) -> None:
         self._items = items
         self.reads = 0
+        self._limit = limit
+
+    def _read(self, count: int) -> None:
+        self.reads += count
+        if self._limit is not None and self.reads > self._limit:
+            raise AssertionError(f"more than {self._limit:,} items read")
 
     def __len__(self) -> int:
         return len(self._items)
@@ -56,12 +63,12 @@ class Counted(Sequence[T]):
     def __getitem__(self, index: int | slice) -> T | Sequence[T]:
         if isinstance(index, slice):
             part = self._items[index]
-            self.reads += len(part)
+            self._read(len(part))
             return part
-        self.reads += 1
+        self._read(1)
         return self._items[index]
 
     def __iter__(self) -> Iterator[T]:
         for item in self._items:
-            self.reads += 1
+            self._read(1)
             yield item

@@ -12,6 +12,7 @@ a target it cannot place gives ``None`` (shown as unresolved, never an error).
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 import unicodedata
@@ -256,16 +257,18 @@ def link_text(
     ``[[Note|shown]]`` becomes ``shown``, ``[[Note]]`` becomes ``Note``, ``![[image.png]]``
     becomes nothing, ``![[Other note]]`` becomes ``Other note``, ``[t](x.md)`` becomes ``t``;
     everything else is kept character for character.  ``links`` are the links of ``text`` when
-    the caller already has them (offsets in ``text``); those not wholly inside the part are
-    left as they are written.
+    the caller already has them (offsets in ``text``, in order, as :func:`find_links` gives
+    them); those not wholly inside the part are left as they are written.  Only the links
+    around the part are read (a binary search), so the parts of a note cost its length once.
     """
     stop = len(text) if end is None else end
+    found: Sequence[Link]
     if links is None:
         part = text[start:stop]
         found = find_links(part)
         text, start, stop = part, 0, len(part)
     else:
-        found = [link for link in links if start <= link.start and link.end <= stop]
+        found = links_within(links, start, stop)
     if not found:
         return text[start:stop]
     out: list[str] = []
@@ -276,6 +279,21 @@ def link_text(
         pos = link.end
     out.append(text[pos:stop])
     return "".join(out)
+
+
+def links_within(links: Sequence[Link], start: int, end: int) -> Sequence[Link]:
+    """The links of ``links`` (in order, not overlapping) wholly inside ``[start, end)``."""
+    first = bisect.bisect_left(links, start, key=_start)
+    last = bisect.bisect_right(links, end, lo=first, key=_end)
+    return links[first:last]
+
+
+def _start(link: Link) -> int:
+    return link.start
+
+
+def _end(link: Link) -> int:
+    return link.end
 
 
 def aliases(meta: Mapping[str, object]) -> list[str]:

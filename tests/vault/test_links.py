@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from explorer.vault.links import Link, Resolver, aliases, find_links, link_text, parse_wikilink
+from tests.hostile_parsing import Counted, link_lines
 from tests.obsidian_vault import HOME, HOME_TARGETS, IMAGE, NOTES, build_obsidian_vault
 
 
@@ -309,3 +310,14 @@ def test_parsed_note_searches_shown_text_and_its_chunks_still_cover_the_note() -
     assert all(c.text and "[[" not in c.text for c in note.chunks)
     assert "top" not in note.tags  # [[#Top]] is a heading link, not a tag
     assert parse_note("h.md", b"# About [[Target|the target]]\n").title == "About the target"
+
+
+def test_link_text_of_a_part_reads_only_the_links_inside_it() -> None:
+    text = link_lines(40_000)
+    found = find_links(text)
+    assert len(found) == 40_000
+    start = text.index("[[T7]] 20007")
+    counted = Counted(found, limit=1000)
+    assert link_text(text, counted, start, text.index("\n", start)) == "T7 20007"
+    assert link_text(text, counted, start - 2, start + 3) == text[start - 2 : start + 3]
+    assert counted.reads <= 4 * 17  # a binary search of 40,000 links, twice, for each part

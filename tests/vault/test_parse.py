@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
+from explorer.vault import parse
+from explorer.vault.links import Link
 from explorer.vault.parse import NotANote, inline_tags, parse_note
-from tests.hostile_parsing import laughs
+from tests.hostile_parsing import Counted, laughs, link_lines
 
 
 def test_title_from_frontmatter_then_heading_then_file_name() -> None:
@@ -100,3 +104,25 @@ def test_a_billion_laughs_in_a_field_skips_that_field_and_keeps_the_note(field: 
     assert len(note.warnings) == 1 and f"`{field}`" in note.warnings[0]
     assert "laughbody" in note.search_text
     assert sum(len(c.text) for c in note.chunks) < 100
+
+
+def test_the_chunks_of_40k_link_lines_read_each_link_a_few_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads = []
+    real = parse.link_text
+
+    def counting(
+        text: str, links: Sequence[Link] | None = None, start: int = 0, end: int | None = None
+    ) -> str:
+        counted = Counted(links or [], limit=1_000_000)
+        shown = real(text, counted, start, end)
+        reads.append(counted.reads)
+        return shown
+
+    monkeypatch.setattr(parse, "link_text", counting)
+    note = parse_note("many.md", link_lines(40_000).encode())
+    assert "\n".join(c.text for c in note.chunks) == "\n".join(
+        f"T{i % 10} {i}" for i in range(40_000)
+    )
+    assert len(note.chunks) > 100 and sum(reads) <= 2 * len(note.links)
