@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from explorer.vault.ignore import NOTE_SUFFIXES  # a target with another one names an attachment
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
-_INLINE_CODE = re.compile(r"(`+)[^\n]*?(?<!`)\1(?!`)")
+_TICKS = re.compile(r"`+")
 # No leading ``!?``: a pattern that starts with a literal is found by a fast scan; the ``!`` of
 # an embed is looked at by hand (:func:`_spans`).
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]*?)\]\]")
@@ -113,7 +113,57 @@ def parse_wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]
 def _mask_code(text: str) -> str:
     """``text`` with fenced blocks and inline code blanked out (same length, offsets kept)."""
     text = _FENCE.sub(lambda m: " " * len(m.group(0)), text)
-    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    return _blank(text, _inline_code(text)) if "`" in text else text
+
+
+def _inline_code(text: str) -> list[tuple[int, int]]:
+    """The inline code spans of ``text``: a run of backticks opens one, and the next run of the
+    same length on its line closes it (CommonMark's rule, kept to a line); a run that nothing
+    closes is text.  Each run is looked at once: a regex with a backreference tried each length
+    of each run against the rest of its line (a line of 5,000 backticks: minutes)."""
+    spans: list[tuple[int, int]] = []
+    line: list[tuple[int, int]] = []
+    for match in _TICKS.finditer(text):
+        if line and "\n" in text[line[-1][1] : match.start()]:
+            spans.extend(_closed(line))
+            line = []
+        line.append(match.span())
+    spans.extend(_closed(line))
+    return spans
+
+
+def _closed(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans that the backtick ``runs`` of one line open and close."""
+    closer: list[int | None] = [None] * len(runs)
+    seen: dict[int, int] = {}  # length of a run -> the nearest run of that length after it
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        closer[i] = seen.get(length)
+        seen[length] = i
+    spans = []
+    i = 0
+    while i < len(runs):
+        j = closer[i]
+        if j is None:
+            i += 1
+        else:
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+    return spans
+
+
+def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with the ``spans`` (in order, not overlapping) replaced by spaces."""
+    if not spans:
+        return text
+    pieces: list[str] = []
+    pos = 0
+    for start, end in spans:
+        pieces.append(text[pos:start])
+        pieces.append(" " * (end - start))
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _escaped(text: str, pos: int) -> bool:
@@ -212,16 +262,8 @@ def find_links(text: str) -> list[Link]:
         return []
     masked = _mask_code(text) if "`" in text or "~~~" in text else text
     wiki = _spans(_WIKILINK, masked)
-    if wiki:
-        # Markdown links are looked for where no wikilink is.
-        pieces: list[str] = []
-        pos = 0
-        for start, match, _ in wiki:
-            pieces.append(masked[pos:start])
-            pieces.append(" " * (match.end() - start))
-            pos = match.end()
-        pieces.append(masked[pos:])
-        masked = "".join(pieces)
+    if wiki:  # markdown links are looked for where no wikilink is
+        masked = _blank(masked, [(start, match.end()) for start, match, _ in wiki])
     markdown = _spans(_MDLINK, masked) if "](" in masked else []
     found = sorted(
         [(start, True, m, embed) for start, m, embed in wiki]
