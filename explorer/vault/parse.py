@@ -19,7 +19,7 @@ from explorer.vault.chunk import Chunk, chunk_text
 from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.links import Link, aliases, find_links, link_text
 
-_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_H1 = re.compile(r"^#[ \t]+(.*)$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_TAG = re.compile(r"(?<![\w#/&])#([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
@@ -173,8 +173,8 @@ def _title(rel: str, meta: dict[str, object], body: str) -> tuple[str, bool]:
     if isinstance(value, str | int | float) and str(value).strip():
         return str(value).strip(), True
     match = _H1.search(_strip_code(body))
-    if match and match.group(1).strip():
-        heading = match.group(1).strip()
+    heading = _heading_text(match.group(1)) if match else ""
+    if heading:
         if "[" in heading:
             heading = link_text(heading).strip() or heading
         return heading, True
@@ -184,6 +184,17 @@ def _title(rel: str, meta: dict[str, object], body: str) -> tuple[str, bool]:
             name = name[: -len(suffix)]
             break
     return name, False
+
+
+def _heading_text(line: str) -> str:
+    """A heading's text without its closing ``#`` marks (``Deploy ##`` → ``Deploy``; ``C#``
+    keeps its own: a closing sequence follows a space).  Stripped by hand, since a pattern
+    for it tried each end of the text against every mark after it."""
+    text = line.strip(" \t")
+    without = text.rstrip("#")
+    if not without:
+        return ""
+    return without.rstrip(" \t") if without != text and without[-1] in " \t" else text
 
 
 def _strip_code(text: str) -> str:
