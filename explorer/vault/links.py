@@ -112,7 +112,7 @@ def parse_wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]
 def _mask_code(text: str) -> str:
     """``text`` with fenced blocks and inline code blanked out (same length, offsets kept)."""
     text = _FENCE.sub(lambda m: " " * len(m.group(0)), text)
-    return _blank(text, _inline_code(text)) if "`" in text else text
+    return blank_spans(text, _inline_code(text)) if "`" in text else text
 
 
 def _inline_code(text: str) -> list[tuple[int, int]]:
@@ -151,8 +151,9 @@ def _closed(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
     return spans
 
 
-def _blank(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    """``text`` with the ``spans`` (in order, not overlapping) replaced by spaces."""
+def blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with the ``spans`` (in order, not overlapping) replaced by spaces (offsets
+    kept)."""
     if not spans:
         return text
     pieces: list[str] = []
@@ -281,7 +282,7 @@ def find_links(text: str) -> list[Link]:
     masked = _mask_code(text) if "`" in text or "~~~" in text else text
     wiki = _spans(_WIKILINK, masked)
     if wiki:  # markdown links are looked for where no wikilink is
-        masked = _blank(masked, [(start, match.end()) for start, match, _ in wiki])
+        masked = blank_spans(masked, [(start, match.end()) for start, match, _ in wiki])
     markdown = _spans(_MDLINK, masked) if "](" in masked else []
     found = sorted(
         [(start, True, m, embed) for start, m, embed in wiki]

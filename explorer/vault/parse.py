@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from explorer.vault.chunk import Chunk, chunk_text
 from explorer.vault.frontmatter import read_frontmatter
-from explorer.vault.links import Link, aliases, find_links, link_text
+from explorer.vault.links import Link, aliases, blank_spans, find_links, link_text
 
 _H1 = re.compile(r"^#[ \t]+(.*)$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
@@ -103,9 +103,8 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
     links = find_links(text)
     body_links = [link for link in links if link.start >= body_start]
     title, from_content = _title(rel, meta, body)
-    tags = _merge_tags(
-        _frontmatter_tags(meta.get("tags")), inline_tags(_blank_links(body, body_links, body_start))
-    )
+    unlinked = blank_spans(text, [(link.start, link.end) for link in body_links])  # [[#H]]: no tag
+    tags = _merge_tags(_frontmatter_tags(meta.get("tags")), inline_tags(unlinked[body_start:]))
     status = meta.get("status")
     note = ParsedNote(
         title=_storable(title),
@@ -121,19 +120,6 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
         aliases=[_storable(a) for a in aliases(meta)],
     )
     return note
-
-
-def _blank_links(body: str, links: list[Link], offset: int) -> str:
-    """``body`` with its links blanked out (same length): ``[[#Heading]]`` holds no tag."""
-    if not links:
-        return body
-    pieces, pos = [], 0
-    for link in links:
-        pieces.append(body[pos : link.start - offset])
-        pieces.append(" " * (link.end - link.start))
-        pos = link.end - offset
-    pieces.append(body[pos:])
-    return "".join(pieces)
 
 
 def _chunks(text: str, body_start: int, links: list[Link]) -> list[Chunk]:
