@@ -24,7 +24,6 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
 import nh3
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
@@ -37,6 +36,7 @@ from explorer.gui.obsidian import (
 from explorer.index.text import has_cjk
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
+from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.ignore import IgnoreRules
 from explorer.vault.links import Resolver, aliases
 from explorer.vault.parse import NotANote, parse_note
@@ -445,7 +445,6 @@ def opened_from_link_html(path: str, via: str | None, colours: Colours) -> str:
 #: Frontmatter read for aliases, at most (aliases come first in practice; a longer block is read
 #: whole only when the head mentions them).
 _ALIAS_HEAD_BYTES = 4096
-_HEAD = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -505,14 +504,7 @@ def _aliases(root: Path, rel: str) -> list[str]:
     if len(head) > _ALIAS_HEAD_BYTES:
         whole = read_note(root, rel)
         head = whole if isinstance(whole, bytes) else head
-    match = _HEAD.match(head.decode("utf-8", "replace").replace("\r\n", "\n"))
-    if not match:
-        return []
-    try:
-        meta = yaml.safe_load(match.group(1) or "")
-    except (yaml.YAMLError, RecursionError):
-        return []
-    return aliases(meta) if isinstance(meta, dict) else []
+    return aliases(read_frontmatter(head.decode("utf-8", "replace").replace("\r\n", "\n")).fields)
 
 
 #: Files a note may link to or embed besides notes.

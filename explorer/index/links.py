@@ -80,17 +80,22 @@ def path_key(path: str) -> str:
 
 
 def _contexts(text: str, links: Sequence[Link]) -> list[str]:
-    """The line of each link, as a reader sees it (each line made once)."""
-    by_line: dict[int, str] = {}
-    out = []
-    for link in links:
-        if link.line not in by_line:
-            start = text.rfind("\n", 0, link.start) + 1
-            end = text.find("\n", link.end)
-            end = len(text) if end < 0 else end
-            on_line = [x for x in links if x.line == link.line]
-            by_line[link.line] = link_text(text, on_line, start, end).strip()[:CONTEXT_CHARS]
-        out.append(by_line[link.line])
+    """The line of each link, as a reader sees it.  The links come in order, so those of a line
+    are neighbours: each line is made once, from its own links (a note of 40,000 link lines
+    once took 27 s here, rescanning every link for each line)."""
+    out: list[str] = []
+    first = 0
+    while first < len(links):
+        link = links[first]
+        last = first + 1
+        while last < len(links) and links[last].line == link.line:
+            last += 1
+        start = text.rfind("\n", 0, link.start) + 1
+        end = text.find("\n", link.end)
+        end = len(text) if end < 0 else end
+        shown = link_text(text, links[first:last], start, end).strip()[:CONTEXT_CHARS]
+        out.extend([shown] * (last - first))
+        first = last
     return out
 
 

@@ -12,6 +12,7 @@ a target it cannot place gives ``None`` (shown as unresolved, never an error).
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 import unicodedata
@@ -22,13 +23,12 @@ from urllib.parse import unquote
 from explorer.vault.ignore import NOTE_SUFFIXES  # a target with another one names an attachment
 
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
-_INLINE_CODE = re.compile(r"(`+)[^\n]*?(?<!`)\1(?!`)")
+_TICKS = re.compile(r"`+")
 # No leading ``!?``: a pattern that starts with a literal is found by a fast scan; the ``!`` of
 # an embed is looked at by hand (:func:`_spans`).
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]*?)\]\]")
 # ``[text](dest)`` with one level of parentheses inside the destination.
 _MDLINK = re.compile(r"\[((?:[^\[\]\n\\]|\\.)*)\]\(((?:[^()\n]|\([^()\n]*\))*)\)")
-_TITLE = re.compile(r"""^(.*?)\s+("[^"]*"|'[^']*'|\([^)]*\))\s*$""", re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:|^//")
 _EXTENSION = re.compile(r"\.([A-Za-z0-9]{1,8})$")
 
@@ -112,7 +112,58 @@ def parse_wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]
 def _mask_code(text: str) -> str:
     """``text`` with fenced blocks and inline code blanked out (same length, offsets kept)."""
     text = _FENCE.sub(lambda m: " " * len(m.group(0)), text)
-    return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
+    return blank_spans(text, _inline_code(text)) if "`" in text else text
+
+
+def _inline_code(text: str) -> list[tuple[int, int]]:
+    """The inline code spans of ``text``: a run of backticks opens one, and the next run of the
+    same length on its line closes it (CommonMark's rule, kept to a line); a run that nothing
+    closes is text.  Each run is looked at once: a regex with a backreference tried each length
+    of each run against the rest of its line (a line of 5,000 backticks: minutes)."""
+    spans: list[tuple[int, int]] = []
+    line: list[tuple[int, int]] = []
+    for match in _TICKS.finditer(text):
+        if line and "\n" in text[line[-1][1] : match.start()]:
+            spans.extend(_closed(line))
+            line = []
+        line.append(match.span())
+    spans.extend(_closed(line))
+    return spans
+
+
+def _closed(runs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans that the backtick ``runs`` of one line open and close."""
+    closer: list[int | None] = [None] * len(runs)
+    seen: dict[int, int] = {}  # length of a run -> the nearest run of that length after it
+    for i in range(len(runs) - 1, -1, -1):
+        length = runs[i][1] - runs[i][0]
+        closer[i] = seen.get(length)
+        seen[length] = i
+    spans = []
+    i = 0
+    while i < len(runs):
+        j = closer[i]
+        if j is None:
+            i += 1
+        else:
+            spans.append((runs[i][0], runs[j][1]))
+            i = j + 1
+    return spans
+
+
+def blank_spans(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with the ``spans`` (in order, not overlapping) replaced by spaces (offsets
+    kept)."""
+    if not spans:
+        return text
+    pieces: list[str] = []
+    pos = 0
+    for start, end in spans:
+        pieces.append(text[pos:start])
+        pieces.append(" " * (end - start))
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
 
 
 def _escaped(text: str, pos: int) -> bool:
@@ -165,12 +216,31 @@ def _destination(raw: str) -> str | None:
         close = raw.find(">")
         dest = raw[1:close] if close > 0 else raw[1:]
     else:
-        titled = _TITLE.match(raw)
-        dest = titled.group(1) if titled else raw
+        dest = _without_title(raw)
     dest = dest.strip()
     if not dest or _SCHEME.match(dest):
         return None
     return dest
+
+
+def _without_title(dest: str) -> str:
+    """``dest`` without a link title at its end (``"t"``, ``'t'`` or ``(t)`` after white space).
+    Found from the end by hand: a pattern for it ran over the white space after each of its
+    starts (40 KB of spaces: 18 s)."""
+    body = dest.rstrip()
+    if not body or body[-1] not in "\"')":
+        return dest
+    last = len(body) - 1
+    if body[-1] == ")":  # the first "(" after any other ")" that follows white space
+        after = body.rfind(")", 0, last) + 1
+        opener = body.find("(", after, last)
+        while opener >= 0 and not (opener > 0 and body[opener - 1].isspace()):
+            opener = body.find("(", opener + 1, last)
+    else:  # no quote of its kind inside the title
+        opener = body.rfind(body[-1], 0, last)
+    if opener <= 0 or not body[opener - 1].isspace():
+        return dest
+    return body[:opener].rstrip()
 
 
 def _markdown_link(match: re.Match[str], start: int, embed: bool, line: int) -> Link | None:
@@ -211,16 +281,8 @@ def find_links(text: str) -> list[Link]:
         return []
     masked = _mask_code(text) if "`" in text or "~~~" in text else text
     wiki = _spans(_WIKILINK, masked)
-    if wiki:
-        # Markdown links are looked for where no wikilink is.
-        pieces: list[str] = []
-        pos = 0
-        for start, match, _ in wiki:
-            pieces.append(masked[pos:start])
-            pieces.append(" " * (match.end() - start))
-            pos = match.end()
-        pieces.append(masked[pos:])
-        masked = "".join(pieces)
+    if wiki:  # markdown links are looked for where no wikilink is
+        masked = blank_spans(masked, [(start, match.end()) for start, match, _ in wiki])
     markdown = _spans(_MDLINK, masked) if "](" in masked else []
     found = sorted(
         [(start, True, m, embed) for start, m, embed in wiki]
@@ -256,16 +318,18 @@ def link_text(
     ``[[Note|shown]]`` becomes ``shown``, ``[[Note]]`` becomes ``Note``, ``![[image.png]]``
     becomes nothing, ``![[Other note]]`` becomes ``Other note``, ``[t](x.md)`` becomes ``t``;
     everything else is kept character for character.  ``links`` are the links of ``text`` when
-    the caller already has them (offsets in ``text``); those not wholly inside the part are
-    left as they are written.
+    the caller already has them (offsets in ``text``, in order, as :func:`find_links` gives
+    them); those not wholly inside the part are left as they are written.  Only the links
+    around the part are read (a binary search), so the parts of a note cost its length once.
     """
     stop = len(text) if end is None else end
+    found: Sequence[Link]
     if links is None:
         part = text[start:stop]
         found = find_links(part)
         text, start, stop = part, 0, len(part)
     else:
-        found = [link for link in links if start <= link.start and link.end <= stop]
+        found = links_within(links, start, stop)
     if not found:
         return text[start:stop]
     out: list[str] = []
@@ -276,6 +340,21 @@ def link_text(
         pos = link.end
     out.append(text[pos:stop])
     return "".join(out)
+
+
+def links_within(links: Sequence[Link], start: int, end: int) -> Sequence[Link]:
+    """The links of ``links`` (in order, not overlapping) wholly inside ``[start, end)``."""
+    first = bisect.bisect_left(links, start, key=_start)
+    last = bisect.bisect_right(links, end, lo=first, key=_end)
+    return links[first:last]
+
+
+def _start(link: Link) -> int:
+    return link.start
+
+
+def _end(link: Link) -> int:
+    return link.end
 
 
 def aliases(meta: Mapping[str, object]) -> list[str]:

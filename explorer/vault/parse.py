@@ -1,7 +1,9 @@
 """From the bytes of a note file to what the index stores: title, tags, status, text, chunks.
 
-Nothing here raises on bad content.  A broken (or too deeply nested) YAML frontmatter is kept as
-body text; a lone surrogate that a YAML escape makes is replaced by U+FFFD; bytes that are not
+Nothing here raises on bad content.  Frontmatter is read by
+:func:`~explorer.vault.frontmatter.read_frontmatter`: a broken (or too deeply nested, or too
+large) block is kept as body text, a field too large or of the wrong shape is skipped, each with
+a warning; a lone surrogate that a YAML escape makes is replaced by U+FFFD; bytes that are not
 UTF-8 are decoded as Windows-1252 (which maps every byte) and the note says so; a file that looks
 binary is refused with a reason, so the caller can list it as skipped.
 """
@@ -12,15 +14,12 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
-
-import yaml
 
 from explorer.vault.chunk import Chunk, chunk_text
-from explorer.vault.links import Link, aliases, find_links, link_text
+from explorer.vault.frontmatter import read_frontmatter
+from explorer.vault.links import Link, aliases, blank_spans, find_links, link_text
 
-_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
-_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_H1 = re.compile(r"^#[ \t]+(.*)$", re.MULTILINE)
 _FENCE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.MULTILINE | re.DOTALL)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_TAG = re.compile(r"(?<![\w#/&])#([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
@@ -97,29 +96,15 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
     """Parse one note file.  Raises :class:`NotANote` only for binary content."""
     text, warnings = decode(data)
     text = text.replace("\r\n", "\n")
-    meta: dict[str, Any] = {}
-    body_start = 0
-    match = _FRONTMATTER.match(text)
-    if match:
-        try:
-            loaded = yaml.safe_load(match.group(1) or "")
-        except yaml.YAMLError as exc:
-            warnings.append(f"frontmatter is not valid YAML, kept as text ({_first_line(exc)})")
-        except RecursionError:  # PyYAML builds nested values recursively
-            warnings.append("frontmatter is nested too deeply, kept as text")
-        else:
-            if loaded is None or isinstance(loaded, dict):
-                meta = {str(k): v for k, v in (loaded or {}).items()}
-                body_start = match.end()
-            else:
-                warnings.append("frontmatter is not a mapping, kept as text")
+    front = read_frontmatter(text)
+    meta, body_start = front.fields, front.end
+    warnings.extend(front.warnings)
     body = text[body_start:]
     links = find_links(text)
     body_links = [link for link in links if link.start >= body_start]
     title, from_content = _title(rel, meta, body)
-    tags = _merge_tags(
-        _frontmatter_tags(meta.get("tags")), inline_tags(_blank_links(body, body_links, body_start))
-    )
+    unlinked = blank_spans(text, [(link.start, link.end) for link in body_links])  # [[#H]]: no tag
+    tags = _merge_tags(_frontmatter_tags(meta.get("tags")), inline_tags(unlinked[body_start:]))
     status = meta.get("status")
     note = ParsedNote(
         title=_storable(title),
@@ -135,19 +120,6 @@ def parse_note(rel: str, data: bytes) -> ParsedNote:
         aliases=[_storable(a) for a in aliases(meta)],
     )
     return note
-
-
-def _blank_links(body: str, links: list[Link], offset: int) -> str:
-    """``body`` with its links blanked out (same length): ``[[#Heading]]`` holds no tag."""
-    if not links:
-        return body
-    pieces, pos = [], 0
-    for link in links:
-        pieces.append(body[pos : link.start - offset])
-        pieces.append(" " * (link.end - link.start))
-        pos = link.end - offset
-    pieces.append(body[pos:])
-    return "".join(pieces)
 
 
 def _chunks(text: str, body_start: int, links: list[Link]) -> list[Chunk]:
@@ -182,17 +154,13 @@ def _storable(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
-def _first_line(exc: Exception) -> str:
-    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-def _title(rel: str, meta: dict[str, Any], body: str) -> tuple[str, bool]:
+def _title(rel: str, meta: dict[str, object], body: str) -> tuple[str, bool]:
     value = meta.get("title")
     if isinstance(value, str | int | float) and str(value).strip():
         return str(value).strip(), True
     match = _H1.search(_strip_code(body))
-    if match and match.group(1).strip():
-        heading = match.group(1).strip()
+    heading = _heading_text(match.group(1)) if match else ""
+    if heading:
         if "[" in heading:
             heading = link_text(heading).strip() or heading
         return heading, True
@@ -202,6 +170,17 @@ def _title(rel: str, meta: dict[str, Any], body: str) -> tuple[str, bool]:
             name = name[: -len(suffix)]
             break
     return name, False
+
+
+def _heading_text(line: str) -> str:
+    """A heading's text without its closing ``#`` marks (``Deploy ##`` → ``Deploy``; ``C#``
+    keeps its own: a closing sequence follows a space).  Stripped by hand, since a pattern
+    for it tried each end of the text against every mark after it."""
+    text = line.strip(" \t")
+    without = text.rstrip("#")
+    if not without:
+        return ""
+    return without.rstrip(" \t") if without != text and without[-1] in " \t" else text
 
 
 def _strip_code(text: str) -> str:

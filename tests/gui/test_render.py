@@ -26,9 +26,11 @@ from explorer.gui.render import (
     render_note,
     replace_images,
     term_pattern,
+    vault_links,
 )
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
+from tests.hostile_parsing import laughs
 
 
 def hit(**fields: object) -> Hit:
@@ -166,6 +168,18 @@ def test_best_chunk_is_anchored_and_wrapped(tmp_path: Path) -> None:
     assert "tags:" in out and filter_url("tag", "ops") in out
     assert filter_url("path", "ops/") in out
     assert "---" not in out  # frontmatter is not rendered as text
+
+
+def test_the_preview_reads_frontmatter_as_the_index_does(tmp_path: Path) -> None:
+    (tmp_path / "status.md").write_text(laughs(9, "status"), encoding="utf-8")
+    (tmp_path / "aliases.md").write_text(
+        laughs(9, "tags").replace("tags: [kept,", "aliases: [Other,"), encoding="utf-8"
+    )
+    doc = load_note(tmp_path, "status.md")
+    assert doc.title == "Laughing note" and doc.status is None and doc.tags == ("kept", "inline")
+    assert len(doc.warnings) == 1 and "`status`" in doc.warnings[0]
+    assert doc.text[doc.body_start :].startswith("# Laughing note")
+    assert vault_links(tmp_path).notes == {"aliases.md": [], "status.md": []}
 
 
 def test_filter_links_round_trip() -> None:

@@ -25,6 +25,7 @@ from explorer.search.explain import explain
 from explorer.search.hybrid import Searcher, SearchOptions
 from explorer.vault.chunk import chunk_text
 from explorer.vault.parse import parse_note
+from tests.hostile_parsing import Counted, link_lines
 from tests.obsidian_vault import BACKLINKS, HOME_TARGETS, NOTES, build_obsidian_vault
 from tests.vault.test_watch import wait_until
 
@@ -439,3 +440,27 @@ def test_a_sync_in_several_transactions_resolves_links_once_at_its_end(
     assert _out(db, "Home.md")["Formats"] == "Accepted file formats.md"
     assert {b.path for b in links.backlinks(db.conn, "Home.md")} == BACKLINKS["Home.md"]
     assert db.get_meta(links.UNRESOLVED_META) is None
+
+
+def test_the_contexts_of_40k_link_lines_are_made_once_per_line(
+    tmp_path: Path, open_db: OpenDb
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    text = link_lines(40_000)
+    (vault / "many.md").write_text(text, encoding="utf-8")
+    (vault / "T3.md").write_text("# T3\n", encoding="utf-8")
+    db = open_db(vault)
+    sync_vault(db)
+    back = links.backlinks(db.conn, "T3.md")
+    assert [b.line for b in back] == list(range(4, 40_001, 10))
+    assert all(b.text == f"T3 {b.line - 1}" for b in back)
+    # Writing them again reads each link a few times, not once per line of the note.
+    found = parse_note("many.md", text.encode()).links
+    counted = Counted(found, limit=10 * len(found))
+    with db.transaction() as conn:
+        note_id = conn.execute("SELECT id FROM notes WHERE path = 'many.md'").fetchone()[0]
+        links.write_links(conn, note_id, text, counted, [])
+        links.resolve_keys(conn, links.keys_of("many.md", found, []))
+    assert counted.reads <= 5 * len(found)
+    assert links.backlinks(db.conn, "T3.md") == back

@@ -20,6 +20,7 @@ from explorer.index.sync import sync_vault
 from explorer.vault.parse import ParsedNote
 from explorer.vault.scan import NOT_UTF8_NAME, FileStat
 from explorer.vault.watch import VaultWatcher
+from tests.hostile_parsing import laughs
 from tests.index.helpers import mentions, snapshot, table_counts
 from tests.vault.test_watch import wait_until
 
@@ -351,6 +352,29 @@ def test_notes_the_parser_once_choked_on_do_not_fail_their_batch(
         "SELECT title, tags FROM notes WHERE path = 'surrogate.md'"
     ).fetchone()
     assert title == "\ufffd odd" and tags == "x\ufffd"
+
+
+def test_yaml_that_expands_a_billionfold_costs_its_field_not_the_index(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    write("status.md", laughs(9, "status"))
+    write("tags.md", laughs(9, "tags"))
+    db = open_db(vault)
+    report = sync_vault(db)
+    assert sorted(report.added) == ["status.md", "tags.md"] and report.skipped == {}
+    assert "`status`" in report.warnings["status.md"][0]
+    assert "`tags`" in report.warnings["tags.md"][0]
+    rows = db.conn.execute("SELECT path, title, tags, status, warnings FROM notes ORDER BY path")
+    assert [r[:4] for r in rows] == [
+        ("status.md", "Laughing note", "kept inline", None),
+        ("tags.md", "Laughing note", "inline", "draft"),
+    ]
+    assert "notes_fts" in mentions(db, "laughbody")
+    stored = db.conn.execute(
+        "SELECT sum(length(title) + length(tags) + length(body) + coalesce(length(status), 0) "
+        "+ length(warnings)) FROM notes"
+    ).fetchone()[0]
+    assert stored < 2000  # the two files are 900 bytes
 
 
 def test_one_note_failing_unexpectedly_is_skipped_and_its_batch_kept(

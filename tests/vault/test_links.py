@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from explorer.vault.links import Link, Resolver, aliases, find_links, link_text, parse_wikilink
+from tests.hostile_parsing import Counted, link_lines
 from tests.obsidian_vault import HOME, HOME_TARGETS, IMAGE, NOTES, build_obsidian_vault
 
 
@@ -112,6 +113,54 @@ def test_code_and_escapes_are_not_links() -> None:
     text = "`[[A]]` ``x [[B]] x``\n```\n[[C]]\n[d](d.md)\n```\n~~~md\n[[D]]\n~~~\n\\[[E]] [[F]]"
     assert [link.target for link in find_links(text)] == ["F"]
     assert find_links("```\n[[unclosed fence") == []
+
+
+@pytest.mark.parametrize(
+    ("dest", "target"),
+    [
+        ('a.md "A title"', "a.md"),
+        ("a.md 'A title'", "a.md"),
+        ("a.md (A title)", "a.md"),
+        ('My note.md  "t"  ', "My note.md"),
+        ('a.md"t"', 'a.md"t"'),  # a title follows white space
+        ('"t"', '"t"'),
+        ("a.md (t) b", "a.md (t) b"),
+    ],
+)
+def test_a_markdown_link_title_is_left_out(dest: str, target: str) -> None:
+    assert _one(f"[x]({dest})").target == target
+
+
+def test_white_space_in_a_destination_is_read_once() -> None:
+    """Each start of the title pattern ran over the white space after it (40 KB: 18 s)."""
+    for gap in (" " * 200_000, " \t" * 100_000):
+        assert _one(f"[x](a{gap}b.md)").target == f"a{gap}b.md"
+        assert _one(f'[x](a{gap}b.md{gap}"t")').target == f"a{gap}b.md"
+
+
+@pytest.mark.parametrize(
+    ("text", "targets"),
+    [
+        ("`[[A]]` [[B]]", ["B"]),
+        ("``[[A]] ` [[B]]`` [[C]]", ["C"]),  # one backtick does not close two
+        ("``[[A]]` [[B]]", ["A", "B"]),  # a run with no closer of its length is text
+        ("`[[A]]\n[[B]]`", ["A", "B"]),  # nor does a run close on the next line
+        ("` ``` [[A]] ``` `", []),
+        ("x ```` [[A]] ` `` ``` ```` [[B]]", ["B"]),
+    ],
+)
+def test_inline_code_is_closed_by_a_run_of_the_same_length(text: str, targets: list[str]) -> None:
+    assert [link.target for link in find_links(text)] == targets
+
+
+def test_lines_of_backticks_are_read_once() -> None:
+    """A backtick run of every length (none closes another), and one run of 5,000: the regex
+    with a backreference tried each length of each run against the rest of the line (20 KB of
+    such runs: 164 s; the run of 5,000 did not end in 5 minutes)."""
+    runs = "".join("`" * k + "x" for k in range(1, 600))
+    text = runs + "[[A]]\nx " + "`" * 5000 + "[[B]]\n" + "`[[C]]` " + runs
+    assert len(runs) > 180_000
+    assert [link.target for link in find_links(text)] == ["A", "B"]
 
 
 def test_line_numbers_and_order() -> None:
@@ -309,3 +358,14 @@ def test_parsed_note_searches_shown_text_and_its_chunks_still_cover_the_note() -
     assert all(c.text and "[[" not in c.text for c in note.chunks)
     assert "top" not in note.tags  # [[#Top]] is a heading link, not a tag
     assert parse_note("h.md", b"# About [[Target|the target]]\n").title == "About the target"
+
+
+def test_link_text_of_a_part_reads_only_the_links_inside_it() -> None:
+    text = link_lines(40_000)
+    found = find_links(text)
+    assert len(found) == 40_000
+    start = text.index("[[T7]] 20007")
+    counted = Counted(found, limit=1000)
+    assert link_text(text, counted, start, text.index("\n", start)) == "T7 20007"
+    assert link_text(text, counted, start - 2, start + 3) == text[start - 2 : start + 3]
+    assert counted.reads <= 4 * 17  # a binary search of 40,000 links, twice, for each part

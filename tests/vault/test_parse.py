@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
+from explorer.vault import parse
+from explorer.vault.links import Link
 from explorer.vault.parse import NotANote, inline_tags, parse_note
+from tests.hostile_parsing import Counted, laughs, link_lines
 
 
 def test_title_from_frontmatter_then_heading_then_file_name() -> None:
@@ -26,6 +31,27 @@ def test_tags_from_frontmatter_list_string_and_inline_outside_code() -> None:
         "beta",
         "gamma",
     ]
+
+
+@pytest.mark.parametrize(
+    ("heading", "title"),
+    [
+        ("# Head line #", "Head line"),
+        ("#\tTabbed\t##  ", "Tabbed"),
+        ("# C#", "C#"),  # a closing sequence follows a space
+        ("# C# #", "C#"),
+        ("# #hashtag", "#hashtag"),
+        ("# ##", "h"),  # an empty heading: the file name
+    ],
+)
+def test_the_title_heading_loses_its_closing_marks(heading: str, title: str) -> None:
+    assert parse_note("h.md", f"{heading}\nbody\n".encode()).title == title
+
+
+def test_a_long_heading_of_closing_marks_is_read_once() -> None:
+    """Each end the lazy title pattern tried ran over the marks after it (40 KB: 4.7 s)."""
+    heading = "a" + " #" * 100_000 + "x"
+    assert parse_note("h.md", f"# {heading}\n".encode()).title == heading
 
 
 def test_heading_marks_are_not_tags() -> None:
@@ -86,3 +112,38 @@ def test_frontmatter_nested_too_deep_is_kept_as_text() -> None:
     note = parse_note("d.md", ("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n# Deep\n").encode())
     assert note.title == "Deep" and note.body_start == 0
     assert note.warnings == ["frontmatter is nested too deeply, kept as text"]
+
+
+@pytest.mark.parametrize("field", ["status", "tags"])
+def test_a_billion_laughs_in_a_field_skips_that_field_and_keeps_the_note(field: str) -> None:
+    note = parse_note("laughs.md", laughs(9, field).encode())
+    assert note.title == "Laughing note" and note.body_start > 0
+    if field == "status":
+        assert note.status is None and note.tags == ["kept", "inline"]
+    else:
+        assert note.status == "draft" and note.tags == ["inline"]
+    assert len(note.warnings) == 1 and f"`{field}`" in note.warnings[0]
+    assert "laughbody" in note.search_text
+    assert sum(len(c.text) for c in note.chunks) < 100
+
+
+def test_the_chunks_of_40k_link_lines_read_each_link_a_few_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads = []
+    real = parse.link_text
+
+    def counting(
+        text: str, links: Sequence[Link] | None = None, start: int = 0, end: int | None = None
+    ) -> str:
+        counted = Counted(links or [], limit=1_000_000)
+        shown = real(text, counted, start, end)
+        reads.append(counted.reads)
+        return shown
+
+    monkeypatch.setattr(parse, "link_text", counting)
+    note = parse_note("many.md", link_lines(40_000).encode())
+    assert "\n".join(c.text for c in note.chunks) == "\n".join(
+        f"T{i % 10} {i}" for i in range(40_000)
+    )
+    assert len(note.chunks) > 100 and sum(reads) <= 2 * len(note.links)

@@ -1,0 +1,136 @@
+"""A note's YAML frontmatter, read safely: only the fields the index uses, each within a budget.
+
+YAML says a lot in few bytes.  Nine anchors, each a list of nine uses of the one before (a
+"billion laughs"), stand for 9**9 strings in 500 bytes; PyYAML builds them cheaply as shared
+references, and the first ``str()`` or loop over the value expands them (measured: 46 s and 3 GB
+before a ``MemoryError`` for one field of one note).  So nothing here builds the document:
+the block is *composed* (PyYAML's node graph, where an alias is the very node it names, copied
+never), and only the fields of :data:`FIELDS` are built, each only if its node is of the
+field's shape (a scalar; for the list fields a scalar or a list of scalars) and its text, every
+use of an anchor counted again, stays within :data:`MAX_FIELD_CHARS`.  A field that fails is
+left out and named in a warning; the other fields and the body are read as usual.  Keys not in
+:data:`FIELDS` are never built, so a value YAML cannot build there (an impossible date, a tag
+nobody defines) costs nothing either.
+
+Frontmatter that is not a mapping, is not valid YAML, is nested too deeply or is longer than
+:data:`MAX_BLOCK_CHARS` is kept as body text, with a warning.  The index
+(:func:`explorer.vault.parse.parse_note`) and the preview read frontmatter through
+:func:`read_frontmatter` alone.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+#: The frontmatter block: ``---`` on the first line, up to a line ``---`` or ``...``.
+BLOCK = re.compile(r"\A---[ \t]*\r?\n(.*?\r?\n)?(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+#: Fields holding one value …
+SCALAR_FIELDS = ("title", "status")
+#: … and fields holding one value or a list of them.
+LIST_FIELDS = ("tags", "aliases", "alias")
+FIELDS = SCALAR_FIELDS + LIST_FIELDS
+#: A longer frontmatter block is kept as text (Obsidian's properties are a few hundred bytes).
+MAX_BLOCK_CHARS = 64 * 1024
+#: Characters a field's value may hold, every use of an anchor counted again (one more per
+#: list item, so a list of empty strings is not free).
+MAX_FIELD_CHARS = 4096
+
+_STR = "tag:yaml.org,2002:str"
+_NULL = "tag:yaml.org,2002:null"
+
+
+@dataclass(frozen=True, slots=True)
+class Frontmatter:
+    """What a note's frontmatter says to the index."""
+
+    #: The fields of :data:`FIELDS` that were read: a scalar as YAML types it (``str``, ``int``,
+    #: ``float``, ``bool``, ``None``, a date), or for :data:`LIST_FIELDS` a list of those.
+    fields: dict[str, object]
+    #: Where the body starts: after the block, or 0 (no frontmatter, or kept as text).
+    end: int
+    warnings: tuple[str, ...] = ()
+
+
+class _Refused(Exception):
+    """A field's value is not read; the message says why."""
+
+
+def read_frontmatter(text: str) -> Frontmatter:
+    """The frontmatter at the start of ``text`` (lines ending in ``\\n``)."""
+    match = BLOCK.match(text)
+    if not match:
+        return Frontmatter({}, 0)
+    block = match.group(1) or ""
+    if len(block) > MAX_BLOCK_CHARS:
+        return _kept(f"frontmatter is longer than {MAX_BLOCK_CHARS:,} characters, kept as text")
+    try:
+        root = yaml.compose(block, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        return _kept(f"frontmatter is not valid YAML, kept as text ({_first_line(exc)})")
+    except RecursionError:  # PyYAML composes nested values recursively
+        return _kept("frontmatter is nested too deeply, kept as text")
+    if root is None or (isinstance(root, ScalarNode) and root.tag == _NULL):
+        return Frontmatter({}, match.end())
+    if not isinstance(root, MappingNode):
+        return _kept("frontmatter is not a mapping, kept as text")
+    nodes = {
+        key.value: value
+        for key, value in root.value
+        if isinstance(key, ScalarNode) and key.tag == _STR and key.value in FIELDS
+    }
+    constructor = SafeConstructor()
+    fields: dict[str, object] = {}
+    warnings = []
+    for name, node in nodes.items():
+        try:
+            fields[name] = _field(constructor, name, node)
+        except _Refused as exc:
+            warnings.append(f"frontmatter `{name}` skipped: {exc}")
+    return Frontmatter(fields, match.end(), tuple(warnings))
+
+
+def _kept(warning: str) -> Frontmatter:
+    return Frontmatter({}, 0, (warning,))
+
+
+def _field(constructor: SafeConstructor, name: str, node: Node) -> object:
+    """The value of field ``name``, built from ``node`` only within the field's shape and
+    budget (the size is counted on the nodes, before anything is built)."""
+    if isinstance(node, ScalarNode):
+        _charge(len(node.value))
+        return _scalar(constructor, node)
+    if name not in LIST_FIELDS:
+        raise _Refused("not a single value")
+    if not isinstance(node, SequenceNode):
+        raise _Refused("not a value or a list of values")
+    size = 0
+    for item in node.value:
+        if not isinstance(item, ScalarNode):
+            raise _Refused("a list holding lists or mappings")
+        size += len(item.value) + 1
+        _charge(size)
+    return [_scalar(constructor, item) for item in node.value]
+
+
+def _charge(size: int) -> None:
+    if size > MAX_FIELD_CHARS:
+        raise _Refused(f"longer than {MAX_FIELD_CHARS:,} characters (anchors counted as used)")
+
+
+def _scalar(constructor: SafeConstructor, node: ScalarNode) -> object:
+    try:
+        value = constructor.construct_object(node)
+    except (yaml.YAMLError, ValueError) as exc:  # ValueError: a date such as 2024-13-45
+        raise _Refused(f"cannot be read ({_first_line(exc)})") from None
+    if isinstance(value, bytes):
+        raise _Refused("binary data, not text")
+    return value
+
+
+def _first_line(exc: Exception) -> str:
+    return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
