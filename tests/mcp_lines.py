@@ -17,9 +17,15 @@ SAFETY_S = 60
 
 
 class LineClient:
-    """``command`` started with pipes; stderr goes to ``log``."""
+    """``command`` started with pipes (in ``cwd``); stderr goes to ``log``."""
 
-    def __init__(self, command: Sequence[str | Path], env: dict[str, str], log: Path) -> None:
+    def __init__(
+        self,
+        command: Sequence[str | Path],
+        env: dict[str, str],
+        log: Path,
+        cwd: Path | None = None,
+    ) -> None:
         self.log = log
         with log.open("ab") as err:
             self.proc = subprocess.Popen(
@@ -28,6 +34,7 @@ class LineClient:
                 stdout=subprocess.PIPE,
                 stderr=err,
                 env=env,
+                cwd=cwd,
                 text=True,
                 encoding="utf-8",
             )
