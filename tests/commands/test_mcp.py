@@ -12,7 +12,7 @@ import math
 import os
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -23,14 +23,15 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
 from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
-from explorer.index.embedding import embed_pending
 from explorer.index.lease import holder
-from explorer.index.sync import sync_vault
 from explorer.search.query import MAX_QUERY_CHARS
+from tests.conftest import build_index
 from tests.mcp_lines import LineClient
+from tests.test_cli_related import index_written
 from tests.test_watch_cli import start_watch
 from tests.vault.test_watch import wait_until
 
@@ -53,7 +54,7 @@ ENV = (
 
 
 @pytest.fixture
-def notes(vault: Path, write: Write, data_dir: Path) -> Path:
+def notes(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Path:
     """An Obsidian vault of four notes (names with a space, ``#`` and ``&``), indexed, with
     vectors tagged as the default model's (the fake embedder's: ``related`` reads them, and
     nothing here needs the model)."""
@@ -65,12 +66,7 @@ def notes(vault: Path, write: Write, data_dir: Path) -> Path:
     write("dev/pasta.md", "# Pasta\n\nBoil water, add salt.\n")
     write("C# & F#/tips #1.md", "# Tips\nline 2\nline 3\nline 4\n")
     write(".obsidian/app.json", "{}")
-    db = IndexDB.open(vault, data_dir)
-    try:
-        sync_vault(db)
-        embed_pending(db, FakeEmbedder(name=DEFAULT_MODEL))
-    finally:
-        db.close()
+    build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder(name=DEFAULT_MODEL)))
     return vault
 
 
@@ -133,13 +129,6 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
             digest = hashlib.sha256(path.read_bytes() if regular else b"").hexdigest()
             out[path.relative_to(root).as_posix()] = (digest, st.st_mtime_ns)
     return out
-
-
-def database(vault: Path, data_dir: Path) -> tuple[str, int]:
-    """The index file's hash and the bytes waiting in its write-ahead log."""
-    path = index_path(vault, data_dir)
-    wal = Path(f"{path}-wal")
-    return hashlib.sha256(path.read_bytes()).hexdigest(), wal.stat().st_size if wal.exists() else 0
 
 
 # ----------------------------------------------------------------------------- the tools
@@ -298,7 +287,7 @@ def test_get_note_stays_in_the_vault_and_nothing_is_written(
     (notes / "folder.md").mkdir()
     (notes / ".git").mkdir()
     (notes / ".git" / "config.md").write_text("token = hunter2\n")
-    vault_before, index_before = snapshot(notes), database(notes, data_dir)
+    vault_before, index_before = snapshot(notes), index_written(notes)
     refused = {
         "../secret.md": "leads out of the vault",
         "ops/../../secret.md": "leads out of the vault",
@@ -344,7 +333,7 @@ def test_get_note_stays_in_the_vault_and_nothing_is_written(
     assert "dev/pasta.md has 3 lines" in refusal(answers["range"])
     assert "not a range of lines" in refusal(answers["backwards"])
     assert snapshot(notes) == vault_before
-    assert database(notes, data_dir) == index_before
+    assert index_written(notes) == index_before
 
 
 # ----------------------------------------------------------------------------- bad requests
@@ -407,16 +396,6 @@ def test_bad_requests_get_errors_and_the_server_answers_the_next(
 # ----------------------------------------------------------------------------- other processes
 
 
-@pytest.fixture
-def procs() -> Iterator[list[subprocess.Popen[bytes]]]:
-    started: list[subprocess.Popen[bytes]] = []
-    yield started
-    for proc in started:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-
-
 def test_the_server_reads_while_watch_keeps_the_index_and_never_takes_it(
     notes: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -459,9 +438,9 @@ def test_sync_only_when_asked_and_only_when_nobody_keeps_the_index(
         assert holder(path) is None  # taken for a sync at most, and given back
         return found
 
-    index_before = database(notes, data_dir)
+    index_before = index_written(notes)
     assert run_client(notes, data_dir, tmp_path / "log", hits) == []
-    assert database(notes, data_dir) == index_before
+    assert index_written(notes) == index_before
     assert run_client(notes, data_dir, tmp_path / "log", hits, "--sync") == ["dev/late.md"]
 
 

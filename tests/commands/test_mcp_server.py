@@ -20,8 +20,7 @@ from explorer.commands.vault_reader import VaultReader
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.index.embedding import embed_pending
-from explorer.index.sync import sync_vault
+from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]
 #: A safety net: a request that waits for the model when it should not fails here, not at the
@@ -46,15 +45,12 @@ class GatedModel:
 
 
 @pytest.fixture
-def reader(vault: Path, write: Write, data_dir: Path) -> tuple[VaultReader, GatedModel]:
+def reader(
+    vault: Path, write: Write, data_dir: Path, open_db: Callable[[Path], IndexDB]
+) -> tuple[VaultReader, GatedModel]:
     write("ops/deploy.md", "# Deploy\n\nRoll back the deploy, then purge the cache.\n")
     write("dev/pasta.md", "# Pasta\n\nBoil water, add salt.\n")
-    db = IndexDB.open(vault, data_dir)
-    try:
-        sync_vault(db)
-        embed_pending(db, FakeEmbedder(name="fakemodel"))
-    finally:
-        db.close()
+    build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder(name="fakemodel")))
     model = GatedModel()
     return VaultReader(vault, str(data_dir), EmbedderProvider("fakemodel", model.load)), model
 
@@ -103,14 +99,10 @@ def test_lexical_answers_never_wait_for_the_model_which_loads_once(
 
 
 def test_an_index_without_vectors_answers_at_once_without_loading_the_model(
-    vault: Path, write: Write, data_dir: Path
+    vault: Path, write: Write, data_dir: Path, open_db: Callable[[Path], IndexDB]
 ) -> None:
     write("ops/deploy.md", "# Deploy\n\nRoll back the deploy.\n")
-    db = IndexDB.open(vault, data_dir)
-    try:
-        sync_vault(db)
-    finally:
-        db.close()
+    build_index(open_db(vault), None)
     model = GatedModel()
     provider = EmbedderProvider("fakemodel", model.load)
 
