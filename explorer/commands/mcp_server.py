@@ -124,7 +124,7 @@ def _setting_fields(*, limit: str) -> dict[str, Any]:
             bounds["gt" if p.low_open else "ge"] = p.low
         if p.high is not None:
             bounds["le"] = p.high
-        default = getattr(search_options.SearchOptions(), p.name)
+        default = search_options.SearchOptions().to_json()[p.name]
         help_text = limit if p.name == "limit" else p.help
         fields[p.name] = (
             kind | None,
@@ -165,14 +165,13 @@ class NoArgs(_Arguments):
 
 def _options(args: BaseModel) -> search_options.SearchOptions:
     """The search settings named in ``args`` over the defaults (``preset`` first), as the
-    command line builds them; the lists at least as deep as the limit unless a depth is given."""
+    command line builds them from its options."""
     given = args.model_dump(exclude_none=True, exclude={"query", "path", "preset"})
     base = search_options.SearchOptions()
     preset = getattr(args, "preset", None)
     if preset is not None:
         base = search_options.with_ranking_of(base, search_options.preset(preset))
-    options = search_options.SearchOptions.from_json(given, base)
-    return options if "depth" in given else search_options.deep_enough(options)
+    return search_options.SearchOptions.from_json(given, base)
 
 
 # ----------------------------------------------------------------------------- the tools
@@ -211,7 +210,10 @@ class ToolSpec:
 
 
 def _search(reader: VaultReader, args: Any) -> Reply:
-    answer = reader.search(args.query, _options(args))
+    options = _options(args)
+    if args.depth is None:  # as `search` does: the lists at least as long as the hits asked for
+        options = search_options.deep_enough(options)
+    answer = reader.search(args.query, options)
     return Reply(answer.to_json(), search_text(answer))
 
 

@@ -144,7 +144,8 @@ def test_a_client_lists_the_tools_and_calls_each_one(
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         calls = {
             "search": await client.call_tool(
-                "search", {"query": "purge cache", "mode": "fts", "limit": 5}
+                "search",
+                {"query": "purge cache", "mode": "fts", "preset": "rrf", "w_fts": 0.6, "limit": 60},
             ),
             "get_note": await client.call_tool(
                 "get_note", {"path": "C# & F#/tips #1.md", "start_line": 3, "end_line": 4}
@@ -175,11 +176,13 @@ def test_a_client_lists_the_tools_and_calls_each_one(
 
     # search: what `search --json` prints for the same query and settings.
     expected = cli_json(
-        capsys, "search", str(notes), "purge cache", "--mode", "fts", "--limit", "5", "--json",
-        "--no-sync", "--data-dir", str(data_dir),
+        capsys, "search", str(notes), "purge cache", "--mode", "fts", "--preset", "rrf",
+        "--w-fts", "0.6", "--limit", "60", "--json", "--no-sync", "--data-dir", str(data_dir),
     )  # fmt: skip
     found = data(calls["search"])
     assert found == expected
+    assert found["fusion"] == {"method": "rrf", "k": 10, "weights": {"fts": 0.6, "vector": 0.5},
+                               "depth": 60}  # fmt: skip
     paths = [h["path"] for h in found["hits"]]
     assert set(paths[:2]) == {"ops/runbook.md", "ops/cdn purge.md"}
     shown = text(calls["search"])
