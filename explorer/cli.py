@@ -32,7 +32,6 @@ from explorer.console import (
     whole_number,
 )
 from explorer.display import safe_text
-from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.embed.sbert import model_name
 from explorer.index.db import (
@@ -45,20 +44,16 @@ from explorer.index.db import (
     index_path,
     is_environment,
 )
-from explorer.index.embedding import embed_pending, pending_count
+from explorer.index.embedding import embed_pending
 from explorer.index.lease import WriterLease, holder
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.resources import sample_vault_dir
 from explorer.search import options as search_options
+from explorer.search.answer import bring_up_to_date, search_index, waiting_text
 from explorer.search.compare import compare_query
 from explorer.search.explain import explain as explain_note
 from explorer.search.hybrid import Searcher, SearchResponse, SemanticUnavailable
 from explorer.search.query import QueryError
-
-#: A ``search`` that syncs embeds the chunks waiting for a vector first only when there are at
-#: most this many (an edited note or a few: about a second on a laptop's CPU); above it, it
-#: answers with the vectors that exist and says how many are waiting.
-EMBED_BEFORE_SEARCH = 64
 
 
 def sample_vault() -> Path:
@@ -140,8 +135,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=not args.no_sync)
     options = search_options.from_args(args).validate()
     _say_ignored(options, search_options.given_names(args))
-    if args.depth is None:  # the lists are at least as long as the hits asked for
-        options = replace(options, depth=max(options.depth, options.limit))
+    if args.depth is None:
+        options = search_options.deep_enough(options)
     if options.depth < options.limit:
         say(
             f"vault-explorer: at most {options.depth} hits per list (--depth {options.depth} "
@@ -149,7 +144,6 @@ def cmd_search(args: argparse.Namespace) -> int:
             sys.stderr,
         )
     provider = shared_provider(args.model)
-    waiting = 0
     if args.no_sync and not index_path(vault, args.data_dir).exists():
         raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
     path = index_path(vault, args.data_dir)
@@ -171,47 +165,29 @@ def cmd_search(args: argparse.Namespace) -> int:
             lease.release()
         raise
     try:
-        if options.mode != "fts":
-            waiting = pending_count(db, provider.name)
         if lease is not None:
             progress = TerminalProgress()
             try:
-                sync_vault(db, progress)
-                if options.mode != "fts":
-                    waiting = pending_count(db, provider.name)
-                    if 0 < waiting <= EMBED_BEFORE_SEARCH:
-                        _embed(db, provider, progress)
-                        waiting = pending_count(db, provider.name)
+                bring_up_to_date(db, provider, options, progress)
             finally:
                 progress.close()
                 lease.release()
-        searching = provider
-        any_vectors = waiting == 0 or _has_vectors(db, provider.name)
-        if not any_vectors and provider.error is None:
-            # Nothing to search by meaning: answer now, without loading a model for nothing
-            # (a model that failed to load while embedding is reported as such, below).
-            searching = _unavailable(
-                provider.name,
-                f"no note has a vector yet ({_waiting(waiting)}; "
-                f"run `vault-explorer index {vault}` to embed them)",
-            )
-        response = Searcher(db, searching).search(args.query, options)
+        answer = search_index(db, provider, args.query, options)
     finally:
         db.close()
-    if waiting and not response.listing:
-        using = "results use the vectors that exist" if any_vectors else "results are lexical"
+    if answer.waiting and not answer.response.listing:
+        using = (
+            "results use the vectors that exist" if answer.any_vectors else "results are lexical"
+        )
         say(
-            f"vault-explorer: {_waiting(waiting)}; run `vault-explorer index {vault}` "
+            f"vault-explorer: {waiting_text(answer.waiting)}; run `vault-explorer index {vault}` "
             f"(or `watch`) to embed them — {using}",
             sys.stderr,
         )
     if args.json:
-        data = response.to_json()
-        if options.mode != "fts":
-            data["semantic"]["pending"] = waiting
-        dump_json(data)
+        dump_json(answer.to_json())
     else:
-        print_table(response, sys.stdout)
+        print_table(answer.response, sys.stdout)
     return 0
 
 
@@ -279,29 +255,6 @@ def _settings(text: str, flag: str, limit: int | None) -> search_options.SearchO
     except QueryError as exc:
         shown = text if len(text) <= 80 else text[:60] + "…"
         raise QueryError(f"{flag} {shown!r}: {exc}") from None
-
-
-def _waiting(count: int) -> str:
-    return f"{count} chunk{'s are' if count != 1 else ' is'} waiting for embeddings"
-
-
-def _has_vectors(db: IndexDB, model: str) -> bool:
-    """Whether any chunk of the index has a vector of ``model``."""
-    row = db.conn.execute(
-        "SELECT EXISTS (SELECT 1 FROM vectors v JOIN chunks c ON c.hash = v.hash "
-        "WHERE v.model = ?)",
-        (model,),
-    ).fetchone()
-    return bool(row[0])
-
-
-def _unavailable(name: str, reason: str) -> EmbedderProvider:
-    """A provider of model ``name`` that has no embedder, for ``reason``."""
-
-    def load() -> Embedder:
-        raise EmbedderUnavailable(reason)
-
-    return EmbedderProvider(name, load)
 
 
 def print_table(response: SearchResponse, out: TextIO) -> None:

@@ -1,7 +1,8 @@
 """The program: every command of ``vault-explorer``, the window included.
 
-The one module above all the layers (``explorer.gui`` → ``explorer.cli`` / ``watch_cli`` /
-``evaluate`` → ``live`` → ``search`` → ``index`` → ``vault`` / ``embed``): it puts the commands
+The one module above all the layers (``explorer.gui`` → ``explorer.commands`` →
+``explorer.cli`` / ``watch_cli`` / ``evaluate`` → ``live`` → ``search`` → ``index`` →
+``vault`` / ``embed``): it puts the commands
 together, so that none of the layers has to import a layer above it.
 """
 
@@ -11,6 +12,7 @@ import argparse
 from collections.abc import Sequence
 
 from explorer import cli, related_cli, watch_cli
+from explorer.commands import mcp as mcp_command
 from explorer.console import UsageError
 from explorer.evaluate import cli as evaluate_cli
 
@@ -28,6 +30,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``vault-explorer``."""
     return cli.main(
         argv,
-        commands=(watch_cli.register, related_cli.register, evaluate_cli.register),
+        commands=(
+            watch_cli.register,
+            related_cli.register,
+            evaluate_cli.register,
+            mcp_command.register,
+        ),
         gui=run_window,
     )

@@ -14,12 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer.cli import EMBED_BEFORE_SEARCH, explain
+from explorer.cli import explain
 from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import IndexDB
+from explorer.search.answer import EMBED_BEFORE_SEARCH
 from explorer.search.options import SearchOptions
 
 Write = Callable[[str, str | bytes], Path]

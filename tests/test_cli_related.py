@@ -39,7 +39,7 @@ def notes(vault: Path, write: Write, data_dir: Path) -> Path:
     return vault
 
 
-def _written(vault: Path) -> tuple[str, int]:
+def index_written(vault: Path) -> tuple[str, int]:
     """The database file's content hash, and the bytes waiting in its write-ahead log (a
     read-only connection may leave an empty log and the shared-memory file behind)."""
     path = index_path(vault)
@@ -87,7 +87,7 @@ def test_it_reads_the_index_and_never_writes_or_embeds_it(
     finally:
         db.close()
     assert waiting == 1
-    before = _written(notes)
+    before = index_written(notes)
     assert before[1] == 0
     capsys.readouterr()
     assert main(["related", str(notes), "inbox/new.md", "--json"]) == 0
@@ -96,7 +96,7 @@ def test_it_reads_the_index_and_never_writes_or_embeds_it(
     assert main(["related", str(notes), "ops/cdn.md"]) == 0
     (notes / "ops" / "cdn.md").write_text("# CDN\n\nChanged, not synced.\n", encoding="utf-8")
     assert main(["related", str(notes), "ops/cdn.md"]) == 0
-    assert _written(notes) == before
+    assert index_written(notes) == before
     db = IndexDB.open(notes, data_dir)
     try:
         assert pending_count(db, DEFAULT_MODEL) == 1

@@ -7,6 +7,7 @@ path relative to the checkout (instead of :mod:`explorer.resources`) fails here.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from explorer import resources
+from tests.mcp_lines import LineClient
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCE_RESOURCES = ROOT / "resources"
@@ -206,6 +208,21 @@ def test_the_wheel_works_outside_the_checkout(tmp_path: Path) -> None:
     script = bindir / "vault-explorer"
     found = run(script, "search", vault, "tar czf", "--mode", "fts", "--data-dir", data)
     assert "ops/backups.md" in found.stdout
+
+    # The MCP server: the configuration it prints runs it, and a client's search gets the hit.
+    config = json.loads(run(script, "mcp", "--print-config", vault, "--data-dir", data).stdout)
+    server = config["mcpServers"]["vault-explorer"]
+    assert Path(server["command"]) == script
+    client = LineClient([server["command"], *server["args"]], env, tmp_path / "mcp.log", cwd)
+    try:
+        assert client.initialize()["serverInfo"]["name"] == "vault-explorer"
+        tools = client.request("tools/list")["result"]["tools"]
+        assert {t["name"] for t in tools} == {"search", "get_note", "related", "explain", "status"}
+        answer = client.call("search", {"query": "tar czf", "mode": "fts"})["result"]
+        assert answer["structuredContent"]["hits"][0]["path"] == "ops/backups.md"
+        assert client.close() == 0
+    finally:
+        client.kill()
 
     png = tmp_path / "x.png"
     run(

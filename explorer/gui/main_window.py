@@ -88,6 +88,7 @@ from explorer.search.cached import CachedLists
 from explorer.search.compare import Comparison, compare_responses, covering
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
+from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
 #: Live changes are coalesced into one re-search at most this often.
 REFRESH_MS = 400
@@ -195,6 +196,7 @@ class MainWindow(QMainWindow):
         self.table.copyRequested.connect(self.copy_path)
         self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
         self.table.gradeRequested.connect(self.grade)
+        self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
         self.table.installEventFilter(self)
         self.legend = Legend(central)
         self.empty = QLabel(central)
@@ -213,6 +215,7 @@ class MainWindow(QMainWindow):
         self.preview = PreviewPane(central)
         self.preview.filterRequested.connect(self.add_filter)
         self.preview.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.preview.obsidianRequested.connect(self.open_in_obsidian)
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal, central)
         self.splitter.addWidget(left)
@@ -324,6 +327,7 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
         self.preview.set_vault(path)
+        self.table.obsidian_vault = is_obsidian_vault(path)
         self.lists = self.response = self.query = None
         self.last_raw = None
         self.model.clear()
@@ -737,6 +741,13 @@ class MainWindow(QMainWindow):
         if self.vault is not None:
             self.open_url(QUrl.fromLocalFile(str(self.vault / hit.path)))
             self.statusBar().showMessage(f"Opened {safe_text(hit.path)}", 3000)
+
+    def open_in_obsidian(self, path: str) -> None:
+        """Open the note in Obsidian (the results' and the preview's menus offer it for an
+        Obsidian vault)."""
+        if self.vault is not None:
+            self.open_url(QUrl(open_uri(self.vault, path), QUrl.ParsingMode.StrictMode))
+            self.statusBar().showMessage(f"Opened {safe_text(path)} in Obsidian", 3000)
 
     def copy_path(self, hit: Hit) -> None:
         """Copy the note's full path (Ctrl+C in the results)."""

@@ -69,6 +69,7 @@ from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
 from explorer.search.hybrid import Hit
 from explorer.search.query import Query
+from explorer.vault.obsidian import is_obsidian_vault
 
 #: What a rendered note that links to other notes or files has in its HTML.
 _LINKED = re.compile(r'href="vault-(?:note|missing):')
@@ -107,13 +108,19 @@ class NoteBrowser(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.history_actions: list[QAction] = []  # Back and Forward, set by the pane
+        self.note_actions: list[QAction] = []  # Open in Obsidian, set by the pane
 
     def context_menu(self, pos: QPoint) -> QMenu:
-        """The note's context menu: Back and Forward first, then the usual copy and select."""
+        """The note's context menu: Back and Forward first, then what opens the note elsewhere
+        (those of its actions that are visible), then the usual copy and select."""
         menu = self.createStandardContextMenu(pos)
         first = menu.actions()[0] if menu.actions() else None
         menu.insertActions(first, self.history_actions)  # type: ignore[arg-type]
         menu.insertSeparator(first)  # type: ignore[arg-type]
+        shown = [action for action in self.note_actions if action.isVisible()]
+        if shown:
+            menu.insertActions(first, shown)  # type: ignore[arg-type]
+            menu.insertSeparator(first)  # type: ignore[arg-type]
         return menu
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
@@ -181,6 +188,8 @@ class PreviewPane(QWidget):
     note_opened = Signal(str)
     #: A sentence for the status bar (an unresolved link was clicked…).
     message = Signal(str)
+    #: Open in Obsidian, on the shown note's vault-relative path (Obsidian vaults only).
+    obsidianRequested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -212,6 +221,11 @@ class PreviewPane(QWidget):
             action.setEnabled(False)
             self.addAction(action)
         self.note.history_actions = [self.back_action, self.forward_action]
+        self.obsidian_action = QAction("Open in O&bsidian", self)
+        self.obsidian_action.setToolTip("Open the shown note in the Obsidian app")
+        self.obsidian_action.setVisible(False)  # until an Obsidian vault is opened
+        self.obsidian_action.triggered.connect(self._open_in_obsidian)
+        self.note.note_actions = [self.obsidian_action]
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.setSpacing(2)
@@ -254,6 +268,7 @@ class PreviewPane(QWidget):
     def set_vault(self, vault: Path) -> None:
         self.vault = vault
         self.note.vault = vault
+        self.obsidian_action.setVisible(is_obsidian_vault(vault))
         self._links = None  # another vault: read it whole at the next render
         self._changed.clear()
         self._links_generation += 1
@@ -277,6 +292,7 @@ class PreviewPane(QWidget):
         self._forward.clear()
         self._update_actions()
         self.shown_path = None
+        self.obsidian_action.setEnabled(False)
         self._shown_key = None
         self._shown_html = ""
         self.title.clear()
@@ -370,6 +386,10 @@ class PreviewPane(QWidget):
         else:
             self.back()
 
+    def _open_in_obsidian(self) -> None:
+        if self.shown_path is not None:
+            self.obsidianRequested.emit(self.shown_path)
+
     def _update_actions(self) -> None:
         self.back_action.setEnabled(bool(self._back))
         self.forward_action.setEnabled(bool(self._forward))
@@ -458,6 +478,7 @@ class PreviewPane(QWidget):
             self.title.setText(f"<b>{html.escape(safe_text(result.title))}</b>")
         if not keep_scroll:
             self._position(place)
+        self.obsidian_action.setEnabled(True)
         if opened:
             self.note_opened.emit(result.path)
 

@@ -3,7 +3,7 @@
 Enter (or a double click) asks to open the note; Ctrl+C asks to copy its path (instead of the
 cell text ``QAbstractItemView`` would copy).  Arrows move through hits as in any table.  Keys
 0–3 grade the selected hit for the current query and Delete (or Backspace) removes its grade;
-the context menu offers the same.
+the context menu offers the same, and Open in Obsidian when the vault is an Obsidian vault.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ class ResultsView(QTableView):
     copyRequested = Signal(object)  # Hit
     whyRequested = Signal(object)  # Hit: Why Here? (the Why Not This Note? dialog on it)
     gradeRequested = Signal(object, object)  # Hit, grade 0..3 or None (remove)
+    obsidianRequested = Signal(object)  # Hit: Open in Obsidian
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -77,6 +78,8 @@ class ResultsView(QTableView):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.setItemDelegate(ResultsDelegate(self))
         self.doubleClicked.connect(self._activated)
+        #: Whether the hits are notes of an Obsidian vault (the menu offers Open in Obsidian).
+        self.obsidian_vault = False
 
     def configure_header(self) -> None:
         """Widths and stretch; call after the model is set."""
@@ -154,9 +157,13 @@ class ResultsView(QTableView):
         menu.deleteLater()
 
     def grade_menu(self, hit: Hit) -> QMenu:
-        """The context menu of ``hit``: open, copy the path, why here, Grade ▸ 3..0 / remove."""
+        """The context menu of ``hit``: open (in Obsidian too, for an Obsidian vault), copy the
+        path, why here, Grade ▸ 3..0 / remove."""
         menu = QMenu(self)
         menu.addAction("&Open Note").triggered.connect(lambda: self.openRequested.emit(hit))
+        if self.obsidian_vault:
+            obsidian = menu.addAction("Open in O&bsidian")
+            obsidian.triggered.connect(lambda: self.obsidianRequested.emit(hit))
         menu.addAction("&Copy Path").triggered.connect(lambda: self.copyRequested.emit(hit))
         menu.addAction("&Why Here?").triggered.connect(lambda: self.whyRequested.emit(hit))
         grades = menu.addMenu("&Grade")

@@ -192,12 +192,15 @@ class Searcher:
         *,
         wait_for_model: bool = True,
         embed_timeout: float = EMBED_TIMEOUT_S,
+        vectors: VectorIndex | None = None,
     ) -> None:
         self.db = db
         self.provider = provider
         self.wait_for_model = wait_for_model
         self.embed_timeout = embed_timeout
-        self._vectors: VectorIndex | None = None
+        #: The vector matrix, reloaded when the index changes.  A long-lived caller that makes a
+        #: searcher per request hands in its own, so the matrix is read once, not per request.
+        self._vectors = vectors
 
     def search(self, raw: str, options: SearchOptions | None = None) -> SearchResponse:
         """Parse, run both lists as the mode needs, fuse, demote stale notes, cut to limit."""

@@ -275,6 +275,12 @@ def with_ranking_of(options: SearchOptions, chosen: SearchOptions) -> SearchOpti
     return replace(options, **{n: getattr(chosen, n) for n in RANKING if n != "mode"})
 
 
+def deep_enough(options: SearchOptions) -> SearchOptions:
+    """``options`` with lists at least as long as the hits asked for: what a search whose depth
+    was not chosen uses (the default depth, or the limit if that is more)."""
+    return replace(options, depth=max(options.depth, options.limit))
+
+
 def parameter_named(name: str) -> Parameter:
     for parameter in PARAMETERS:
         if parameter.name == name.strip().replace("-", "_"):

@@ -508,3 +508,55 @@ def test_the_results_pane_minimum_does_not_follow_the_mode(
     qtbot.waitUntil(lambda: window.legend.note.text() != "")
     assert left.minimumSizeHint().width() == hybrid
     qtbot.waitUntil(lambda: window.legend.note.width() >= window.legend.note.sizeHint().width())
+
+
+def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    tmp_path: Path,
+) -> None:
+    """The sample vault has ``.obsidian/``: the results' menu and the preview's open the note
+    by its obsidian:// URI (encoded: a space, ``#`` and ``&`` in the names); a plain folder's
+    menus have no such item."""
+    vault = sample_copy.rename(tmp_path / "My #1 & notes")
+    assert (vault / ".obsidian").is_dir()
+    window = open_sample(qtbot, make_window, fake_provider, vault)
+    opened: list[QUrl] = []
+    window.open_url = opened.append  # type: ignore[method-assign,assignment]
+    window.set_query(TAR_QUERY)
+    wait_for_results(qtbot, window, TAR_QUERY)
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, TAR_TARGET))
+    expected = (
+        f"obsidian://open?vault=My%20%231%20%26%20notes&file={TAR_TARGET.replace('/', '%2F')}"
+    )
+
+    hit = window.table.current_hit()
+    assert hit is not None and hit.path == TAR_TARGET
+    menu = window.table.grade_menu(hit)
+    texts = [a.text() for a in menu.actions()]
+    assert texts[:2] == ["&Open Note", "Open in O&bsidian"]
+    menu.actions()[1].trigger()
+    note_menu = window.preview.note.context_menu(window.preview.note.viewport().rect().center())
+    item = next(a for a in note_menu.actions() if a.text() == "Open in O&bsidian")
+    assert item.isEnabled()
+    item.trigger()
+    assert [u.toString(QUrl.ComponentFormattingOption.FullyEncoded) for u in opened] == [
+        expected,
+        expected,
+    ]
+
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "only-here.md").write_text("# Only here\n\nA lonely note.\n", encoding="utf-8")
+    window.open_vault(plain)
+    wait_indexed(qtbot, window)
+    window.set_query("lonely")
+    wait_for_results(qtbot, window, "lonely")
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "only-here.md"))
+    hit = window.table.current_hit()
+    assert hit is not None
+    assert "Open in O&bsidian" not in [a.text() for a in window.table.grade_menu(hit).actions()]
+    note_menu = window.preview.note.context_menu(window.preview.note.viewport().rect().center())
+    assert "Open in O&bsidian" not in [a.text() for a in note_menu.actions()]

@@ -1,0 +1,511 @@
+"""The Model Context Protocol server of ``vault-explorer mcp``, on the official Python SDK.
+
+Five tools, all read-only (annotated so) and all answered by a
+:class:`~explorer.commands.vault_reader.VaultReader`: ``search``, ``get_note``, ``related``,
+``explain``, ``status``.  Each declares its arguments as a strict pydantic model, whose JSON
+schema is the tool's input schema; an answer is structured content (the JSON the matching
+command prints with ``--json``) and a short text rendering for the assistant to read.
+
+Bad input never stops the server: arguments that do not fit the schema, a query the core
+refuses, a path out of the vault — each is a tool result with ``isError`` and one line; an
+unknown tool or method is a JSON-RPC error; so is a line that is not JSON-RPC at all (the SDK
+drops those silently: :func:`serve` answers them, ``-32700`` or ``-32600``).  Closing stdin ends
+the server.  Nothing but protocol messages goes to stdout: the SDK points fd 1 at stderr while
+it serves, and logs go to stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import logging
+import os
+import re
+import sqlite3
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import anyio
+import anyio.to_thread
+from mcp.server import Server
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_PARAMS,
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolRequestParams,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    ListToolsResult,
+    PaginatedRequestParams,
+    TextContent,
+    Tool,
+    ToolAnnotations,
+)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from explorer import __version__
+from explorer.cli import explain as explain_error
+from explorer.commands.vault_reader import VaultReader
+from explorer.console import EnvironmentProblem, UsageError
+from explorer.display import safe_text
+from explorer.index.db import IndexError_
+from explorer.related_cli import LINK_MARK
+from explorer.search import options as search_options
+from explorer.search.answer import Answer, waiting_text
+from explorer.search.hybrid import SemanticUnavailable
+from explorer.search.query import MAX_QUERY_CHARS, QueryError
+from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
+
+log = logging.getLogger(__name__)
+
+#: What the assistant is told about the server when it connects.
+INSTRUCTIONS = (
+    "Search a folder of markdown notes (a vault) and read them. `search` ranks notes by words "
+    "(full-text) and by meaning (embeddings), fused, and says why each hit ranks where it does; "
+    "`get_note` reads a note by the path a search returned; `related` lists the notes nearest in "
+    "meaning to one note; `explain` says why a note is (or is not) in a query's results; "
+    "`status` says how complete the index is. Everything is read-only."
+)
+
+QUERY_SYNTAX = (
+    'Query syntax: words (notes with all of them first, then any); "a phrase"; -word leaves '
+    "out notes with it; a OR b; pre* (prefix); tag:NAME; path:FOLDER/; linkto:NOTE (notes "
+    "linking to NOTE); linkedfrom:NOTE (notes NOTE links to). An empty query lists the most "
+    "recently modified notes."
+)
+
+#: Tool errors a person can act on: the message is the answer.
+USER_ERRORS = (UsageError, QueryError, SemanticUnavailable, FileNotFoundError)
+#: Errors of the machine or the index: said as the command line says them.
+MACHINE_ERRORS = (EnvironmentProblem, IndexError_, sqlite3.Error, OSError)
+
+
+# ----------------------------------------------------------------------------- arguments
+
+
+class _Arguments(BaseModel):
+    """Arguments are exactly what the schema says: no coercion, no unknown names."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+def _query_field(description: str) -> Any:
+    # The length is the core's to refuse, with its own message; the schema says it.
+    return Field(description=description, json_schema_extra={"maxLength": MAX_QUERY_CHARS})
+
+
+def _path_field(description: str) -> Any:
+    return Field(description=description, min_length=1)
+
+
+def _setting_fields(*, limit: str) -> dict[str, Any]:
+    """``preset`` and every search setting, by its name, each optional (default: the
+    search's default), typed and bounded as :data:`explorer.search.options.PARAMETERS` says."""
+    presets: Any = Literal[tuple(search_options.PRESETS)]
+    fields: dict[str, Any] = {
+        "preset": (
+            presets | None,
+            Field(
+                None,
+                description="start from these ranking settings; the settings below change them",
+            ),
+        )
+    }
+    for p in search_options.PARAMETERS:
+        kind: Any = Literal[p.choices] if p.choices else int if p.kind is int else float
+        bounds: dict[str, Any] = {}
+        if p.low is not None:
+            bounds["gt" if p.low_open else "ge"] = p.low
+        if p.high is not None:
+            bounds["le"] = p.high
+        default = search_options.SearchOptions().to_json()[p.name]
+        help_text = limit if p.name == "limit" else p.help
+        fields[p.name] = (
+            kind | None,
+            Field(None, description=f"{help_text} (default {default})", **bounds),
+        )
+    return fields
+
+
+SearchArgs = create_model(
+    "search",
+    __base__=_Arguments,
+    query=(str, _query_field(f"the query. {QUERY_SYNTAX}")),
+    **_setting_fields(limit="hits to return"),
+)
+ExplainArgs = create_model(
+    "explain",
+    __base__=_Arguments,
+    query=(str, _query_field("the query, as given to search")),
+    path=(str, _path_field("the note's vault-relative path, as search returns it")),
+    **_setting_fields(limit="the top N the note is explained against"),
+)
+
+
+class NoteArgs(_Arguments):
+    path: str = _path_field("the note's vault-relative path, as search returns it")
+    start_line: int | None = Field(None, ge=1, description="first line to return (from 1)")
+    end_line: int | None = Field(None, ge=1, description="last line to return (inclusive)")
+
+
+class RelatedArgs(_Arguments):
+    path: str = _path_field("the note's vault-relative path, as search returns it")
+    limit: int = Field(DEFAULT_LIMIT, ge=1, le=MAX_LIMIT, description="notes to list")
+
+
+class NoArgs(_Arguments):
+    pass
+
+
+def _options(args: BaseModel) -> search_options.SearchOptions:
+    """The search settings named in ``args`` over the defaults (``preset`` first), as the
+    command line builds them from its options."""
+    given = args.model_dump(exclude_none=True, exclude={"query", "path", "preset"})
+    base = search_options.SearchOptions()
+    preset = getattr(args, "preset", None)
+    if preset is not None:
+        base = search_options.with_ranking_of(base, search_options.preset(preset))
+    return search_options.SearchOptions.from_json(given, base)
+
+
+# ----------------------------------------------------------------------------- the tools
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A tool's answer: structured content, and the text an assistant reads."""
+
+    data: dict[str, Any]
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    title: str
+    description: str
+    arguments: type[BaseModel]
+    answer: Callable[[VaultReader, Any], Reply]
+
+    def tool(self) -> Tool:
+        return Tool(
+            name=self.name,
+            title=self.title,
+            description=self.description,
+            input_schema=self.arguments.model_json_schema(),
+            annotations=ToolAnnotations(
+                title=self.title,
+                read_only_hint=True,
+                destructive_hint=False,
+                idempotent_hint=True,
+                open_world_hint=False,
+            ),
+        )
+
+
+def _search(reader: VaultReader, args: Any) -> Reply:
+    options = _options(args)
+    if args.depth is None:  # as `search` does: the lists at least as long as the hits asked for
+        options = search_options.deep_enough(options)
+    answer = reader.search(args.query, options)
+    return Reply(answer.to_json(), search_text(answer))
+
+
+def _get_note(reader: VaultReader, args: Any) -> Reply:
+    note = reader.get_note(args.path, args.start_line, args.end_line)
+    head = f"{note.path}, lines {note.first}–{note.last} of {note.lines}"
+    if note.truncated:
+        head += f" (cut at {note.last}: ask for start_line {note.last + 1} for more)"
+    return Reply(note.to_json(), f"{safe_text(head)}\n\n{note.text}")
+
+
+def _related(reader: VaultReader, args: Any) -> Reply:
+    result = reader.related(args.path, args.limit)
+    return Reply(result.to_json(), related_text(result))
+
+
+def _explain(reader: VaultReader, args: Any) -> Reply:
+    explanation = reader.explain(args.query, args.path, _options(args))
+    return Reply(explanation.to_json(), "\n".join(safe_text(line) for line in explanation.lines()))
+
+
+def _status(reader: VaultReader, args: Any) -> Reply:
+    data = reader.status()
+    return Reply(data, status_text(data))
+
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec(
+            "search",
+            "Search the notes",
+            "Search the vault's notes by words (full-text) and by meaning (embeddings), fused "
+            "into one ranking. Each hit has its path, title, a snippet, its fused score, its "
+            "rank in each list and each list's contribution. " + QUERY_SYNTAX,
+            SearchArgs,
+            _search,
+        ),
+        ToolSpec(
+            "get_note",
+            "Read a note",
+            "The text of one note of the vault, by its vault-relative path (as search returns "
+            "it), whole or a range of lines.",
+            NoteArgs,
+            _get_note,
+        ),
+        ToolSpec(
+            "related",
+            "Related notes",
+            "The notes nearest in meaning to one note (linked to it or not), from the stored "
+            "embeddings, with their cosine and whether they are already linked.",
+            RelatedArgs,
+            _related,
+        ),
+        ToolSpec(
+            "explain",
+            "Why this rank",
+            "Why a note is where it is in a query's results, or why it is not there: filters, "
+            "missing words, its rank in each list against the depth, the similarity floor, "
+            "and the one setting that would bring it into the top N.",
+            ExplainArgs,
+            _explain,
+        ),
+        ToolSpec(
+            "status",
+            "Index status",
+            "How complete the index is: notes, chunks, vectors and embeddings still pending, "
+            "the model, skipped files, and whether a watcher keeps the index current.",
+            NoArgs,
+            _status,
+        ),
+    )
+}
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+def build_server(reader: VaultReader) -> Server[Any]:
+    """The MCP server over ``reader``: the tools above, their calls answered off the event loop
+    (so one waiting for the model does not hold up the others)."""
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        return ListToolsResult(tools=[spec.tool() for spec in TOOLS.values()])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: CallToolRequestParams
+    ) -> CallToolResult:
+        spec = TOOLS.get(params.name)
+        if spec is None:
+            raise MCPError(
+                INVALID_PARAMS, f"unknown tool {params.name!r}; the tools are {', '.join(TOOLS)}"
+            )
+        try:
+            args = spec.arguments.model_validate(params.arguments or {})
+        except ValidationError as exc:
+            return _error(f"{spec.name}: {argument_errors(exc)}")
+        try:
+            reply = await anyio.to_thread.run_sync(spec.answer, reader, args)
+        except USER_ERRORS as exc:
+            return _error(str(exc))
+        except MACHINE_ERRORS as exc:
+            where = argparse.Namespace(vault=str(reader.vault), data_dir=reader.data)
+            return _error(explain_error(exc, where))
+        except Exception as exc:  # a bug: said, logged, and the server goes on
+            log.exception("%s failed", spec.name)
+            return _error(f"{spec.name} failed: {type(exc).__name__}: {exc}")
+        return CallToolResult(
+            content=[TextContent(type="text", text=reply.text)], structured_content=reply.data
+        )
+
+    return Server(
+        "vault-explorer",
+        version=__version__,
+        title="Vault Explorer",
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+
+
+def _error(message: str) -> CallToolResult:
+    return CallToolResult(
+        content=[TextContent(type="text", text=safe_text(message))], is_error=True
+    )
+
+
+def argument_errors(exc: ValidationError) -> str:
+    """The arguments that do not fit the schema, one clause each (their values left out: a
+    5,000-character value is not repeated back)."""
+    clauses = []
+    for error in exc.errors():
+        where = ".".join(str(part) for part in error["loc"]) or "arguments"
+        clauses.append(f"{where}: {error['msg']}")
+    return "; ".join(clauses)
+
+
+#: Threads torch computes a query's embedding with, unless ``OMP_NUM_THREADS`` says otherwise.
+#: The server embeds one short query at a time, beside the programs the person is using: with
+#: one thread it takes tens of milliseconds however busy the cores are, while torch's default (a
+#: thread per core) waits for a core another program holds.  Measured on the sample vault with 2
+#: cores under a load average of ~10: a warm hybrid search 35-42 ms (median of 19) with one
+#: thread, 950-1,010 ms with two.
+QUERY_THREADS = 1
+
+
+def serve(reader: VaultReader) -> int:
+    """Serve ``reader`` over stdin and stdout until stdin closes; exit status 0."""
+    # Read by torch when it is imported, which is when the model first loads.
+    os.environ.setdefault("OMP_NUM_THREADS", str(QUERY_THREADS))
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="vault-explorer mcp: %(message)s"
+    )
+    print(
+        safe_text(
+            f"vault-explorer mcp: serving {reader.vault} (index {reader.path}; model "
+            f"{reader.provider.name}, loaded on first need; "
+            f"{'syncs before a search' if reader.sync else 'read-only'}); stdin closed ends it"
+        ),
+        file=sys.stderr,
+        flush=True,
+    )
+    anyio.run(_serve, build_server(reader))
+    return 0
+
+
+async def _serve(server: Server[Any]) -> None:
+    async with stdio_server() as (lines, out):
+        messages, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+
+        async def relay() -> None:
+            """Pass on what is JSON-RPC; answer what is not (the SDK would drop it unanswered)."""
+            async with messages:
+                async for item in lines:
+                    if isinstance(item, Exception):
+                        await out.send(SessionMessage(not_json_rpc(item)))
+                    else:
+                        await messages.send(item)
+
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(relay)
+            await server.run(inbox, out, server.create_initialization_options())
+
+
+def not_json_rpc(exc: Exception) -> JSONRPCError:
+    """The JSON-RPC error for a line that is no JSON-RPC message: a parse error for text that
+    is not JSON, an invalid request (with its id, when it has one) for JSON that is not a
+    message."""
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    if not errors or any(e["type"] == "json_invalid" for e in errors):
+        return JSONRPCError(
+            jsonrpc="2.0",
+            id=None,
+            error=ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON"),
+        )
+    ids = [
+        e["input"]["id"]
+        for e in errors
+        if isinstance(e.get("input"), dict)
+        and isinstance(e["input"].get("id"), int | str)
+        and not isinstance(e["input"].get("id"), bool)
+    ]
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=ids[0] if ids else None,
+        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request: not a JSON-RPC message"),
+    )
+
+
+# ----------------------------------------------------------------------------- text
+
+
+_MARK = re.compile(r"</?mark>")
+
+
+def plain_snippet(snippet: str) -> str:
+    """A snippet without its markup: the ``<mark>`` tags gone, the HTML escapes undone."""
+    return " ".join(html.unescape(_MARK.sub("", snippet)).split())
+
+
+def search_text(answer: Answer) -> str:
+    """The hits for an assistant to read: one line a hit (path — title, fused score, each
+    list's rank and contribution) and its snippet."""
+    response = answer.response
+    o = response.options
+    sem = response.semantic
+    if response.listing:
+        head = f"{len(response.hits)} most recently modified notes"
+    else:
+        settings = ", ".join(f"{k}={v}" for k, v in o.to_json().items() if k != "limit")
+        meaning = (
+            f"by meaning with {sem.model}"
+            if sem.available
+            else f"lexical only ({sem.reason})"
+            if o.mode != "fts"
+            else "lexical"
+        )
+        head = f"{len(response.hits)} hits for {response.query!r} — {meaning}; {settings}"
+    lines = [head]
+    if answer.waiting and not response.listing:
+        lines.append(f"({waiting_text(answer.waiting)})")
+    for i, hit in enumerate(response.hits, start=1):
+        parts = []
+        if hit.fts_rank is not None:
+            found = f", {hit.fts_pass}" if hit.fts_pass else ""
+            parts.append(f"words #{hit.fts_rank} +{hit.contributions.get('fts', 0.0):.4f}{found}")
+        if hit.vector_rank is not None:
+            parts.append(f"meaning #{hit.vector_rank} +{hit.contributions.get('vector', 0.0):.4f}")
+        why = f" [{hit.fused_score:.4f}: {'; '.join(parts)}]" if parts else ""
+        stale = " (stale)" if hit.status == "stale" else ""
+        lines.append(f"{i}. {hit.path} — {hit.title}{stale}{why}")
+        if hit.snippet:
+            lines.append(f"   {plain_snippet(hit.snippet)}")
+    if not response.hits:
+        lines.append("no results")
+    return "\n".join(safe_text(line) for line in lines)
+
+
+def related_text(result: RelatedNotes) -> str:
+    lines = [f"notes nearest in meaning to {result.path} — {result.title}"]
+    if result.reason is not None:
+        lines.append(f"none: {result.reason}")
+    for i, note in enumerate(result.notes, start=1):
+        mark = LINK_MARK.get(note.direction, "") if result.links_known else ""
+        linked = f" {mark}" if mark else ""
+        lines.append(f"{i}. {note.path} — {note.title} (cosine {note.cosine:.4f}){linked}")
+    if result.reason is None and not result.notes:
+        lines.append("no other note is near it in meaning")
+    return "\n".join(safe_text(line) for line in lines)
+
+
+def status_text(data: dict[str, Any]) -> str:
+    server = data["server"]
+    model = f"model {server['model']} ({server['modelState']})"
+    if not data["indexed"]:
+        return safe_text(
+            f"{data['vault']} is not indexed yet (run: vault-explorer index {data['vault']}); "
+            + model
+        )
+    watcher = data.get("watcher") or {}
+    keeper = (
+        f"kept current by {watcher.get('role') or 'a watcher'} (pid {watcher.get('pid')}, "
+        f"{watcher.get('state')})"
+        if watcher.get("state") not in (None, "stopped")
+        else "no watcher keeps it current"
+    )
+    lines = [
+        f"{data['vault']}: {data['notes']} notes, {data['chunks']} chunks",
+        f"{data['vectors']} vectors, {data['pendingEmbeddings']} waiting for embeddings; {model}",
+        f"index {keeper}; {len(data['skipped'])} files skipped",
+    ]
+    return "\n".join(safe_text(line) for line in lines)

@@ -1,0 +1,286 @@
+"""One vault's index and notes, read for a long-lived server: what the tools of ``vault-explorer
+mcp`` answer, without the protocol (:mod:`explorer.commands.mcp_server` speaks it).
+
+- **Read-only.**  Each request opens the index on a read-only connection, as ``related`` does
+  (:func:`explorer.related_cli.open_readonly`), and reads it in one transaction: one state of
+  the index, while a window or ``watch`` writes it.  The writer lease is never taken, except with
+  ``sync`` (``--sync``): then a search first brings the index up to date, as ``search`` does, if
+  no other process holds the lease; one that does keeps the index current already.
+- **One reader at a time.**  A lock serialises the requests' reads: the vector matrix is kept
+  between requests (reloaded when the index changes), and only one request uses it at once.
+- **The model loads once, on first need, and nobody waits for it who does not need it.**  It is
+  the process's shared model (:func:`explorer.embed.provider.shared_provider`), asked for by the
+  first request that can use it (a search or explanation that is not lexical, over an index
+  with vectors).  That request waits for it *before* taking the lock, so a lexical search,
+  ``get_note``, ``related`` (stored vectors) and ``status`` answer meanwhile.
+- **Notes are read as the indexer reads them** (:func:`explorer.vault.scan.read_note`): a path is
+  vault-relative, names a note the ignore rules let through, and leads to a regular file inside
+  the vault, opened without blocking.  ``..``, an absolute path, a symlink out of the vault, a
+  FIFO, a device or a folder is refused with one line, never read.
+
+Bad input raises :class:`~explorer.console.UsageError` (or the core's
+:class:`~explorer.search.query.QueryError`) with one line to show.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
+
+from explorer.console import UsageError
+from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB, index_path
+from explorer.index.lease import WriterLease
+from explorer.index.vectors import VectorIndex
+from explorer.live import Health, stored_health
+from explorer.related_cli import not_a_note, open_readonly
+from explorer.search.answer import Answer, bring_up_to_date, has_vectors, search_index
+from explorer.search.explain import Explanation, NoteNotIndexed, explain
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
+from explorer.search.related import RelatedNotes, related
+from explorer.vault.ignore import IgnoreRules
+from explorer.vault.obsidian import is_obsidian_vault, open_uri
+from explorer.vault.parse import NotANote, decode
+from explorer.vault.scan import read_note, stat_note
+
+#: The most characters of a note one ``get_note`` answer carries; a longer range is cut at a
+#: line end (the answer says where, so the next lines can be asked for).
+MAX_NOTE_CHARS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class NoteText:
+    """Lines ``first``..``last`` (1-based, inclusive) of the note at ``path``, of ``lines``."""
+
+    path: str
+    text: str
+    first: int
+    last: int
+    lines: int
+    #: The range asked for was longer than :data:`MAX_NOTE_CHARS`: it ends early, at ``last``.
+    truncated: bool
+    #: How the text was decoded, when it was not plain UTF-8.
+    warnings: tuple[str, ...]
+    #: The URI that opens the note in Obsidian (Obsidian vaults only).
+    obsidian_uri: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "text": self.text,
+            "startLine": self.first,
+            "endLine": self.last,
+            "totalLines": self.lines,
+            "truncated": self.truncated,
+            "warnings": list(self.warnings),
+            "obsidianUri": self.obsidian_uri,
+        }
+
+
+class VaultReader:
+    """Answers the server's requests about the vault ``vault`` (its index under ``data``), with
+    the model of ``provider``; ``sync``: bring the index up to date before a search, when no
+    other process keeps it current."""
+
+    def __init__(
+        self,
+        vault: Path,
+        data: str | None,
+        provider: EmbedderProvider,
+        *,
+        sync: bool = False,
+    ) -> None:
+        self.vault = vault
+        self.data = data
+        self.provider = provider
+        self.sync = sync
+        self.path = index_path(vault, data)
+        self._lock = threading.Lock()
+        self._matrix: VectorIndex | None = None
+        self._matrix_file: tuple[int, int] | None = None  # the database file it was read from
+
+    # ------------------------------------------------------------------ the tools
+
+    def search(self, raw: str, options: SearchOptions) -> Answer:
+        """What ``search --json --no-sync`` answers (after the sync of ``--sync``)."""
+        options.validate()
+        self._sync_first(options)
+        self._model_for(options)
+        with self._reading() as db:
+            return search_index(db, self.provider, raw, options, vectors=self._vectors(db))
+
+    def explain(self, raw: str, path: str, options: SearchOptions) -> Explanation:
+        """What ``explain --json`` answers: every reason ``path`` is where it is for ``raw``."""
+        options.validate()
+        self._sync_first(options)
+        self._model_for(options)
+        provider = self.provider if options.mode != "fts" else EmbedderProvider.disabled()
+        with self._reading() as db:
+            searcher = Searcher(db, provider, vectors=self._vectors(db))
+            try:
+                return explain(searcher, raw, path, options)
+            except NoteNotIndexed:
+                raise UsageError(not_a_note(db, path)) from None
+
+    def related(self, path: str, limit: int) -> RelatedNotes:
+        """What ``related --json`` answers: the notes nearest in meaning (stored vectors only)."""
+        with self._reading() as db:
+            try:
+                return related(db, self._vectors(db), path, limit)
+            except NoteNotIndexed:
+                raise UsageError(not_a_note(db, path)) from None
+            except ValueError as exc:  # the limit
+                raise UsageError(str(exc)) from None
+
+    def status(self) -> dict[str, Any]:
+        """What ``status --json`` says (without the checks that read the whole database), and
+        this server's model and whether it syncs."""
+        if not self.path.exists():
+            health = Health(str(self.vault), str(self.path))
+        else:
+            with self._reading() as db:
+                health = stored_health(db, self.provider.name, check_fts=False)
+        data = health.to_json()
+        data["server"] = {
+            "model": self.provider.name,
+            "modelState": self.provider.state.value,
+            "modelError": self.provider.error,
+            "sync": self.sync,
+        }
+        return data
+
+    def get_note(self, path: str, start: int | None = None, end: int | None = None) -> NoteText:
+        """Lines ``start``..``end`` (1-based, inclusive; default: all) of the note at ``path``."""
+        rel = vault_relative(path)
+        if IgnoreRules.for_vault(self.vault).ignores_file(rel):
+            raise UsageError(
+                f"{rel} is not a note of this vault (notes are .md and .markdown files outside "
+                "hidden folders and the .explorerignore patterns)"
+            )
+        checked = stat_note(self.vault, rel)  # nothing there also for a linked folder on the way
+        data = (
+            checked if checked is None or isinstance(checked, str) else read_note(self.vault, rel)
+        )
+        if data is None:
+            raise UsageError(f"no note at {rel} (see the paths that search returns)")
+        if isinstance(data, str):
+            raise UsageError(f"{rel} cannot be read: {data}")
+        try:
+            text, warnings = decode(data)
+        except NotANote as exc:
+            raise UsageError(f"{rel} cannot be read: {exc}") from None
+        obsidian = open_uri(self.vault, rel) if is_obsidian_vault(self.vault) else None
+        return note_lines(rel, text.replace("\r\n", "\n"), start, end, warnings, obsidian)
+
+    # ------------------------------------------------------------------ the index
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[IndexDB]:
+        """The index on a read-only connection, in one read transaction, for this request
+        alone."""
+        with self._lock:
+            db = open_readonly(self.vault, self.data)
+            try:
+                db.conn.execute("BEGIN")
+                yield db
+            finally:
+                db.close()  # ends the read transaction; nothing was written
+
+    def _vectors(self, db: IndexDB) -> VectorIndex:
+        """The matrix kept between requests (the caller holds the lock); a new one when the
+        database is another file (rebuilt from scratch: its generations start again)."""
+        st = os.stat(db.path)
+        if self._matrix is None or self._matrix_file != (st.st_dev, st.st_ino):
+            self._matrix = VectorIndex(self.provider.name)
+            self._matrix_file = (st.st_dev, st.st_ino)
+        return self._matrix
+
+    def _model_for(self, options: SearchOptions) -> None:
+        """Load the model (once per process) if a search under ``options`` will use it: not
+        lexical, and the index has vectors to compare with.  Outside the lock, so that other
+        requests are answered while it loads; a model that cannot be had is the search's to
+        report."""
+        if options.mode == "fts":
+            return
+        with self._reading() as db:
+            usable = has_vectors(db, self.provider.name)
+        if usable:
+            with contextlib.suppress(EmbedderUnavailable):
+                self.provider.get()
+
+    def _sync_first(self, options: SearchOptions) -> None:
+        """With ``sync``: bring the index up to date, unless another process holds the writer
+        lease (it keeps the index current itself)."""
+        if not self.sync:
+            return
+        lease = WriterLease.try_acquire(self.path, "vault-explorer mcp --sync")
+        if lease is None:
+            return
+        try:
+            db = IndexDB.open(self.vault, self.data)
+            try:
+                bring_up_to_date(db, self.provider, options)
+            finally:
+                db.close()
+        finally:
+            lease.release()
+
+
+def vault_relative(path: str) -> str:
+    """``path`` as a note id (vault-relative, POSIX), or :class:`UsageError` when it is none:
+    empty, absolute, or leading out of the vault."""
+    rel = path.replace("\\", "/")
+    if not rel.strip() or "\x00" in rel:
+        raise UsageError("give a note's path relative to the vault (as search returns it)")
+    if PurePosixPath(rel).is_absolute() or PureWindowsPath(path).drive:
+        raise UsageError(f"{path} is an absolute path; give the note's path relative to the vault")
+    parts = [p for p in PurePosixPath(rel).parts if p != "."]
+    if ".." in parts:
+        raise UsageError(f"{path} leads out of the vault; give a path inside it")
+    return "/".join(parts)
+
+
+def note_lines(
+    path: str,
+    text: str,
+    start: int | None,
+    end: int | None,
+    warnings: list[str],
+    obsidian_uri: str | None,
+) -> NoteText:
+    """Lines ``start``..``end`` of ``text``, at most :data:`MAX_NOTE_CHARS` of them."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()  # the newline that ends the last line starts no line of its own
+    total = len(lines)
+    first = 1 if start is None else start
+    last = total if end is None else min(end, total)
+    if first < 1 or (end is not None and end < first):
+        raise UsageError(f"lines {first}..{end} is not a range of lines (they start at 1)")
+    if first > total:
+        raise UsageError(f"{path} has {total} line{'s' if total != 1 else ''}; start_line {first}")
+    shown: list[str] = []
+    size = 0
+    truncated = False
+    for number in range(first, last + 1):
+        line = lines[number - 1]
+        if size + len(line) + 1 > MAX_NOTE_CHARS:
+            truncated = True
+            if not shown:  # one line longer than the budget: its beginning
+                shown.append(line[:MAX_NOTE_CHARS])
+                last = number
+            else:
+                last = number - 1
+            break
+        shown.append(line)
+        size += len(line) + 1
+    return NoteText(
+        path, "\n".join(shown), first, last, total, truncated, tuple(warnings), obsidian_uri
+    )

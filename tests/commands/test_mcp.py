@@ -1,0 +1,479 @@
+"""``vault-explorer mcp`` driven as an assistant drives it: the SDK's stdio client against the
+server in a subprocess, on a temporary vault.  Every tool is called; the search answers what
+``search --json`` answers; ``get_note`` never leaves the vault; bad requests get errors and the
+server answers the next one; a ``watch`` may hold the index meanwhile; the vault and the index
+are never written (unless ``--sync`` asks, and no other process keeps the index current)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.client.stdio import stdio_client
+from mcp.types import CallToolResult
+
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.embed.sbert import DEFAULT_MODEL
+from explorer.entry import main
+from explorer.index.db import IndexDB, index_path
+from explorer.index.lease import holder
+from explorer.search.query import MAX_QUERY_CHARS
+from tests.conftest import build_index
+from tests.mcp_lines import LineClient
+from tests.test_cli_related import index_written
+from tests.test_watch_cli import start_watch
+from tests.vault.test_watch import wait_until
+
+T = TypeVar("T")
+Write = Callable[[str, str | bytes], Path]
+
+TOOLS = {"search", "get_note", "related", "explain", "status"}
+#: The server sees the package the tests see (the checkout on PYTHONPATH, made absolute: a
+#: server may start in another folder; or the installed one).
+ENV = (
+    {
+        "PYTHONPATH": os.pathsep.join(
+            str(Path(entry).resolve())
+            for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+        )
+    }
+    if os.environ.get("PYTHONPATH")
+    else {}
+)
+
+
+@pytest.fixture
+def notes(vault: Path, write: Write, open_db: Callable[[Path], IndexDB]) -> Path:
+    """An Obsidian vault of four notes (names with a space, ``#`` and ``&``), indexed, with
+    vectors tagged as the default model's (the fake embedder's: ``related`` reads them, and
+    nothing here needs the model)."""
+    write("ops/cdn purge.md", "# CDN purge\n\nThe cache was never purged on deploy.\n")
+    write(
+        "ops/runbook.md",
+        "# Deploy runbook\n\nRoll back the deploy, then purge the cache.\n\nSee [[cdn purge]].\n",
+    )
+    write("dev/pasta.md", "# Pasta\n\nBoil water, add salt.\n")
+    write("C# & F#/tips #1.md", "# Tips\nline 2\nline 3\nline 4\n")
+    write(".obsidian/app.json", "{}")
+    build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder(name=DEFAULT_MODEL)))
+    return vault
+
+
+def run_client(
+    vault: Path,
+    data_dir: Path,
+    log: Path,
+    scenario: Callable[[Client], Awaitable[T]],
+    *options: str,
+    command: tuple[str, list[str]] | None = None,
+) -> T:
+    """Start ``vault-explorer mcp VAULT`` (or ``command``) under the SDK's stdio client, shake
+    hands, run ``scenario``, close."""
+    program, args = command or (
+        sys.executable,
+        ["-m", "explorer", "mcp", str(vault), "--data-dir", str(data_dir), *options],
+    )
+    params = StdioServerParameters(command=program, args=args, env=ENV)
+
+    async def session() -> T:
+        with log.open("a") as err:
+            async with Client(stdio_client(params, errlog=err), mode="legacy") as client:
+                return await scenario(client)
+
+    return anyio.run(session)
+
+
+def data(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error, result.content
+    assert result.structured_content is not None
+    return result.structured_content
+
+
+def text(result: CallToolResult) -> str:
+    (block,) = result.content
+    assert block.type == "text"
+    return block.text
+
+
+def refusal(result: CallToolResult) -> str:
+    assert result.is_error and result.structured_content is None
+    return text(result)
+
+
+def cli_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    out: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return out
+
+
+def snapshot(root: Path) -> dict[str, tuple[str, int]]:
+    """Every entry under ``root`` (links and FIFOs not followed): content hash and mtime."""
+    out = {}
+    for folder, dirs, files in os.walk(root):
+        for name in [*dirs, *files]:
+            path = Path(folder, name)
+            st = path.lstat()
+            regular = path.is_file() and not path.is_symlink()
+            digest = hashlib.sha256(path.read_bytes() if regular else b"").hexdigest()
+            out[path.relative_to(root).as_posix()] = (digest, st.st_mtime_ns)
+    return out
+
+
+# ----------------------------------------------------------------------------- the tools
+
+
+def test_a_client_lists_the_tools_and_calls_each_one(
+    notes: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "server.log"
+
+    async def scenario(client: Client) -> dict[str, Any]:
+        assert client.server_info is not None and client.server_info.name == "vault-explorer"
+        tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+        calls = {
+            "search": await client.call_tool(
+                "search",
+                {"query": "purge cache", "mode": "fts", "preset": "rrf", "w_fts": 0.6, "limit": 60},
+            ),
+            "get_note": await client.call_tool(
+                "get_note", {"path": "C# & F#/tips #1.md", "start_line": 3, "end_line": 4}
+            ),
+            "related": await client.call_tool("related", {"path": "ops/cdn purge.md"}),
+            "explain": await client.call_tool(
+                "explain", {"query": "purge cache", "path": "dev/pasta.md", "mode": "fts"}
+            ),
+            "status": await client.call_tool("status", {}),
+        }
+        return {"tools": tools, "calls": calls}
+
+    got = run_client(notes, data_dir, log, scenario)
+    tools, calls = got["tools"], got["calls"]
+    assert set(tools) == TOOLS
+    for tool in tools.values():
+        schema = tool.input_schema
+        assert schema["type"] == "object" and isinstance(schema.get("properties", {}), dict)
+        assert schema.get("additionalProperties") is False
+        assert tool.annotations is not None and tool.annotations.read_only_hint is True
+        assert tool.annotations.destructive_hint is False and tool.description
+    search_args = tools["search"].input_schema["properties"]
+    assert {"query", "limit", "mode", "preset", "w_fts", "w_vec", "k", "min_rel"} <= set(
+        search_args
+    )
+    assert search_args["query"]["maxLength"] == MAX_QUERY_CHARS
+    assert tools["search"].input_schema["required"] == ["query"]
+
+    # search: what `search --json` prints for the same query and settings.
+    expected = cli_json(
+        capsys, "search", str(notes), "purge cache", "--mode", "fts", "--preset", "rrf",
+        "--w-fts", "0.6", "--limit", "60", "--json", "--no-sync", "--data-dir", str(data_dir),
+    )  # fmt: skip
+    found = data(calls["search"])
+    assert found == expected
+    assert found["fusion"] == {"method": "rrf", "k": 10, "weights": {"fts": 0.6, "vector": 0.5},
+                               "depth": 60}  # fmt: skip
+    paths = [h["path"] for h in found["hits"]]
+    assert set(paths[:2]) == {"ops/runbook.md", "ops/cdn purge.md"}
+    shown = text(calls["search"])
+    first = found["hits"][0]
+    assert f"1. {first['path']} — {first['title']} [" in shown and "words #1" in shown
+    assert "<mark>" not in shown and "purge the cache" in shown
+
+    note = data(calls["get_note"])
+    assert note["text"] == "line 3\nline 4"
+    assert (note["startLine"], note["endLine"], note["totalLines"]) == (3, 4, 4)
+    assert (
+        note["obsidianUri"] == "obsidian://open?vault=vault&file=C%23%20%26%20F%23%2Ftips%20%231.md"
+    )
+    assert text(calls["get_note"]).endswith("\n\nline 3\nline 4")
+
+    assert data(calls["related"]) == cli_json(
+        capsys, "related", str(notes), "ops/cdn purge.md", "--json", "--data-dir", str(data_dir)
+    )
+    assert data(calls["related"])["related"][0]["path"] == "ops/runbook.md"
+
+    assert data(calls["explain"]) == cli_json(
+        capsys, "explain", str(notes), "purge cache", "dev/pasta.md", "--mode", "fts", "--json",
+        "--data-dir", str(data_dir),
+    )  # fmt: skip
+    assert "no-words" in data(calls["explain"])["reasons"]
+
+    status = data(calls["status"])
+    assert (status["indexed"], status["notes"], status["pendingEmbeddings"]) == (True, 4, 0)
+    assert status["watcher"]["state"] == "stopped"
+    assert status["server"] == {
+        "model": DEFAULT_MODEL, "modelState": "idle", "modelError": None, "sync": False,
+    }  # fmt: skip
+    assert "4 notes" in text(calls["status"])
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.model
+def test_search_ranks_by_meaning_as_search_json_does_and_the_model_loads_on_first_need(
+    vault: Path, write: Write, data_dir: Path, tmp_path: Path
+) -> None:
+    write("ops/cdn.md", "# CDN purge\n\nThe edge nodes kept serving the stale stylesheet.\n")
+    write("cooking/bread.md", "# Sourdough\n\nFeed the starter, then bake the loaf.\n")
+    write("ops/backups.md", "# Nightly backups\n\nA cron job archives the uploads folder.\n")
+    common = ["--data-dir", str(data_dir)]
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "index", str(vault), *common],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    query = "why did visitors see an old style sheet"
+
+    async def scenario(client: Client) -> list[dict[str, Any]]:
+        before = data(await client.call_tool("status", {}))["server"]["modelState"]
+        lexical = data(await client.call_tool("search", {"query": query, "mode": "fts"}))
+        after_lexical = data(await client.call_tool("status", {}))["server"]["modelState"]
+        first = data(await client.call_tool("search", {"query": query}))
+        again = data(await client.call_tool("search", {"query": query}))
+        loaded = data(await client.call_tool("status", {}))["server"]["modelState"]
+        return [{"states": [before, after_lexical, loaded]}, lexical, first, again]
+
+    states, lexical, first, again = run_client(vault, data_dir, tmp_path / "log", scenario)
+    assert states["states"] == ["idle", "idle", "ready"]  # lexical answers never load it
+    assert lexical["semantic"]["available"] is False
+    assert first["semantic"] == {
+        "available": True, "reason": None, "model": DEFAULT_MODEL, "pending": 0,
+    }  # fmt: skip
+    assert first["hits"][0]["path"] == "ops/cdn.md" and first["hits"][0]["vectorRank"] == 1
+    assert again == first
+    cli = subprocess.run(
+        [sys.executable, "-m", "explorer", "search", str(vault), query, "--json", "--no-sync",
+         *common],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    assert_close(first, json.loads(cli.stdout))
+
+
+def assert_close(a: object, b: object) -> None:
+    """``a == b``, floats to 1e-6 (two processes embed the query: the last bits may differ)."""
+    if isinstance(a, float) and isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9), (a, b)
+    elif isinstance(a, dict) and isinstance(b, dict):
+        assert a.keys() == b.keys()
+        for key in a:
+            assert_close(a[key], b[key])
+    elif isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b)
+        for x, y in zip(a, b, strict=True):
+            assert_close(x, y)
+    else:
+        assert a == b
+
+
+# ----------------------------------------------------------------------------- confinement
+
+
+def test_get_note_stays_in_the_vault_and_nothing_is_written(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("# Secret\n\nTOP SECRET\n")
+    (notes / "out.md").symlink_to(secret)
+    (notes / "linked").symlink_to(tmp_path, target_is_directory=True)
+    os.mkfifo(notes / "pipe.md")
+    (notes / "folder.md").mkdir()
+    (notes / ".git").mkdir()
+    (notes / ".git" / "config.md").write_text("token = hunter2\n")
+    vault_before, index_before = snapshot(notes), index_written(notes)
+    refused = {
+        "../secret.md": "leads out of the vault",
+        "ops/../../secret.md": "leads out of the vault",
+        str(secret): "absolute path",
+        str(notes / "dev" / "pasta.md"): "absolute path",
+        "C:\\secret.md": "absolute path",
+        "out.md": "symlink to a file outside the vault",
+        "linked/secret.md": "no note at linked/secret.md",
+        "pipe.md": "not a regular file",
+        "folder.md": "not a regular file",
+        ".obsidian/app.json": "is not a note of this vault",
+        ".git/config.md": "is not a note of this vault",
+        "missing.md": "no note at missing.md",
+        "": "String should have at least 1 character",
+    }
+
+    async def scenario(client: Client) -> dict[str, CallToolResult]:
+        answers = {path: await client.call_tool("get_note", {"path": path}) for path in refused}
+        answers["ok"] = await client.call_tool("get_note", {"path": "ops\\cdn purge.md"})
+        answers["range"] = await client.call_tool(
+            "get_note", {"path": "dev/pasta.md", "start_line": 9}
+        )
+        answers["backwards"] = await client.call_tool(
+            "get_note", {"path": "dev/pasta.md", "start_line": 3, "end_line": 2}
+        )
+        # Every other tool too: none of them writes.
+        for name, args in (
+            ("search", {"query": "deploy", "mode": "fts"}),
+            ("search", {"query": ""}),
+            ("related", {"path": "ops/runbook.md"}),
+            ("explain", {"query": "deploy", "path": "ops/runbook.md", "mode": "fts"}),
+            ("status", {}),
+        ):
+            assert not (await client.call_tool(name, args)).is_error
+        return answers
+
+    answers = run_client(notes, data_dir, tmp_path / "log", scenario)
+    for path, reason in refused.items():
+        said = refusal(answers[path])
+        assert reason in said, (path, said)
+        assert "TOP SECRET" not in said and "hunter2" not in said
+    assert data(answers["ok"])["text"].startswith("# CDN purge")
+    assert "dev/pasta.md has 3 lines" in refusal(answers["range"])
+    assert "not a range of lines" in refusal(answers["backwards"])
+    assert snapshot(notes) == vault_before
+    assert index_written(notes) == index_before
+
+
+# ----------------------------------------------------------------------------- bad requests
+
+
+def test_bad_requests_get_errors_and_the_server_answers_the_next(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    log = tmp_path / "server.log"
+    command = [sys.executable, "-m", "explorer", "mcp", str(notes), "--data-dir", str(data_dir)]
+    client = LineClient(command, {**os.environ, **ENV}, log)
+    try:
+        assert client.initialize()["serverInfo"]["name"] == "vault-explorer"
+        search = {"query": "deploy", "mode": "fts"}
+
+        def answers() -> None:
+            (hit, *_) = client.call("search", search)["result"]["structuredContent"]["hits"]
+            assert hit["path"] == "ops/runbook.md"
+
+        client.send("this is not JSON {")
+        assert client.read() == {
+            "jsonrpc": "2.0", "id": None,
+            "error": {"code": -32700, "message": "Parse error: the line is not JSON"},
+        }  # fmt: skip
+        answers()
+        client.send("[1, 2]")
+        assert client.read()["error"]["code"] == -32600
+        client.send({"jsonrpc": "2.0", "id": 41, "method": "tools/call", "params": "zz"})
+        assert client.answer_to(41)["error"]["code"] == -32600
+        answers()
+        assert client.request("no/such/method")["error"]["code"] == -32601
+        unknown = client.call("no_such_tool", {})["error"]
+        assert unknown["code"] == -32602 and "the tools are search, get_note" in unknown["message"]
+        answers()
+        for arguments, said in (
+            ({"query": "y" * 5000}, "query is 5,000 characters long; the limit is 1,000"),
+            ({"query": 5}, "query: Input should be a valid string"),
+            ({"query": "x", "limit": "ten"}, "limit: Input should be a valid integer"),
+            ({"query": "x", "limit": 1000}, "limit: Input should be less than or equal to 100"),
+            ({"query": "x", "k": 0}, "k: Input should be greater than 0"),
+            ({"query": "x", "mode": "psychic"}, "mode: Input should be 'fts', 'semantic'"),
+            ({"query": "x", "wfts": 1}, "wfts: Extra inputs are not permitted"),
+            ({}, "query: Field required"),
+        ):
+            result = client.call("search", arguments)["result"]
+            assert result["isError"] is True, arguments
+            assert said in result["content"][0]["text"], result
+            assert "y" * 100 not in result["content"][0]["text"]  # not repeated back
+            answers()
+        assert client.call("get_note", {"path": ["a.md"]})["result"]["isError"] is True
+        assert client.call("related", {"path": "nope.md"})["result"]["isError"] is True
+        answers()
+        assert client.close() == 0  # closing stdin ends it
+    finally:
+        client.kill()
+    said = log.read_text()
+    assert "Traceback" not in said and "serving" in said
+
+
+# ----------------------------------------------------------------------------- other processes
+
+
+def test_the_server_reads_while_watch_keeps_the_index_and_never_takes_it(
+    notes: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    watch_log = tmp_path / "watch.log"
+    watch = start_watch(notes, data_dir, watch_log, "--no-embed")
+    procs.append(watch)
+    wait_until(lambda: "watcher running" in watch_log.read_text())
+    path = index_path(notes, data_dir)
+
+    async def scenario(client: Client) -> None:
+        status = data(await client.call_tool("status", {}))
+        assert status["watcher"]["state"] == "running" and status["watcher"]["pid"] == watch.pid
+        assert "kept current by vault-explorer watch" in text(await client.call_tool("status", {}))
+        (notes / "dev" / "new.md").write_text("# Fresh\n\nwritten while serving, zanzibar\n")
+
+        async def found() -> bool:
+            result = await client.call_tool("search", {"query": "zanzibar", "mode": "fts"})
+            return [h["path"] for h in data(result)["hits"]] == ["dev/new.md"]
+
+        with anyio.fail_after(60):  # a safety net: the watcher indexes it in well under a second
+            while not await found():
+                await anyio.sleep(0.05)
+        owner = holder(path)
+        assert owner is not None and owner.pid == watch.pid  # the lease stayed the watcher's
+
+    run_client(notes, data_dir, tmp_path / "log", scenario, "--sync")
+    assert watch.poll() is None
+
+
+def test_sync_only_when_asked_and_only_when_nobody_keeps_the_index(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    (notes / "dev" / "late.md").write_text("# Late\n\nwritten after the index, quokka\n")
+    query = {"query": "quokka", "mode": "fts"}
+
+    path = index_path(notes, data_dir)
+
+    async def hits(client: Client) -> list[str]:
+        found = [h["path"] for h in data(await client.call_tool("search", query))["hits"]]
+        assert holder(path) is None  # taken for a sync at most, and given back
+        return found
+
+    index_before = index_written(notes)
+    assert run_client(notes, data_dir, tmp_path / "log", hits) == []
+    assert index_written(notes) == index_before
+    assert run_client(notes, data_dir, tmp_path / "log", hits, "--sync") == ["dev/late.md"]
+
+
+def test_print_config_is_a_server_the_client_starts_as_it_is(
+    notes: Path,
+    data_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(notes / "ops")  # the folder of a relative VAULT
+    config = cli_json(capsys, "mcp", "--print-config", "..", "--data-dir", str(data_dir))
+    (entry,) = config["mcpServers"].values()
+    assert list(config["mcpServers"]) == ["vault-explorer"]
+    command, args = entry["command"], entry["args"]
+    assert Path(command).is_absolute() and Path(command).exists()
+    assert args[-4:] == ["mcp", str(notes.resolve()), "--data-dir", str(data_dir.resolve())]
+
+    async def status(client: Client) -> dict[str, Any]:
+        return data(await client.call_tool("status", {}))
+
+    monkeypatch.chdir(tmp_path)  # a desktop client starts it anywhere
+    started = run_client(notes, data_dir, tmp_path / "log", status, command=(command, args))
+    assert (started["vault"], started["notes"]) == (str(notes.resolve()), 4)
+
+
+def test_a_vault_that_is_not_a_folder_is_refused_before_serving(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "mcp", str(tmp_path / "missing")],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2 and done.stdout == ""
+    assert "vault folder not found" in done.stderr

@@ -1,0 +1,144 @@
+"""The MCP server in this process (the SDK's in-memory client): the model loads once, on the
+first request that can use it, and nothing else waits for it; lines that are not JSON-RPC get
+the JSON-RPC error they call for."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client
+from mcp.types import CallToolResult, jsonrpc_message_adapter
+from pydantic import ValidationError
+
+from explorer.commands.mcp_server import build_server, not_json_rpc, plain_snippet
+from explorer.commands.vault_reader import VaultReader
+from explorer.embed.base import Embedder, FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from tests.conftest import build_index
+
+Write = Callable[[str, str | bytes], Path]
+#: A safety net: a request that waits for the model when it should not fails here, not at the
+#: suite's timeout (a passing test never gets near it).
+SAFETY_S = 60
+
+
+class GatedModel:
+    """A model whose loading waits until the test opens the gate, counting the loads."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.started = threading.Event()
+        self.loads = 0
+
+    def load(self) -> Embedder:
+        self.loads += 1
+        self.started.set()
+        if not self.gate.wait(SAFETY_S):
+            raise RuntimeError("the test never opened the gate")
+        return FakeEmbedder(name="fakemodel")
+
+
+@pytest.fixture
+def reader(
+    vault: Path, write: Write, data_dir: Path, open_db: Callable[[Path], IndexDB]
+) -> tuple[VaultReader, GatedModel]:
+    write("ops/deploy.md", "# Deploy\n\nRoll back the deploy, then purge the cache.\n")
+    write("dev/pasta.md", "# Pasta\n\nBoil water, add salt.\n")
+    build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder(name="fakemodel")))
+    model = GatedModel()
+    return VaultReader(vault, str(data_dir), EmbedderProvider("fakemodel", model.load)), model
+
+
+def structured(result: CallToolResult) -> dict[str, Any]:
+    assert not result.is_error and result.structured_content is not None, result.content
+    return result.structured_content
+
+
+def test_lexical_answers_never_wait_for_the_model_which_loads_once(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    vault_reader, model = reader
+    answers: dict[str, CallToolResult] = {}
+
+    async def scenario() -> None:
+        async with Client(build_server(vault_reader)) as client:
+
+            async def hybrid(name: str) -> None:
+                answers[name] = await client.call_tool("search", {"query": "deploy cache"})
+
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(hybrid, "first")
+                with anyio.fail_after(SAFETY_S):
+                    await anyio.to_thread.run_sync(model.started.wait)
+                # The model is loading (the gate is shut): everything else answers now.
+                with anyio.fail_after(SAFETY_S):
+                    lexical = await client.call_tool("search", {"query": "deploy", "mode": "fts"})
+                    note = await client.call_tool("get_note", {"path": "dev/pasta.md"})
+                    related = await client.call_tool("related", {"path": "ops/deploy.md"})
+                    status = await client.call_tool("status", {})
+                assert [h["path"] for h in structured(lexical)["hits"]] == ["ops/deploy.md"]
+                assert structured(note)["text"].startswith("# Pasta")
+                assert structured(related)["related"][0]["path"] == "dev/pasta.md"
+                assert structured(status)["server"]["modelState"] == "loading"
+                assert "first" not in answers  # the hybrid search is still waiting for it
+                model.gate.set()
+            answers["second"] = await client.call_tool("search", {"query": "deploy cache"})
+
+    anyio.run(scenario)
+    for name in ("first", "second"):
+        semantic = structured(answers[name])["semantic"]
+        assert semantic["available"] is True and semantic["model"] == "fakemodel"
+        assert structured(answers[name])["hits"][0]["vectorRank"] == 1
+    assert model.loads == 1
+
+
+def test_an_index_without_vectors_answers_at_once_without_loading_the_model(
+    vault: Path, write: Write, data_dir: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    write("ops/deploy.md", "# Deploy\n\nRoll back the deploy.\n")
+    build_index(open_db(vault), None)
+    model = GatedModel()
+    provider = EmbedderProvider("fakemodel", model.load)
+
+    async def scenario() -> dict[str, Any]:
+        async with Client(build_server(VaultReader(vault, str(data_dir), provider))) as client:
+            with anyio.fail_after(SAFETY_S):
+                return structured(await client.call_tool("search", {"query": "deploy"}))
+
+    semantic = anyio.run(scenario)["semantic"]
+    assert semantic["available"] is False and semantic["pending"] == 1
+    assert "no note has a vector yet" in semantic["reason"]
+    assert model.loads == 0
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "request_id"),
+    [
+        ("not json{", -32700, None),
+        ('{"jsonrpc": "2.0", "id": 1, "method": "x"', -32700, None),
+        ("[1, 2]", -32600, None),
+        ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": "zz"}', -32600, 7),
+        ('{"jsonrpc": "2.0", "id": "a", "method": 5}', -32600, "a"),
+        ('{"jsonrpc": "2.0", "id": true, "method": 5}', -32600, None),
+    ],
+)
+def test_a_line_that_is_no_message_gets_the_json_rpc_error_for_it(
+    line: str, code: int, request_id: object
+) -> None:
+    """The lines as the SDK's stdio transport reads them (it hands on what fails to parse)."""
+    with pytest.raises(ValidationError) as parsed:
+        jsonrpc_message_adapter.validate_json(line, by_name=False)
+    answer = not_json_rpc(parsed.value)
+    assert (answer.error.code, answer.id) == (code, request_id)
+    assert not_json_rpc(ValueError("not the parser's")).error.code == -32700
+
+
+def test_snippets_lose_their_markup_for_the_text_rendering() -> None:
+    snippet = "…was never <mark>purged</mark> &amp; the\n<mark>cache</mark> &lt;kept&gt;…"
+    assert plain_snippet(snippet) == "…was never purged & the cache <kept>…"

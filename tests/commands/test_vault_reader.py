@@ -1,0 +1,90 @@
+"""The reader's pure parts: which paths name a note of the vault, and which lines a range is."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.commands.vault_reader import MAX_NOTE_CHARS, note_lines, vault_relative
+from explorer.console import UsageError
+
+
+@pytest.mark.parametrize(
+    ("path", "rel"),
+    [
+        ("ops/cdn.md", "ops/cdn.md"),
+        ("ops\\cdn.md", "ops/cdn.md"),
+        ("./ops//cdn.md", "ops/cdn.md"),
+        ("C# & F#/tips #1.md", "C# & F#/tips #1.md"),
+        ("..md", "..md"),  # a name that starts with dots is no way up
+    ],
+)
+def test_a_vault_relative_path_is_a_note_id(path: str, rel: str) -> None:
+    assert vault_relative(path) == rel
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("", "give a note's path"),
+        ("   ", "give a note's path"),
+        ("a\x00.md", "give a note's path"),
+        ("/etc/passwd", "absolute path"),
+        ("\\\\server\\share\\x.md", "absolute path"),
+        ("C:\\notes\\x.md", "absolute path"),
+        ("C:x.md", "absolute path"),
+        ("../x.md", "leads out of the vault"),
+        ("ops/../../x.md", "leads out of the vault"),
+        ("ops\\..\\..\\x.md", "leads out of the vault"),
+    ],
+)
+def test_a_path_that_is_no_note_id_is_refused(path: str, said: str) -> None:
+    with pytest.raises(UsageError, match=said):
+        vault_relative(path)
+
+
+TEXT = "one\ntwo\nthree\nfour\n"
+
+
+@pytest.mark.parametrize(
+    ("start", "end", "text", "first", "last"),
+    [
+        (None, None, "one\ntwo\nthree\nfour", 1, 4),
+        (2, 3, "two\nthree", 2, 3),
+        (3, None, "three\nfour", 3, 4),
+        (None, 1, "one", 1, 1),
+        (4, 99, "four", 4, 4),
+    ],
+)
+def test_a_range_of_lines(
+    start: int | None, end: int | None, text: str, first: int, last: int
+) -> None:
+    note = note_lines("n.md", TEXT, start, end, [], None)
+    assert (note.text, note.first, note.last, note.lines, note.truncated) == (
+        text, first, last, 4, False,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(("start", "end"), [(0, 2), (3, 2), (5, None)])
+def test_a_range_outside_the_note_is_refused(start: int, end: int | None) -> None:
+    with pytest.raises(UsageError):
+        note_lines("n.md", TEXT, start, end, [], None)
+
+
+def test_a_long_range_stops_at_a_line_end_within_the_budget() -> None:
+    line = "x" * (MAX_NOTE_CHARS // 4)
+    note = note_lines("n.md", "\n".join([line] * 10), None, None, [], None)
+    assert note.truncated and (note.first, note.last, note.lines) == (1, 3, 10)
+    assert note.text == "\n".join([line] * 3)
+    rest = note_lines("n.md", "\n".join([line] * 10), note.last + 1, None, [], None)
+    assert (rest.first, rest.last) == (4, 6)
+
+
+def test_one_line_longer_than_the_budget_is_cut() -> None:
+    note = note_lines("n.md", "y" * (MAX_NOTE_CHARS * 2) + "\nz", None, None, [], None)
+    assert note.truncated and (note.first, note.last) == (1, 1)
+    assert len(note.text) == MAX_NOTE_CHARS
+
+
+def test_an_empty_note_has_one_empty_line() -> None:
+    note = note_lines("n.md", "", None, None, [], None)
+    assert (note.text, note.first, note.last, note.lines) == ("", 1, 1, 1)
