@@ -25,6 +25,7 @@ The constants were chosen on the dev halves of the judged sets and the off-topic
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -68,7 +69,11 @@ def vector_evidence(
     absolute = _ramp(cosine, cal.cos_low, cal.cos_high)
     if spread is None or spread.notes < 2:
         return absolute
-    return absolute * _ramp(spread.sigmas(cosine), cal.z_low, cal.z_high)
+    # Among n notes none can stand more than sqrt(n - 1) σ above the mean: in a vault too small
+    # to reach the ramp's top, standing out counts that much less (all of it from 17 notes on).
+    reach = min(1.0, math.sqrt(spread.notes - 1) / cal.z_high) if cal.z_high > 0 else 1.0
+    stands_out = _ramp(spread.sigmas(cosine), cal.z_low, cal.z_high)
+    return absolute * (1.0 - reach + reach * stands_out)
 
 
 def lexical_evidence(

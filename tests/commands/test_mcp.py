@@ -261,9 +261,10 @@ def test_search_ranks_by_meaning_as_search_json_does_and_the_model_loads_on_firs
 
 
 def assert_close(a: object, b: object) -> None:
-    """``a == b``, floats to 1e-6 (two processes embed the query: the last bits may differ)."""
+    """``a == b``, floats to 1e-5 (two processes embed the query, with different thread counts:
+    the last bits may differ, and the calibrated evidence divides by a 3-note spread)."""
     if isinstance(a, float) and isinstance(b, float):
-        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-9), (a, b)
+        assert math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-8), (a, b)
     elif isinstance(a, dict) and isinstance(b, dict):
         assert a.keys() == b.keys()
         for key in a:

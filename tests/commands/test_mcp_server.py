@@ -94,7 +94,8 @@ def test_lexical_answers_never_wait_for_the_model_which_loads_once(
     for name in ("first", "second"):
         semantic = structured(answers[name])["semantic"]
         assert semantic["available"] is True and semantic["model"] == "fakemodel"
-        assert structured(answers[name])["hits"][0]["vectorRank"] == 1
+        ranks = [h["vectorRank"] for h in structured(answers[name])["hits"]]
+        assert 1 in ranks  # the vector list took part
     assert model.loads == 1
 
 
