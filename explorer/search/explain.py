@@ -20,9 +20,12 @@ from explorer.embed.base import EmbedderUnavailable
 from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
+from explorer.search.evidence import CALIBRATION
 from explorer.search.hybrid import (
     Candidates,
     Searcher,
+    calibrated_scores,
+    combined,
     convex_tiers,
     evidence_lists,
     fuse_lists,
@@ -135,6 +138,23 @@ class FusedPlace:
 
 
 @dataclass(frozen=True, slots=True)
+class EvidencePlace:
+    """The note's calibrated evidence (:mod:`explorer.search.evidence`), whatever the method:
+    what each list says of it in absolute terms, and whether the query has a close match."""
+
+    lexical: float | None  # None: the lexical list did not find it
+    coverage: float | None  # the share of the query's content words it holds
+    vector: float | None  # None: it does not stand above the bulk (or no vector list)
+    sigmas: float | None  # how far its cosine stands above the query's vault mean
+    mean: float | None  # the query's mean cosine over the vault
+    std: float | None
+    calibrated: float  # 1 − (1 − lexical)(1 − vector)
+    bar: float  # the calibrated score a close match needs
+    close_match: bool  # whether any note of the query reaches the bar
+    code: str = "evidence"
+
+
+@dataclass(frozen=True, slots=True)
 class Explanation:
     query: str
     path: str
@@ -148,6 +168,7 @@ class Explanation:
     lexical: LexicalPlace
     vector: VectorPlace
     fused: FusedPlace
+    evidence: EvidencePlace | None = None
     changes: tuple[Change, ...] = field(default=())
 
     # ------------------------------------------------------------------ what it adds up to
@@ -202,6 +223,7 @@ class Explanation:
             "lexical": asdict(self.lexical),
             "vector": asdict(self.vector),
             "fused": asdict(self.fused),
+            "evidence": asdict(self.evidence) if self.evidence is not None else None,
             "changes": [c.to_json() for c in self.changes],
         }
 
@@ -216,6 +238,28 @@ class Explanation:
 
 
 # ----------------------------------------------------------------------------- explain
+
+
+def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> EvidencePlace:
+    depth = min(options.depth, candidates.depth)
+    strength = calibrated_scores(
+        candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
+    )
+    mine = strength.get(path, {})
+    spread = candidates.spread
+    cosine = next((v.score for v in candidates.vector[:depth] if v.path == path), None)
+    in_lexical = path in candidates.lexical_tiers
+    return EvidencePlace(
+        lexical=mine.get("fts"),
+        coverage=candidates.lexical_coverage.get(path, 1.0) if in_lexical else None,
+        vector=mine.get("vector"),
+        sigmas=spread.sigmas(cosine) if spread is not None and cosine is not None else None,
+        mean=spread.mean if spread is not None else None,
+        std=spread.std if spread is not None else None,
+        calibrated=combined(mine),
+        bar=CALIBRATION.close,
+        close_match=max((combined(e) for e in strength.values()), default=0.0) >= CALIBRATION.close,
+    )
 
 
 def explain(
@@ -258,6 +302,7 @@ def explain(
     if not candidates.listing:
         changes = tuple(changes_for(competition, options, n))
     return Explanation(
+        evidence=None if candidates.listing else _evidence(candidates, options, path),
         query=raw,
         path=path,
         title=title,

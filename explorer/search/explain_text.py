@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from explorer.search.explain import Explanation
+    from explorer.search.explain import EvidencePlace, Explanation
     from explorer.search.whatif import Change
 
 
@@ -80,6 +80,8 @@ def explanation_lines(e: Explanation) -> list[str]:
         )
     elif not e.listing:
         lines.append("vector list: not used in lexical mode")
+    if e.evidence is not None:
+        lines.append(_evidence(e.evidence))
     f = e.fused
     if f.rank is None:
         lines.append("fused: in neither list, so not ranked")
@@ -103,6 +105,31 @@ def explanation_lines(e: Explanation) -> list[str]:
     for c in e.changes:
         lines.append(_change(c, e))
     return lines
+
+
+def _evidence(ev: EvidencePlace) -> str:
+    """One line: what each list says of the note in absolute terms (the calibrated evidence)."""
+    parts = []
+    if ev.lexical is not None:
+        held = f", holds {ev.coverage:.0%} of the content words" if ev.coverage is not None else ""
+        parts.append(f"lexical {ev.lexical:.3f}{held}")
+    if ev.vector is not None and ev.sigmas is not None and ev.mean is not None:
+        parts.append(
+            f"vector {ev.vector:.3f} (cosine {ev.sigmas:.1f} σ above this query's vault mean "
+            f"{ev.mean:.3f}, σ {ev.std or 0:.3f})"
+        )
+    elif ev.sigmas is not None and ev.mean is not None:
+        parts.append(
+            f"vector 0 (its cosine is {ev.sigmas:.1f} σ from this query's vault mean "
+            f"{ev.mean:.3f}: it does not stand out)"
+        )
+    said = "; ".join(parts) or "none"
+    close = (
+        "the query has a close match"
+        if ev.close_match
+        else f"no note of the query reaches {ev.bar:g}: no close match"
+    )
+    return f"evidence: {said}; calibrated {ev.calibrated:.5f} ({close})"
 
 
 def _verdict(e: Explanation) -> str:

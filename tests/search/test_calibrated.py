@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.search.explain import explain
 from explorer.search.hybrid import Searcher, SearchOptions
 from tests import sample_vault_facts as facts
 
@@ -58,8 +59,8 @@ def test_exact_pastes_and_identifiers_stay_first_and_close(
 @pytest.mark.parametrize(
     ("query", "target"),
     [
-        (facts.PARAPHRASE_QUERY, facts.PARAPHRASE_TARGET),
         (facts.PARAPHRASE_QUERY_2, facts.PARAPHRASE_TARGET_2),
+        ("Portugal city break in winter", "travel/lisbon-weekend.md"),
     ],
 )
 def test_a_paraphrase_far_above_the_bulk_keeps_rank_1_and_a_close_match(
@@ -91,3 +92,17 @@ def test_evidence_and_contributions_in_json(sample_searcher: Searcher) -> None:
             assert hit["vectorSigmas"] == pytest.approx(
                 (hit["vectorScore"] - spread["mean"]) / spread["std"], abs=1e-2
             )
+
+
+def test_explain_states_the_evidence_with_its_numbers(sample_searcher: Searcher) -> None:
+    e = explain(sample_searcher, facts.PARAPHRASE_QUERY_2, facts.PARAPHRASE_TARGET_2, CALIBRATED)
+    ev = e.evidence
+    assert ev is not None and ev.lexical is None and ev.vector is not None
+    assert ev.sigmas is not None and ev.mean is not None and ev.sigmas > 3
+    assert ev.close_match and ev.calibrated == pytest.approx(e.fused.score, abs=1e-9)
+    line = next(x for x in e.lines() if x.startswith("evidence:"))
+    assert f"{ev.sigmas:.1f} σ above this query's vault mean {ev.mean:.3f}" in line
+    assert e.to_json()["evidence"]["close_match"] is True
+    gibberish = explain(sample_searcher, "asdfgh qwerty", facts.PARAPHRASE_TARGET_2, CALIBRATED)
+    assert gibberish.evidence is not None and not gibberish.evidence.close_match
+    assert any("no close match" in x for x in gibberish.lines())
