@@ -313,12 +313,15 @@ class Searcher:
         """Texts of the given (note id, chunk start) chunks, in one query."""
         if not keys:
             return {}
-        pairs = ",".join("(?, ?)" for _ in keys)
+        # By the key's prefix (note_id), then the starts asked for: a row-value IN made SQLite
+        # scan every chunk of the vault (6 ms at 8k chunks, linear in the vault).
+        wanted = set(keys)
+        notes = sorted({n for n, _ in keys})
+        marks = ",".join("?" * len(notes))
         rows = self.db.conn.execute(
-            f"SELECT note_id, start, text FROM chunks WHERE (note_id, start) IN (VALUES {pairs})",
-            [v for key in keys for v in key],
+            f"SELECT note_id, start, text FROM chunks WHERE note_id IN ({marks})", notes
         )
-        return {(int(n), int(s)): str(t) for n, s, t in rows}
+        return {(n, s): str(t) for n, s, t in rows if (n, s) in wanted}
 
     def _load_notes(self, result: Candidates, paths: list[str]) -> None:
         missing = [p for p in paths if p not in result.notes]
