@@ -75,6 +75,7 @@ from explorer.gui.status_widgets import (
     Banner,
     IndexStatus,
     Legend,
+    NoCloseMatch,
     banner_text,
     model_text,
     problem_text,
@@ -197,6 +198,7 @@ class MainWindow(QMainWindow):
         self.table.gradeRequested.connect(self.grade)
         self.table.installEventFilter(self)
         self.legend = Legend(central)
+        self.no_match = NoCloseMatch(central)
         self.empty = QLabel(central)
         self.empty.setObjectName("emptyState")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -206,6 +208,7 @@ class MainWindow(QMainWindow):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(4)
+        left_layout.addWidget(self.no_match)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty)
         left_layout.addWidget(self.legend)
@@ -327,6 +330,7 @@ class MainWindow(QMainWindow):
         self.lists = self.response = self.query = None
         self.last_raw = None
         self.model.clear()
+        self.no_match.show_for(None)
         self.index_status.counts.setText("opening index…")
         session = VaultSession(path, self.data_dir, self.provider, watch=self.watch, parent=self)
         session.opened.connect(self._session_opened)
@@ -426,6 +430,7 @@ class MainWindow(QMainWindow):
             self.comparison = self._baseline_shown = None
             self.last_raw = result.raw
             self.model.clear()
+            self.no_match.show_for(None)
             if self.baseline is not None:
                 self.compare_bar.show_comparison(self.baseline, None, "no result to compare")
             self.preview.clear()
@@ -473,6 +478,7 @@ class MainWindow(QMainWindow):
             self.compare_bar.show_comparison(baseline, self.comparison)
         self._show_grades()
         self.model.set_response(response, compare=compare, baseline=self.comparison)
+        self.no_match.show_for(response)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self._restore_selection(self._chosen_path)

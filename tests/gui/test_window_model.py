@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -105,6 +106,43 @@ def test_real_model_window(
         assert w.proxy.index(row, 0).data(Role.SOURCE) == "both"
 
     wait_for_results(qtbot, window, "zebra crossing paint", new_note_found, timeout=20_000)
+
+
+def test_gibberish_says_no_close_match_and_a_real_question_does_not(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    real_provider: EmbedderProvider,
+    seeded_sample: Path,
+) -> None:
+    window = make_window(real_provider, seeded_sample)
+    wait_indexed(qtbot, window)
+    window.fusion.set_options(replace(window.options(), fusion="calibrated"))
+
+    def with_vectors(w: MainWindow) -> None:
+        assert w.response is not None and w.response.semantic.available
+
+    window.set_query("asdfgh qwerty")
+    wait_for_results(qtbot, window, "asdfgh qwerty", with_vectors)
+    assert window.response is not None and window.response.hits
+    assert window.response.close_match is False
+    assert window.no_match.isVisible() and "No close match for ‘asdfgh qwerty’" in (
+        window.no_match.text()
+    )
+    assert all(
+        window.proxy.index(row, Column.TITLE).data(Role.MUTED)
+        for row in range(window.proxy.rowCount())
+    )
+
+    question = "why were the styles stale after deploy?"
+    window.set_query(question)
+    wait_for_results(qtbot, window, question, with_vectors)
+    assert window.response is not None and window.response.close_match is True
+    assert window.shown_paths()[0] == "ops/cdn-purge.md"
+    assert not window.no_match.isVisible()
+    assert not any(
+        window.proxy.index(row, Column.TITLE).data(Role.MUTED)
+        for row in range(window.proxy.rowCount())
+    )
 
 
 def test_banner_when_the_model_cannot_load(

@@ -1,0 +1,95 @@
+"""The window's part of "scores you can trust" with the fake embedder over the sample vault: the
+"no close match" line and its muted rows, the score distributions of the query on screen, and a
+window that fits a laptop.  The real model's side is in ``test_window_model.py``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.main_window import MainWindow
+from explorer.gui.results_model import Column, Role
+from explorer.gui.theme import tints, washed
+from tests.gui.conftest import (
+    WindowFactory,
+    row_pixel,
+    unselected_row_with,
+    wait_for_results,
+    wait_indexed,
+)
+
+GIBBERISH = "asdfgh qwerty"
+#: Words of the sample vault: the lexical list finds notes holding every one.
+REAL = "deploy rollback checklist"
+
+
+def calibrated_window(
+    qtbot: QtBot, make_window: WindowFactory, provider: EmbedderProvider, vault: Path
+) -> MainWindow:
+    window = make_window(provider, vault)
+    wait_indexed(qtbot, window)
+    window.fusion.set_options(replace(window.options(), fusion="calibrated"))
+    return window
+
+
+def search(qtbot: QtBot, window: MainWindow, query: str) -> None:
+    def with_vectors(w: MainWindow) -> None:
+        assert w.response is not None and w.response.semantic.available
+
+    window.set_query(query)
+    wait_for_results(qtbot, window, query, with_vectors)
+
+
+def test_no_close_match_is_said_in_one_line_over_muted_rows(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
+    search(qtbot, window, GIBBERISH)
+    response = window.response
+    assert response is not None and response.close_match is False and response.hits
+    assert window.no_match.isVisible()
+    assert window.no_match.text() == (
+        "No close match for ‘asdfgh qwerty’; the nearest notes by meaning are shown muted"
+    )
+    assert window.no_match.y() < window.table.y()  # over the results
+    assert window.model.muted
+    muted = window.proxy.index(0, Column.TITLE).data(Role.MUTED)
+    assert muted is True
+    # The tint is painted washed toward the base colour: still amber, quieter.
+    row = unselected_row_with(window, "vector")
+    base = QApplication.palette().color(QPalette.ColorRole.Base)
+    assert row_pixel(window, row) == washed(tints().vector, base)
+
+    search(qtbot, window, REAL)
+    response = window.response
+    assert response is not None and response.close_match is True
+    assert not window.no_match.isVisible() and not window.model.muted
+    assert window.proxy.index(0, Column.TITLE).data(Role.MUTED) is False
+    row = unselected_row_with(window, "vector")
+    assert row_pixel(window, row) == tints().vector
+
+
+def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
+    search(qtbot, window, GIBBERISH)
+    assert window.no_match.isVisible()
+    window.set_query("")
+    wait_for_results(qtbot, window, "")
+    assert not window.no_match.isVisible() and not window.model.muted  # recent notes: no verdict
+    window.set_mode("fts")
+    partial = "rollback zebra"  # one word in some notes, one in none: the any-word pass
+    window.set_query(partial)
+    wait_for_results(qtbot, window, partial)
+    response = window.response
+    assert response is not None and response.hits and response.close_match is False
+    assert window.no_match.text() == (
+        "No close match for ‘rollback zebra’; the notes nearest in words are shown muted"
+    )
+    assert window.no_match.isVisible() and window.model.muted
