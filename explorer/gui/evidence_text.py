@@ -68,31 +68,37 @@ def weighted(hit: Hit, options: SearchOptions) -> dict[str, float]:
 def calibrated_formula(hit: Hit, options: SearchOptions) -> str:
     """``1 − (1 − a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42460``; a hit one list found
     scores that list's weighted evidence: ``a = 0.27000``."""
+    return " = ".join(calibrated_formula_parts(hit, options))
+
+
+def calibrated_formula_parts(hit: Hit, options: SearchOptions) -> tuple[str, str]:
+    """The calibrated formula in letters and with its numbers: ``("1 − (1 − a)(1 − b)",
+    "1 − (1 − 0.13946)(1 − 0.33134) = 0.42460")``, or ``("a", "0.27000")`` for one list."""
     terms = weighted(hit, options)
     if not terms:
-        return f"0 = {hit.fused_score:.5f}"
+        return "0", f"{hit.fused_score:.5f}"
     if len(terms) == 1:
-        return f"a = {hit.fused_score:.5f}"
+        return "a", f"{hit.fused_score:.5f}"
     missing = "".join(f"(1 − {value:.5f})" for value in terms.values())
-    return f"1 − (1 − a)(1 − b) = 1 − {missing} = {hit.fused_score:.5f}"
+    return "1 − (1 − a)(1 − b)", f"1 − {missing} = {hit.fused_score:.5f}"
 
 
 def calibrated_lines(hit: Hit, options: SearchOptions) -> list[str]:
     """What the calibrated formula's letters stand for, and each list's contribution as the
-    formula gives it: ``a = 0.3 × 0.46488 = 0.13946 (lexical)``, …,
-    ``contributions a − ab/2 = 0.11636, b − ab/2 = 0.30824``."""
+    formula gives it: ``a = 0.3 × 0.46488 = 0.13946 (lexical), b = 0.7 × 0.47335 = 0.33135
+    (vector): weight × evidence`` and ``contributions a − ab/2 = 0.11636, b − ab/2 = 0.30824``."""
     terms = weighted(hit, options)
-    letters = dict(zip((n for n, _ in LISTS if n in terms), "ab", strict=False))
-    lines = []
-    for name, label in LISTS:
-        if name not in terms:
-            continue
+    letters = [name for name, _ in LISTS if name in terms]
+    parts = []
+    for letter, name in zip("ab", letters, strict=False):
         weight, value = options.weights[name], hit.evidence[name]
-        held = " (held to 1)" if weight * value > 1 else ""
-        lines.append(
-            f"{letters[name]} = {weight:g} × {value:.5f} = {terms[name]:.5f}{held} "
-            f"({label} weight × evidence)"
+        held = ", held to 1" if weight * value > 1 else ""
+        parts.append(
+            f"{letter} = {weight:g} × {value:.5f} = {terms[name]:.5f} ({dict(LISTS)[name]}{held})"
         )
+    if not parts:
+        return []
+    lines = [", ".join(parts) + ": weight × evidence"]
     if len(terms) == 2:
         c = hit.contributions
         lines.append(

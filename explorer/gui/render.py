@@ -31,6 +31,7 @@ from markdown_it.rules_block import StateBlock
 from explorer.display import safe_text
 from explorer.gui.evidence_text import (
     calibrated_formula,
+    calibrated_formula_parts,
     calibrated_lines,
     lexical_evidence_text,
     vector_evidence_text,
@@ -696,7 +697,11 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
             rows.append((name, f"not in the list ({depth})", "", None))
     pad = 'style="padding-right: 14px"'
     cells = "".join(
-        f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td align=right>{c}</td></tr>"
+        (
+            f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td align=right>{c}</td></tr>"
+            if c
+            else f'<tr><td {pad}>{a}</td><td colspan="2">{b}</td></tr>'  # not in the list
+        )
         + (
             f'<tr><td></td><td colspan="2" style="padding-bottom: 3px">{html.escape(d)}</td></tr>'
             if d
@@ -715,11 +720,25 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(ctx.extra)
     method, terms = formula_legend(ctx.options)
-    lines = calibrated_lines(hit, ctx.options) if ctx.options.fusion == "calibrated" else []
+    if ctx.options.fusion == "calibrated":
+        # Letters, then numbers on a line of their own: one line is too wide for the pane.
+        lines = calibrated_lines(hit, ctx.options)
+        if len(lines) == 1:  # one list: no "either" to speak of
+            terms = "one list found it: its evidence × its weight"
+        symbols, numbers = calibrated_formula_parts(hit, ctx.options)
+        fused = f"<code>fused = {html.escape(symbols)}</code>"
+        lines.insert(0, f"= {numbers}")
+    else:
+        lines = []
+        fused = f"<code>{html.escape(formula(hit, ctx.options))}</code>"
     return (
         f"<b>Fused rank {ctx.rank}</b> of {ctx.total} · {source}{table}"
-        f"{method}&nbsp; <code>{html.escape(formula(hit, ctx.options))}</code>"
-        f" <span {muted}>({html.escape(terms)})</span>"
-        + "".join(f"<br/><code>{html.escape(line)}</code>" for line in lines)
+        f"{method}&nbsp; {fused} <span {muted}>({html.escape(terms)})</span>"
+        + "".join(
+            f"<br/><code>{html.escape(line)}</code>"
+            if line.startswith("=")
+            else f"<br/>{html.escape(line)}"
+            for line in lines
+        )
         + (f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else "")
     )

@@ -85,7 +85,11 @@ HEADERS = {
     Column.FTS_CONTRIB: ("Lex contrib", "w_fts / (k + lexical rank)"),
     Column.VEC_CONTRIB: ("Vec contrib", "w_vec / (k + vector rank)"),
     Column.BASE: ("Base", "Rank under the pinned baseline; — if it is not in the baseline's top"),
-    Column.SHARE: ("Share", "Each list's part of the fused score (bar length: relative to #1)"),
+    Column.SHARE: (
+        "Share",
+        "Each list's part of the fused score (bar length: relative to #1); its tooltip gives "
+        "the contributions",
+    ),
     Column.GRADE: ("Grade", "Your grade of the hit for this query (keys 0–3; Delete removes it)"),
 }
 NUMERIC = {
@@ -507,10 +511,13 @@ class ResultsModel(QAbstractTableModel):
             total = hit.fused_score
             if total <= 0:
                 return None
-            c = hit.contributions
+            lexical, vector = (
+                hit.contributions.get("fts", 0.0),
+                hit.contributions.get("vector", 0.0),
+            )
             return (
-                f"lexical {100 * c.get('fts', 0.0) / total:.0f}% · "
-                f"vector {100 * c.get('vector', 0.0) / total:.0f}%"
+                f"lexical {lexical:.5f} ({100 * lexical / total:.0f}%) · "
+                f"vector {vector:.5f} ({100 * vector / total:.0f}%) · fused {total:.5f}"
             )
         if col in (Column.TITLE, Column.PATH) and hit.snippet:
             found = {

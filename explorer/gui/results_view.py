@@ -1,5 +1,11 @@
 """The results table view: columns sized for numbers, the share bar, keyboard actions.
 
+The title takes the room the other columns leave (at least :data:`TITLE_CHARS` characters) and
+the path shares it down to :data:`PATH_CHARS` (elided in the middle); on a window too narrow for
+that, the two contribution columns step aside (their numbers are in the Share column's tooltip
+and the explain block) and come back when there is room, so the share bar is always in view
+without a horizontal scroll bar.
+
 Enter (or a double click) asks to open the note; Ctrl+C asks to copy its path (instead of the
 cell text ``QAbstractItemView`` would copy).  Arrows move through hits as in any table.  Keys
 0–3 grade the selected hit for the current query and Delete (or Backspace) removes its grade;
@@ -9,7 +15,7 @@ the context menu offers the same.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence
+from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -37,6 +43,12 @@ SAMPLES = {
     Column.SHARE: "▆▆▆▆▆▆▆",
     Column.GRADE: "3",
 }
+#: The least room the title gets, in average characters, before columns step aside.
+TITLE_CHARS = 26
+#: The least room the path gets (elided in the middle) while the title needs more.
+PATH_CHARS = 14
+#: Columns left out, all together, when the title would get less than :data:`TITLE_CHARS`.
+OPTIONAL = (Column.FTS_CONTRIB, Column.VEC_CONTRIB)
 #: Keys that grade the selected hit, and the grade each gives (None removes it).
 GRADE_KEYS: dict[int, int | None] = {
     Qt.Key.Key_0: 0,
@@ -77,6 +89,8 @@ class ResultsView(QTableView):
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
         self.setItemDelegate(ResultsDelegate(self))
         self.doubleClicked.connect(self._activated)
+        self.widths: dict[Column, int] = {}  # each column's width for its sample text
+        self.crowded = False  # the optional columns are left out for lack of room
 
     def configure_header(self) -> None:
         """Widths and stretch; call after the model is set."""
@@ -94,9 +108,54 @@ class ResultsView(QTableView):
                 metrics.horizontalAdvance(str(label or "")) + 22,  # room for the sort arrow
             )
             header.resizeSection(column, width)
+            self.widths[column] = width
         header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(28)
         self.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)
+        self.fit_columns()
+
+    def title_room(self) -> int:
+        """The least width the title gets before other columns step aside."""
+        return self.fontMetrics().averageCharWidth() * TITLE_CHARS
+
+    def fit_columns(self) -> None:
+        """Leave the optional columns out when the title would get less than
+        :meth:`title_room` with them (back in when it would not), and give the path a third of
+        the room beyond both columns' least, between :data:`PATH_CHARS` and its sample's width
+        (the title, stretched, takes the rest)."""
+        header = self.horizontalHeader()
+        if not self.widths or header.count() != len(Column):
+            return
+        room = self.viewport().width()
+        chars = self.fontMetrics().averageCharWidth()
+        path_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
+        fixed = sum(
+            header.sectionSize(c)
+            for c in Column
+            if c not in (Column.TITLE, Column.PATH, *OPTIONAL) and not self.isColumnHidden(c)
+        )
+        optional = sum(self.widths[c] for c in OPTIONAL)
+        crowded = room - fixed - optional - path_least < self.title_room()
+        if crowded != self.crowded or any(self.isColumnHidden(c) != crowded for c in OPTIONAL):
+            self.crowded = crowded
+            for column in OPTIONAL:
+                super().setColumnHidden(column, crowded)
+                if not crowded and header.sectionSize(column) == 0:
+                    header.resizeSection(column, self.widths[column])
+        # The room beyond both columns' least goes a third to the path, the rest to the title.
+        spare = room - fixed - (0 if crowded else optional) - self.title_room() - path_least
+        path = min(self.widths[Column.PATH], path_least + max(0, spare) // 3)
+        if header.sectionSize(Column.PATH) != path:
+            header.resizeSection(Column.PATH, path)
+
+    def setColumnHidden(self, column: int, hide: bool) -> None:
+        """As Qt's, and the columns are fitted again (the Base column comes and goes)."""
+        super().setColumnHidden(column, hide)
+        self.fit_columns()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def current_hit(self) -> Hit | None:
         index = self.currentIndex()

@@ -77,7 +77,8 @@ MUTED_KEEP = 0.5
 
 def washed(colour: QColor, toward: QColor, keep: float = MUTED_KEEP) -> QColor:
     """``colour`` faded toward ``toward`` (the palette's base colour): a muted tint."""
-    a, b = colour.getRgb()[:3], toward.getRgb()[:3]
+    a = (colour.red(), colour.green(), colour.blue())
+    b = (toward.red(), toward.green(), toward.blue())
     return QColor(*(round(keep * x + (1 - keep) * y) for x, y in zip(a, b, strict=True)))
 
 

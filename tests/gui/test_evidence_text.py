@@ -73,8 +73,8 @@ def test_the_calibrated_formula_has_the_numbers_filled_in() -> None:
         "1 − (1 − a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42459"
     )
     assert calibrated_lines(hit, CALIBRATED) == [
-        "a = 0.3 × 0.46488 = 0.13946 (lexical weight × evidence)",
-        "b = 0.7 × 0.47334 = 0.33134 (vector weight × evidence)",
+        "a = 0.3 × 0.46488 = 0.13946 (lexical), b = 0.7 × 0.47334 = 0.33134 (vector): "
+        "weight × evidence",
         "contributions a − ab/2 = 0.11636, b − ab/2 = 0.30823",
     ]
     one = both(
@@ -82,12 +82,17 @@ def test_the_calibrated_formula_has_the_numbers_filled_in() -> None:
     )
     assert calibrated_formula(one, CALIBRATED) == "a = 0.27000"
     assert calibrated_lines(one, CALIBRATED) == [
-        "a = 0.3 × 0.90000 = 0.27000 (lexical weight × evidence)"
+        "a = 0.3 × 0.90000 = 0.27000 (lexical): weight × evidence"
     ]
     heavy = replace(CALIBRATED, w_fts=2.0)
     assert calibrated_lines(one, heavy)[0] == (
-        "a = 2 × 0.90000 = 1.00000 (held to 1) (lexical weight × evidence)"
+        "a = 2 × 0.90000 = 1.00000 (lexical, held to 1): weight × evidence"
     )
+    vector_only = both(fts_rank=None, evidence={"vector": 0.5}, fused_score=0.35)
+    assert calibrated_lines(vector_only, CALIBRATED) == [
+        "a = 0.7 × 0.50000 = 0.35000 (vector): weight × evidence"
+    ]
+    assert calibrated_formula(vector_only, CALIBRATED) == "a = 0.35000"
 
 
 def test_the_formula_is_the_fusions_own_arithmetic() -> None:

@@ -175,8 +175,9 @@ def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -
         "cosine 0.4800, 5.1 σ above this query's vault mean 0.120 → vector evidence 0.83000",
         "all words pass, holds 4 of 4 content words, bm25 7.2000 → lexical evidence 0.90000",
         "Calibrated",
-        "1 − (1 − a)(1 − b) = 1 − (1 − 0.90000)(1 − 0.83000) = 0.98300",
-        "a = 1 × 0.90000 = 0.90000 (lexical weight × evidence)",
+        "Calibrated\u00a0 <code>fused = 1 − (1 − a)(1 − b)</code>",
+        "<br/><code>= 1 − (1 − 0.90000)(1 − 0.83000) = 0.98300</code>",
+        "a = 1 × 0.90000 = 0.90000 (lexical), b = 1 × 0.83000 = 0.83000 (vector)",
         "contributions a − ab/2 = 0.52650, b − ab/2 = 0.45650",
     ):
         assert fragment in out, fragment

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
@@ -93,3 +94,77 @@ def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
         "No close match for ‘rollback zebra’; the notes nearest in words are shown muted"
     )
     assert window.no_match.isVisible() and window.model.muted
+
+
+def test_the_distributions_follow_the_results_and_the_selection(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
+    search(qtbot, window, REAL)
+    panel = window.distributions
+    response = window.response
+    assert response is not None and response.spread is not None
+    assert panel.isVisible() and panel.data.notes == response.spread.notes
+    assert sum(panel.data.bins) == response.spread.notes
+    vector_hits = {h.path for h in response.hits if h.vector_rank is not None}
+    assert {m.path for m in panel.data.cosines} == vector_hits
+    lexical = {m.path for marks in panel.data.bm25.values() for m in marks if m.hit}
+    assert lexical == {h.path for h in response.hits if h.fts_rank is not None}
+    qtbot.waitUntil(lambda: _assert_equal(panel.selected, window.shown_paths()[0]))
+    window.table.select_row(2)
+    assert panel.selected == window.shown_paths()[2]
+    window.set_mode("fts")
+    qtbot.waitUntil(lambda: _assert_equal(panel.data.has_vector, False))
+    assert panel.data.has_lexical
+    window.menus.distributions.trigger()  # View ▸ Score Distributions off
+    assert not panel.isVisible()
+
+
+def _assert_equal(a: object, b: object) -> None:
+    assert a == b
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 768), (1440, 900)])
+def test_a_laptop_window_shows_titles_the_share_bar_and_the_whole_explain_block(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    width: int,
+    height: int,
+) -> None:
+    window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
+    window.resize(width, height)
+    assert window.around.isVisible()
+    search(qtbot, window, REAL)
+    qtbot.waitUntil(lambda: _assert_equal(window.size().toTuple(), (width, height)))
+    table = window.table
+    metrics = table.fontMetrics()
+    # The title column holds 26 average characters ("Engineering journal 2024" and more).
+    assert table.columnWidth(Column.TITLE) >= 26 * metrics.averageCharWidth()
+    assert table.columnWidth(Column.TITLE) >= metrics.horizontalAdvance("Engineering journal 2024")
+    # The share bar is in view, whole, with no horizontal scroll bar.
+    share_end = table.columnViewportPosition(Column.SHARE) + table.columnWidth(Column.SHARE)
+    assert table.columnViewportPosition(Column.SHARE) >= 0 and share_end <= table.viewport().width()
+    assert not table.horizontalScrollBar().isVisible()
+    # The explain block shows all its lines: no scroll bar of its own.
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, window.shown_paths()[0]))
+    explain = window.preview.explain
+    assert "Calibrated" in explain.toPlainText()
+    qtbot.waitUntil(lambda: _assert_equal(explain.verticalScrollBar().maximum(), 0))
+    assert not explain.verticalScrollBar().isVisible()
+
+
+def test_columns_step_aside_for_the_title_and_come_back_with_room(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
+    table = window.table
+    window.resize(1366, 768)
+    qtbot.waitUntil(lambda: _assert_equal(table.isColumnHidden(Column.FTS_CONTRIB), True))
+    assert table.isColumnHidden(Column.VEC_CONTRIB)
+    window.resize(2400, 1000)
+    qtbot.waitUntil(lambda: _assert_equal(table.isColumnHidden(Column.FTS_CONTRIB), False))
+    assert not table.isColumnHidden(Column.VEC_CONTRIB)
+    assert table.columnWidth(Column.FTS_CONTRIB) == table.widths[Column.FTS_CONTRIB]
+    assert table.columnWidth(Column.PATH) == table.widths[Column.PATH]  # the path whole
