@@ -276,7 +276,7 @@ class MainWindow(QMainWindow):
         for option, restore in (
             (opt.GEOMETRY, self.restoreGeometry),
             (opt.SPLITTER, self.splitter.restoreState),
-            (opt.HEADER, self.table.horizontalHeader().restoreState),
+            (opt.HEADER, self.table.restore_header),
         ):
             state = s.get(option)
             if not state.isEmpty():
@@ -294,7 +294,7 @@ class MainWindow(QMainWindow):
         s = self.settings
         s.set(opt.GEOMETRY, self.saveGeometry())
         s.set(opt.SPLITTER, self.splitter.saveState())
-        s.set(opt.HEADER, self.table.horizontalHeader().saveState())
+        s.set(opt.HEADER, self.table.header_state())
         s.set_search_options(self.options())
         s.set(opt.LAST_QUERY, self.search_field.text())
         s.sync()

@@ -190,13 +190,13 @@ class Legend(QWidget):
             ("fts", "lexical only"),
             ("vector", "vector only"),
             ("both", "both lists"),
-            ("bar", "bar: share of the fused score"),
+            ("bar", "share of the fused score"),  # by its two-colour swatch: the bar
         ):
             swatch = QLabel(self)
             label = QLabel(text, self)
             layout.addWidget(swatch)
             layout.addWidget(label)
-            layout.addSpacing(8)
+            layout.addSpacing(4)  # the legend and its note fit a laptop's results pane
             self._swatches[key] = swatch
         self.note = QLabel(self)
         self.note.setObjectName("legendNote")

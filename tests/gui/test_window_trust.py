@@ -153,6 +153,11 @@ def test_a_laptop_window_shows_titles_the_share_bar_and_the_whole_explain_block(
     assert "Calibrated" in explain.toPlainText()
     qtbot.waitUntil(lambda: _assert_equal(explain.verticalScrollBar().maximum(), 0))
     assert not explain.verticalScrollBar().isVisible()
+    # The legend keeps its note whole beside it in Lexical mode.
+    window.set_mode("fts")
+    note = window.legend.note
+    qtbot.waitUntil(lambda: _assert_equal(note.text(), "(tints mark Hybrid results)"))
+    qtbot.waitUntil(lambda: _assert_equal(note.width() >= note.sizeHint().width(), True))
 
 
 def test_columns_step_aside_for_the_title_and_come_back_with_room(
@@ -168,3 +173,27 @@ def test_columns_step_aside_for_the_title_and_come_back_with_room(
     assert not table.isColumnHidden(Column.VEC_CONTRIB)
     assert table.columnWidth(Column.FTS_CONTRIB) == table.widths[Column.FTS_CONTRIB]
     assert table.columnWidth(Column.PATH) == table.widths[Column.PATH]  # the path whole
+
+
+def test_a_path_width_the_reader_chose_is_kept_and_a_fitted_one_is_not_saved(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
+    table, header = window.table, window.table.horizontalHeader()
+    window.resize(1366, 768)
+    default = table.widths[Column.PATH]
+    qtbot.waitUntil(lambda: _assert_less(header.sectionSize(Column.PATH), default))
+    assert not table.path_chosen
+    saved = table.header_state()  # a fitted width is this window's, not the next session's
+    header.resizeSection(Column.PATH, 40)
+    assert table.restore_header(saved) and not table.path_chosen
+    qtbot.waitUntil(lambda: _assert_less(header.sectionSize(Column.PATH), default))
+    header.resizeSection(Column.PATH, 250)  # as a drag of the column's edge does
+    assert table.path_chosen
+    window.resize(1440, 900)
+    qtbot.waitUntil(lambda: _assert_equal(window.width(), 1440))
+    assert header.sectionSize(Column.PATH) == 250
+
+
+def _assert_less(a: int, b: int) -> None:
+    assert a < b
