@@ -8,7 +8,6 @@ import os
 import re
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -30,6 +29,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.test_window_trust import calibrated_window, search
 from tests.sample_vault_facts import PARAPHRASE_QUERY, PARAPHRASE_TARGET, STALE_QUERY
 
 pytestmark = pytest.mark.model
@@ -114,15 +114,8 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
     real_provider: EmbedderProvider,
     seeded_sample: Path,
 ) -> None:
-    window = make_window(real_provider, seeded_sample)
-    wait_indexed(qtbot, window)
-    window.fusion.set_options(replace(window.options(), fusion="calibrated"))
-
-    def with_vectors(w: MainWindow) -> None:
-        assert w.response is not None and w.response.semantic.available
-
-    window.set_query("asdfgh qwerty")
-    wait_for_results(qtbot, window, "asdfgh qwerty", with_vectors)
+    window = calibrated_window(qtbot, make_window, real_provider, seeded_sample)
+    search(qtbot, window, "asdfgh qwerty")
     assert window.response is not None and window.response.hits
     assert window.response.close_match is False
     assert window.no_match.isVisible() and "No close match for ‘asdfgh qwerty’" in (
@@ -133,9 +126,7 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
         for row in range(window.proxy.rowCount())
     )
 
-    question = "why were the styles stale after deploy?"
-    window.set_query(question)
-    wait_for_results(qtbot, window, question, with_vectors)
+    search(qtbot, window, "why were the styles stale after deploy?")
     assert window.response is not None and window.response.close_match is True
     assert window.shown_paths()[0] == "ops/cdn-purge.md"
     assert not window.no_match.isVisible()
