@@ -723,11 +723,13 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     if ctx.options.fusion == "calibrated":
         # Letters, then numbers on a line of their own: one line is too wide for the pane.
         lines = calibrated_lines(hit, ctx.options)
-        if len(lines) == 1:  # one list: no "either" to speak of
-            terms = "one list found it: its evidence × its weight"
         symbols, numbers = calibrated_formula_parts(hit, ctx.options)
-        fused = f"<code>fused = {html.escape(symbols)}</code>"
-        lines.insert(0, f"= {numbers}")
+        if len(lines) == 1:  # one list: no "either" to speak of, and a short line
+            terms = "one list found it: its evidence × its weight"
+            fused = f"<code>fused = {html.escape(symbols)} = {html.escape(numbers)}</code>"
+        else:
+            fused = f"<code>fused = {html.escape(symbols)}</code>"
+            lines.insert(0, f"= {numbers}")
     else:
         lines = []
         fused = f"<code>{html.escape(formula(hit, ctx.options))}</code>"

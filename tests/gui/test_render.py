@@ -182,6 +182,10 @@ def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -
     ):
         assert fragment in out, fragment
     assert "RRF" not in out and "Convex" not in out
+    one = replace(both, fts_rank=None, evidence={"vector": b}, fused_score=b)
+    out = html.unescape(explain_html(one, ctx, Colours()))
+    assert "<code>fused = a = 0.83000</code> <span" in out and "(one list found it:" in out
+    assert "<br/>a = 1 × 0.83000 = 0.83000 (vector): weight × evidence" in out
     # The evidence is stated under every method (it is what "close match" is decided on).
     out = html.unescape(explain_html(both, replace(ctx, options=SEED), Colours()))
     assert "→ vector evidence 0.83000" in out and "a − ab/2" not in out
