@@ -4,6 +4,8 @@ The window is shown before anything slow happens; the index opens on the search 
 model loads on its own thread.  ``--screenshot PNG`` waits until the results for ``--query`` are
 on screen with vectors ready (or semantic search has failed, with its banner), saves the window
 and exits 0: the README's picture is made this way, headless with ``QT_QPA_PLATFORM=offscreen``.
+The picture is 1440×880 unless ``$VAULT_EXPLORER_SCREENSHOT_SIZE`` says ``WIDTHxHEIGHT`` (a
+laptop's 1366x768, say).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import signal
 import sys
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,8 +40,23 @@ from explorer.gui.settings import APPLICATION, ORGANIZATION, Settings
 from explorer.gui.theme import apply_theme, chosen_theme
 
 ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
+ENV_SCREENSHOT_SIZE = "VAULT_EXPLORER_SCREENSHOT_SIZE"
 ENV_STALL_REPORT = "VAULT_EXPLORER_STALL_REPORT"
 SCREENSHOT_SIZE = (1440, 880)
+
+
+def screenshot_size(env: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """The window size of ``--screenshot``: ``$VAULT_EXPLORER_SCREENSHOT_SIZE`` (``1366x768``),
+    else :data:`SCREENSHOT_SIZE`; a value that is not two sizes from 320 to 10000 is refused."""
+    text = (os.environ if env is None else env).get(ENV_SCREENSHOT_SIZE, "").strip()
+    if not text:
+        return SCREENSHOT_SIZE
+    width, sep, height = text.lower().partition("x")
+    if sep and width.isdigit() and height.isdigit():
+        size = (int(width), int(height))
+        if all(320 <= n <= 10_000 for n in size):
+            return size
+    raise ValueError(f"{ENV_SCREENSHOT_SIZE} must be WIDTHxHEIGHT, e.g. 1366x768 (not {text!r})")
 
 
 def application() -> QApplication:
@@ -106,7 +124,13 @@ def run_gui(args: argparse.Namespace) -> int:
     app = application()
     screenshot = getattr(args, "screenshot", None)
     scratch: tempfile.TemporaryDirectory[str] | None = None
+    size = SCREENSHOT_SIZE
     if screenshot:
+        try:
+            size = screenshot_size()
+        except ValueError as exc:
+            print(f"vault-explorer: {exc}", file=sys.stderr)
+            return 2
         # A picture made with the defaults, whatever the user's saved settings are.
         scratch = tempfile.TemporaryDirectory(prefix="vault-explorer-shot-")
         settings = Settings(
@@ -125,12 +149,15 @@ def run_gui(args: argparse.Namespace) -> int:
     mode = getattr(args, "mode", None)
     if mode:
         window.set_mode(mode)
+    fusion = getattr(args, "fusion", None)  # when the command line offers --fusion
+    if fusion:
+        window.fusion.set_options(replace(window.options(), fusion=fusion))
     query = getattr(args, "query", None)
     if not query and not screenshot:
         query = settings.get(opt.LAST_QUERY)
     window.set_query(query or "", search=False)
     if screenshot:
-        window.resize(*SCREENSHOT_SIZE)
+        window.resize(*size)
     window.show()
     QTimer.singleShot(0, lambda: window.open_vault(vault))
     exit_code: dict[str, int] = {}

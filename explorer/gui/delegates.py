@@ -9,7 +9,7 @@ by the style, like any item view cell; the text is elided per column (paths in t
 
 The bar's full width is the top hit's fused score, so rows compare at a glance; the blue part is
 the lexical contribution, the amber part the vector contribution (the same colours as the row
-tints and the legend).
+tints and the legend), faded like the rows' tints when no hit is a close match.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, alignment
-from explorer.gui.theme import tints
+from explorer.gui.theme import tints, washed
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -68,7 +68,7 @@ class ResultsDelegate(QStyledItemDelegate):
         rect: QRect = opt.rect
         palette: QPalette = opt.palette
         if column == Column.SHARE:
-            self._paint_bar(painter, rect, model.share(row), palette, selected)
+            self._paint_bar(painter, rect, model.share(row), palette, selected, model.muted)
             return
         if not text:
             return
@@ -92,20 +92,25 @@ class ResultsDelegate(QStyledItemDelegate):
         share: tuple[float, float],
         palette: QPalette,
         selected: bool,
+        muted: bool = False,
     ) -> None:
         lexical, vector = (max(0.0, min(1.0, float(x))) for x in share)
         if lexical + vector <= 0:
             return
         colours = tints(palette)
+        fts_bar, vector_bar = colours.fts_bar, colours.vector_bar
+        if muted:
+            base = palette.color(QPalette.ColorRole.Base)
+            fts_bar, vector_bar = washed(fts_bar, base), washed(vector_bar, base)
         width = max(0, rect.width() - 2 * BAR_MARGIN)
         top = rect.top() + (rect.height() - BAR_HEIGHT) // 2
         x = rect.left() + BAR_MARGIN
         lex_w = round(width * lexical)
         vec_w = round(width * vector)
         if lex_w:
-            painter.fillRect(QRect(x, top, lex_w, BAR_HEIGHT), colours.fts_bar)
+            painter.fillRect(QRect(x, top, lex_w, BAR_HEIGHT), fts_bar)
         if vec_w:
-            painter.fillRect(QRect(x + lex_w, top, vec_w, BAR_HEIGHT), colours.vector_bar)
+            painter.fillRect(QRect(x + lex_w, top, vec_w, BAR_HEIGHT), vector_bar)
         if selected:  # the bar's blue would melt into the selection colour without an outline
             painter.save()
             painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))

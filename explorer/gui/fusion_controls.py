@@ -2,8 +2,8 @@
 
 They edit the ranking part of a :class:`SearchOptions` (the mode is the search bar's).  Every
 change emits ``changed`` at once (the window re-fuses the cached lists, no new query); "Reset"
-goes back to the defaults.  k means something only to RRF, so it is disabled for the convex
-combination.
+goes back to the defaults.  A control the chosen method ignores is greyed, and its tooltip
+says why (:func:`ignored`): k means something only to RRF.
 """
 
 from __future__ import annotations
@@ -32,14 +32,38 @@ from explorer.search.options import (
 )
 
 DEFAULTS = SearchOptions()
-METHOD_LABELS = {"rrf": "RRF", "convex": "Convex"}
+METHOD_LABELS = {"rrf": "RRF", "convex": "Convex", "calibrated": "Calibrated"}
 METHOD_TIPS = {
     "rrf": "Weighted Reciprocal Rank Fusion: Σ w / (k + rank). Sees only ranks.",
     "convex": (
         "Convex combination: Σ w · score / best score of its list (the lexical list per pass:"
         " phrase, all words, any word). Sees confidence."
     ),
+    "calibrated": (
+        "Calibrated evidence: each list's score read as evidence from 0 to 1 that means the same"
+        " for every query (the cosine against this query's spread over the vault; the lexical"
+        " pass and the share of the query's words a note holds), fused as the chance that either"
+        " list is right: 1 − (1 − w·a)(1 − w·b). A weak match stays weak: no close match is said"
+        " as such."
+    ),
 }
+#: What a weight does under each method (its tooltip).
+WEIGHT_TIPS = {
+    "calibrated": "{list} weight: scales the {list} list's evidence before fusing (1 takes it "
+    "as it is)",
+}
+
+
+def ignored(method: str) -> dict[str, str]:
+    """The settings ``method`` does not use, each with the sentence that says why."""
+    if method == "rrf":
+        return {}
+    name = METHOD_LABELS.get(method, method)
+    uses = {
+        "convex": "it adds the lists' normalised scores, not ranks",
+        "calibrated": "it fuses each list's calibrated evidence, not ranks",
+    }.get(method, "it does not use ranks")
+    return {"k": f"k is RRF's: {name} fusion does not use it ({uses})"}
 
 
 class FusionControls(QWidget):
@@ -58,7 +82,6 @@ class FusionControls(QWidget):
                 METHOD_TIPS.get(method, ""),
                 Qt.ItemDataRole.ToolTipRole,
             )
-        self.method_box.setToolTip(help_of["fusion"].capitalize())
         self.k_box = QSpinBox(self)
         self.k_box.setRange(1, 1000)
         self.k_box.setToolTip(help_of["k"])
@@ -159,7 +182,7 @@ class FusionControls(QWidget):
             self.min_rel_box.setValue(options.min_rel)
         finally:
             self._quiet = False
-        self._enable_k()
+        self._grey_ignored()
         if emit:
             self._emit()
 
@@ -170,15 +193,24 @@ class FusionControls(QWidget):
         """Show ``chosen``'s ranking settings and re-fuse."""
         self.set_options(with_ranking_of(self.options(), chosen), emit=True)
 
-    def _enable_k(self) -> None:
-        rrf = self.method_box.currentData() == "rrf"
-        self.k_box.setEnabled(rrf)
-        self.k_box.setToolTip(
-            self._help["k"] if rrf else "k is RRF's: the convex combination does not use it"
-        )
+    def _grey_ignored(self) -> None:
+        """Grey the controls the chosen method ignores, saying why in their tooltips."""
+        method = str(self.method_box.currentData())
+        why = ignored(method)
+        self.k_box.setEnabled("k" not in why)
+        self.k_box.setToolTip(why.get("k", self._help["k"]))
+        self.method_box.setToolTip(METHOD_TIPS.get(method, self._help["fusion"].capitalize()))
+        tip = WEIGHT_TIPS.get(method)
+        for box, name, label in (
+            (self.w_fts_box, "w_fts", "lexical"),
+            (self.w_vec_box, "w_vec", "vector"),
+        ):
+            box.setToolTip(
+                tip.format(list=label).capitalize() if tip else self._help[name].capitalize()
+            )
 
     def _emit(self, *_: object) -> None:
-        self._enable_k()
+        self._grey_ignored()
         if not self._quiet:
             self.changed.emit()
 

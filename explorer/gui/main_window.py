@@ -56,6 +56,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui import settings as opt
 from explorer.gui.around import AroundPanel
 from explorer.gui.compare_bar import CompareBar, Pair
+from explorer.gui.distributions import DistributionsPanel
 from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
@@ -75,6 +76,7 @@ from explorer.gui.status_widgets import (
     Banner,
     IndexStatus,
     Legend,
+    NoCloseMatch,
     banner_text,
     model_text,
     problem_text,
@@ -175,11 +177,16 @@ class MainWindow(QMainWindow):
         self.compare_bar.pinRequested.connect(self.pin_baseline)
         self.compare_bar.unpinRequested.connect(self.unpin_baseline)
         self.compare_bar.pairRequested.connect(self.compare_pair)
+        # The summary sits by the mode switch: the fusion row is the window's widest, and a
+        # laptop's 1366 px must hold it beside the Around dock.
+        search_row = QHBoxLayout()
+        search_row.setSpacing(10)
+        search_row.addWidget(self.search_bar, 1)
+        search_row.addWidget(self.summary)
         fusion_row = QHBoxLayout()
         fusion_row.addWidget(self.fusion)
         fusion_row.addWidget(self.compare_bar.pin_button)
         fusion_row.addStretch(1)
-        fusion_row.addWidget(self.summary)
 
         self.banner = Banner(central)
 
@@ -199,6 +206,8 @@ class MainWindow(QMainWindow):
         self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
         self.table.installEventFilter(self)
         self.legend = Legend(central)
+        self.no_match = NoCloseMatch(central)
+        self.distributions = DistributionsPanel(central)  # View ▸ Score Distributions
         self.empty = QLabel(central)
         self.empty.setObjectName("emptyState")
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -208,8 +217,10 @@ class MainWindow(QMainWindow):
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.setSpacing(4)
+        left_layout.addWidget(self.no_match)
         left_layout.addWidget(self.table, 1)
         left_layout.addWidget(self.empty)
+        left_layout.addWidget(self.distributions)
         left_layout.addWidget(self.legend)
 
         self.preview = PreviewPane(central)
@@ -227,7 +238,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.setSpacing(6)
-        layout.addWidget(self.search_bar)
+        layout.addLayout(search_row)
         layout.addLayout(fusion_row)
         layout.addWidget(self.banner)
         layout.addWidget(self.compare_bar)
@@ -268,7 +279,7 @@ class MainWindow(QMainWindow):
         for option, restore in (
             (opt.GEOMETRY, self.restoreGeometry),
             (opt.SPLITTER, self.splitter.restoreState),
-            (opt.HEADER, self.table.horizontalHeader().restoreState),
+            (opt.HEADER, self.table.restore_header),
         ):
             state = s.get(option)
             if not state.isEmpty():
@@ -286,7 +297,7 @@ class MainWindow(QMainWindow):
         s = self.settings
         s.set(opt.GEOMETRY, self.saveGeometry())
         s.set(opt.SPLITTER, self.splitter.saveState())
-        s.set(opt.HEADER, self.table.horizontalHeader().saveState())
+        s.set(opt.HEADER, self.table.header_state())
         s.set_search_options(self.options())
         s.set(opt.LAST_QUERY, self.search_field.text())
         s.sync()
@@ -331,6 +342,8 @@ class MainWindow(QMainWindow):
         self.lists = self.response = self.query = None
         self.last_raw = None
         self.model.clear()
+        self.no_match.show_for(None)
+        self.distributions.show_response(None, None)
         self.index_status.counts.setText("opening index…")
         session = VaultSession(path, self.data_dir, self.provider, watch=self.watch, parent=self)
         session.opened.connect(self._session_opened)
@@ -430,6 +443,8 @@ class MainWindow(QMainWindow):
             self.comparison = self._baseline_shown = None
             self.last_raw = result.raw
             self.model.clear()
+            self.no_match.show_for(None)
+            self.distributions.show_response(None, None)
             if self.baseline is not None:
                 self.compare_bar.show_comparison(self.baseline, None, "no result to compare")
             self.preview.clear()
@@ -477,6 +492,8 @@ class MainWindow(QMainWindow):
             self.compare_bar.show_comparison(baseline, self.comparison)
         self._show_grades()
         self.model.set_response(response, compare=compare, baseline=self.comparison)
+        self.no_match.show_for(response)
+        self.distributions.show_response(response, self._shown_candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self._restore_selection(self._chosen_path)
@@ -690,6 +707,7 @@ class MainWindow(QMainWindow):
     def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
         hit = self.table.current_hit()
         response = self.response
+        self.distributions.select(hit.path if hit is not None else None)
         if hit is None or response is None:
             self.preview.clear()
             return

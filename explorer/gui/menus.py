@@ -43,6 +43,7 @@ class Menus:
     tune: QAction
     why_not: QAction
     around: QAction
+    distributions: QAction
 
 
 def build_menus(window: MainWindow) -> Menus:
@@ -92,6 +93,14 @@ def build_menus(window: MainWindow) -> Menus:
     quality.setText("&Quality Panel")
     quality.setToolTip("Judged queries with nDCG@10 per mode; grade a hit with keys 0–3")
     view.addAction(quality)
+    spread = QAction("Score &Distributions", window, checkable=True)
+    spread.setChecked(True)
+    spread.setToolTip(
+        "Under the results: the query's cosine over the vault and the lexical list's bm25 by "
+        "pass, the hits marked"
+    )
+    spread.toggled.connect(window.distributions.setVisible)
+    view.addAction(spread)
     around = window.around.toggleViewAction()
     around.setText("&Around This Note")
     around.setShortcut(QKeySequence("Ctrl+Shift+A"))
@@ -122,7 +131,7 @@ def build_menus(window: MainWindow) -> Menus:
     about = QAction("&About Vault Explorer", window)
     about.triggered.connect(lambda: show_about(window))
     help_menu.addAction(about)
-    return Menus(open_vault, recent, reconcile, skipped, themes, tune, why_not, around)
+    return Menus(open_vault, recent, reconcile, skipped, themes, tune, why_not, around, spread)
 
 
 def show_syntax(parent: QWidget) -> None:

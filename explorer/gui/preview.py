@@ -71,6 +71,8 @@ from explorer.search.hybrid import Hit
 from explorer.search.query import Query
 from explorer.vault.obsidian import is_obsidian_vault
 
+#: The most of the preview's height the explain block takes (it scrolls beyond that).
+EXPLAIN_SHARE = 0.55
 #: What a rendered note that links to other notes or files has in its HTML.
 _LINKED = re.compile(r'href="vault-(?:note|missing):')
 
@@ -197,6 +199,11 @@ class PreviewPane(QWidget):
         self.explain.setObjectName("explain")
         self.explain.setOpenLinks(False)
         self.explain.setPlaceholderText("Select a hit to see why it ranks where it does.")
+        #: Whether the explain block is sized to its text; no longer once the reader drags
+        #: the handle between it and the note (their choice stays).
+        self.fit_explain = True
+        layout_of_explain = self.explain.document().documentLayout()
+        layout_of_explain.documentSizeChanged.connect(self._fit_explain)
         self.note = NoteBrowser(self)
         self.note.setObjectName("note")
         self.note.setPlaceholderText("The selected note is shown here.")
@@ -242,6 +249,7 @@ class PreviewPane(QWidget):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([120, 600])
+        self.splitter.splitterMoved.connect(self._explain_sized_by_reader)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
@@ -503,6 +511,22 @@ class PreviewPane(QWidget):
         where the reader is."""
         if self._place is not None:
             self._go(self._place, keep_scroll=True)
+
+    def _fit_explain(self) -> None:
+        """Give the explain block the height of its text (up to :data:`EXPLAIN_SHARE` of the
+        pane), so that no nested scroll bar cuts its last line; the note gets the rest."""
+        total = sum(self.splitter.sizes())
+        if total <= 0 or not self.fit_explain:
+            return
+        frame = 2 * self.explain.frameWidth()
+        text = int(self.explain.document().size().height()) + frame + 2
+        least = 2 * self.explain.fontMetrics().height() + frame  # room for the placeholder
+        wanted = max(least, min(text, int(total * EXPLAIN_SHARE)))
+        if self.splitter.sizes()[0] != wanted:
+            self.splitter.setSizes([wanted, total - wanted])
+
+    def _explain_sized_by_reader(self, _position: int, _index: int) -> None:
+        self.fit_explain = False
 
     # ------------------------------------------------------------------ links and palette
 

@@ -28,12 +28,20 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
 from explorer.display import safe_text
+from explorer.gui.evidence_text import (
+    calibrated_formula,
+    calibrated_formula_parts,
+    calibrated_lines,
+    lexical_evidence_text,
+    vector_evidence_text,
+)
 from explorer.gui.obsidian import (
     IMAGE_SUFFIXES,
     Page,
     obsidian_plugin,
 )
 from explorer.index.text import has_cjk
+from explorer.index.vectors import CosineSpread
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
 from explorer.vault.frontmatter import read_frontmatter
@@ -552,6 +560,10 @@ class ExplainContext:
     semantic_reason: str | None = None
     listing: bool = False
     extra: list[str] = field(default_factory=list)
+    #: The query's content words (what a lexical hit's coverage counts), and how its cosines
+    #: spread over the vault (what a vector hit's σ are counted from).
+    content_words: int = 0
+    spread: CosineSpread | None = None
 
 
 def explain_context(
@@ -568,13 +580,19 @@ def explain_context(
         semantic_available=response.semantic.available,
         semantic_reason=response.semantic.reason,
         listing=response.listing,
+        content_words=len(candidates.query.content_parts()) if candidates else 0,
+        spread=response.spread,
     )
 
 
 def formula(hit: Hit, options: SearchOptions) -> str:
     """The fused score with the numbers filled in, for the fusion method of ``options``:
     RRF ``1 / (10 + 1) + 0.5 / (10 + 4) = 0.12662``, convex ``0.5 × 0.873 + 0.5 × 1.000 = 0.93650``
-    (each term a list that found the hit: its weight, and its rank or its normalised score)."""
+    (each term a list that found the hit: its weight, and its rank or its normalised score),
+    calibrated ``1 − (1 − a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42460`` (each list's
+    weighted evidence)."""
+    if options.fusion == "calibrated":
+        return calibrated_formula(hit, options)
     if options.fusion == "convex":
         terms = [
             f"{weight:g} × {_normalised(hit.contributions.get(name, 0.0), weight)}"
@@ -603,6 +621,10 @@ def _normalised(contribution: float, weight: float) -> str:
 
 def formula_legend(options: SearchOptions) -> tuple[str, str]:
     """The method's name and what its terms are, for the explain block."""
+    if options.fusion == "calibrated":
+        return "Calibrated", (
+            "the chance that either list is right; a, b: each list's evidence × its weight"
+        )
     if options.fusion == "convex":
         return "Convex", (
             "w × score / best score of its list; the lexical list per pass "
@@ -612,8 +634,9 @@ def formula_legend(options: SearchOptions) -> tuple[str, str]:
 
 
 def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
-    """Why ``hit`` ranks where it does: a row per list (rank, raw score, contribution), then
-    the fusion sum with the numbers filled in."""
+    """Why ``hit`` ranks where it does: a row per list (rank, contribution) with its evidence
+    in words and numbers under it (raw score, what it is measured against, the calibrated
+    evidence), then the fusion formula with the numbers filled in."""
     if ctx.listing:
         return (
             f"<b>{_shown(hit.title)}</b><br/>"
@@ -627,36 +650,34 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         "vector": "found by the vector list only",
     }.get(hit.source or "", "")
     muted = f'style="color:{colours.muted}"'
-    rows: list[tuple[str, str, str, str]] = []  # (list, rank, raw score, contribution)
+    rows: list[tuple[str, str, str, str | None]] = []  # (list, rank, contribution, evidence)
     notes: list[str] = []
     if mode != "semantic":
         name = f'<span style="color:{colours.fts}">■</span> Lexical'
         if hit.fts_rank is not None:
-            bm25 = f"{hit.fts_score:.4f}" if hit.fts_score is not None else "—"
             rows.append(
                 (
                     name,
                     f"rank {hit.fts_rank} of {ctx.lexical_count}",
-                    f"bm25 {bm25}" + (f", {hit.fts_pass} pass" if hit.fts_pass else ""),
                     f"{hit.contributions.get('fts', 0.0):.5f}",
+                    lexical_evidence_text(hit, ctx.content_words),
                 )
             )
         else:
             depth = f"{ctx.lexical_count} candidates, depth {ctx.options.depth}"
-            rows.append((name, f"not in the list ({depth})", "", ""))
+            rows.append((name, f"not in the list ({depth})", "", None))
     if mode != "fts":
         name = f'<span style="color:{colours.vector}">■</span> Vector'
         if not ctx.semantic_available:
             reason = _shown(ctx.semantic_reason or "unavailable")
-            rows.append((name, f"unavailable ({reason})", "", ""))
+            rows.append((name, f"unavailable ({reason})", "", None))
         elif hit.vector_rank is not None:
-            cos = f"{hit.vector_score:.4f}" if hit.vector_score is not None else "—"
             rows.append(
                 (
                     name,
                     f"rank {hit.vector_rank} of {ctx.vector_count}",
-                    f"cosine {cos}",
                     f"{hit.contributions.get('vector', 0.0):.5f}",
+                    vector_evidence_text(hit, ctx.spread),
                 )
             )
             if hit.best_chunk is not None:
@@ -665,15 +686,24 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         else:
             floor = f", floor {ctx.options.min_sim:g}" if ctx.options.min_sim > 0 else ""
             depth = f"{ctx.vector_count} candidates, depth {ctx.options.depth}{floor}"
-            rows.append((name, f"not in the list ({depth})", "", ""))
+            rows.append((name, f"not in the list ({depth})", "", None))
     pad = 'style="padding-right: 14px"'
     cells = "".join(
-        f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td {pad}>{c}</td><td align=right>{d}</td></tr>"
+        (
+            f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td align=right>{c}</td></tr>"
+            if c
+            else f'<tr><td {pad}>{a}</td><td colspan="2">{b}</td></tr>'  # not in the list
+        )
+        + (
+            f'<tr><td></td><td colspan="2" style="padding-bottom: 3px">{html.escape(d)}</td></tr>'
+            if d
+            else ""
+        )
         for a, b, c, d in rows
     )
     table = (
         '<table cellspacing="0" cellpadding="1">'
-        f"<tr {muted}><td {pad}></td><td {pad}>rank</td><td {pad}>raw score</td>"
+        f"<tr {muted}><td {pad}></td><td {pad}>rank</td>"
         f"<td align=right>contribution</td></tr>{cells}</table>"
     )
     if mode != "semantic" and hit.fts_rank is not None:
@@ -682,9 +712,27 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(ctx.extra)
     method, terms = formula_legend(ctx.options)
+    if ctx.options.fusion == "calibrated":
+        # Letters, then numbers on a line of their own: one line is too wide for the pane.
+        lines = calibrated_lines(hit, ctx.options)
+        symbols, numbers = calibrated_formula_parts(hit, ctx.options)
+        if len(lines) == 1:  # one list: no "either" to speak of, and a short line
+            terms = "one list found it: its evidence × its weight"
+            fused = f"<code>fused = {html.escape(symbols)} = {html.escape(numbers)}</code>"
+        else:
+            fused = f"<code>fused = {html.escape(symbols)}</code>"
+            lines.insert(0, f"= {numbers}")
+    else:
+        lines = []
+        fused = f"<code>{html.escape(formula(hit, ctx.options))}</code>"
     return (
         f"<b>Fused rank {ctx.rank}</b> of {ctx.total} · {source}{table}"
-        f"{method}&nbsp; <code>{html.escape(formula(hit, ctx.options))}</code>"
-        f" <span {muted}>({html.escape(terms)})</span>"
+        f"{method}&nbsp; {fused} <span {muted}>({html.escape(terms)})</span>"
+        + "".join(
+            f"<br/><code>{html.escape(line)}</code>"
+            if line.startswith("=")
+            else f"<br/>{html.escape(line)}"
+            for line in lines
+        )
         + (f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else "")
     )

@@ -13,6 +13,10 @@ While a baseline is pinned (:meth:`ResultsModel.set_response` with ``baseline``)
 shows each row's rank under it and the Δ column the move against it; the baseline's rows that
 left the top follow the hits, greyed, as "gone".
 
+When no hit is a close match (``SearchResponse.close_match`` is ``False``), every row of the
+response is muted: its text in the muted colour and its tint washed toward the base colour (still
+blue or amber, quieter), and :attr:`Role.MUTED` says so.
+
 The Grade column shows the user's judgment of each hit for the current query
 (:meth:`ResultsModel.set_grades`): its grade 0–3, or a muted ``?`` on a top-10 hit of a judged
 query that has no grade yet.
@@ -34,10 +38,11 @@ from PySide6.QtCore import (
     QSortFilterProxyModel,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush, QColor, QPalette
+from PySide6.QtWidgets import QApplication
 
 from explorer.display import safe_text
-from explorer.gui.theme import Tints, tints
+from explorer.gui.theme import Tints, tints, washed
 from explorer.search.compare import GONE, Comparison
 from explorer.search.hybrid import Hit, SearchResponse
 
@@ -80,7 +85,11 @@ HEADERS = {
     Column.FTS_CONTRIB: ("Lex contrib", "w_fts / (k + lexical rank)"),
     Column.VEC_CONTRIB: ("Vec contrib", "w_vec / (k + vector rank)"),
     Column.BASE: ("Base", "Rank under the pinned baseline; — if it is not in the baseline's top"),
-    Column.SHARE: ("Share", "Each list's part of the fused score (bar length: relative to #1)"),
+    Column.SHARE: (
+        "Share",
+        "Each list's part of the fused score (bar length: relative to #1); its tooltip gives "
+        "the contributions",
+    ),
     Column.GRADE: ("Grade", "Your grade of the hit for this query (keys 0–3; Delete removes it)"),
 }
 NUMERIC = {
@@ -108,6 +117,7 @@ class Role(IntEnum):
     PATH = Qt.ItemDataRole.UserRole + 11
     TINTED = Qt.ItemDataRole.UserRole + 12
     GRADE = Qt.ItemDataRole.UserRole + 13  # int 0..3, or None (unjudged)
+    MUTED = Qt.ItemDataRole.UserRole + 14  # bool: no hit is a close match, the row is muted
 
 
 def _five(value: float) -> str:
@@ -148,10 +158,12 @@ class ResultsModel(QAbstractTableModel):
         self._base: dict[str, int] | None = None  # ranks under the pinned baseline
         self._shown = 0  # rows of the response; the baseline's gone rows follow
         self._tinted = False
+        self._muted_rows = False  # no close match: the response's rows are muted
         self._listing = False
         self._top = 0.0
         self._tints: Tints = tints()
         self._brushes: dict[str, QBrush] = {}
+        self._muted_brushes: dict[str, QBrush] = {}
         self._move_colours: dict[str, QColor] = {}
         self._text: list[list[str | None]] = []
         self._sort: list[list[Any]] = []
@@ -197,6 +209,7 @@ class ResultsModel(QAbstractTableModel):
         self._base = base
         self._shown = shown
         self._listing = bool(response and response.listing)
+        self._muted_rows = response is not None and response.close_match is False
         self._tinted = bool(
             response is not None
             and not response.listing
@@ -216,8 +229,9 @@ class ResultsModel(QAbstractTableModel):
         self._sort = [
             [self._sort_key(hit, row, col) for col in Column] for row, hit in enumerate(self._hits)
         ]
+        brushes = self._muted_brushes if self._muted_rows else self._brushes
         self._row_brush = [
-            self._brushes.get(hit.source or "") if self._tinted and row < self._shown else None
+            brushes.get(hit.source or "") if self._tinted and row < self._shown else None
             for row, hit in enumerate(self._hits)
         ]
         self._move_colour = [self._move_foreground(hit) for hit in self._hits]
@@ -260,6 +274,11 @@ class ResultsModel(QAbstractTableModel):
         return self._shown <= row < len(self._hits)
 
     @property
+    def muted(self) -> bool:
+        """Whether the response's rows are muted: none of its hits is a close match."""
+        return self._muted_rows
+
+    @property
     def tinted(self) -> bool:
         """Whether rows are tinted by source (a hybrid result with both lists)."""
         return self._tinted
@@ -283,8 +302,8 @@ class ResultsModel(QAbstractTableModel):
         )
 
     def _foreground(self, row: int, column: int) -> QColor | None:
-        if row >= self._shown:
-            return self._muted  # a baseline row that left the top
+        if row >= self._shown or self._muted_rows:
+            return self._muted  # a baseline row that left the top, or no close match
         if column == Column.MOVE:
             return self._move_colour[row]
         if column == Column.GRADE and self._unjudged(row):
@@ -305,6 +324,10 @@ class ResultsModel(QAbstractTableModel):
         self._brushes = {
             "fts": QBrush(self._tints.fts),
             "vector": QBrush(self._tints.vector),
+        }
+        base = QApplication.palette().color(QPalette.ColorRole.Base)
+        self._muted_brushes = {
+            name: QBrush(washed(brush.color(), base)) for name, brush in self._brushes.items()
         }
         dark = self._tints.dark
         self._move_colours = {
@@ -440,6 +463,8 @@ class ResultsModel(QAbstractTableModel):
             return self._tinted
         if role == Role.GRADE:
             return self._grades.get(hit.path)
+        if role == Role.MUTED:
+            return self._muted_rows
         return None
 
     def _sort_key(self, hit: Hit, row: int, col: Column) -> Any:
@@ -486,10 +511,13 @@ class ResultsModel(QAbstractTableModel):
             total = hit.fused_score
             if total <= 0:
                 return None
-            c = hit.contributions
+            lexical, vector = (
+                hit.contributions.get("fts", 0.0),
+                hit.contributions.get("vector", 0.0),
+            )
             return (
-                f"lexical {100 * c.get('fts', 0.0) / total:.0f}% · "
-                f"vector {100 * c.get('vector', 0.0) / total:.0f}%"
+                f"lexical {lexical:.5f} ({100 * lexical / total:.0f}%) · "
+                f"vector {vector:.5f} ({100 * vector / total:.0f}%) · fused {total:.5f}"
             )
         if col in (Column.TITLE, Column.PATH) and hit.snippet:
             found = {

@@ -1,5 +1,12 @@
 """The results table view: columns sized for numbers, the share bar, keyboard actions.
 
+The title takes the room the other columns leave (at least :data:`TITLE_CHARS` characters) and
+the path shares it down to :data:`PATH_CHARS` (elided in the middle); on a window too narrow for
+that, the two contribution columns step aside (their numbers are in the Share column's tooltip
+and the explain block) and come back when there is room, so the share bar is always in view
+without a horizontal scroll bar.  A path width the reader chose (dragging the column's edge) is
+theirs: kept as it is, and saved with the header (:meth:`ResultsView.header_state`).
+
 Enter (or a double click) asks to open the note; Ctrl+C asks to copy its path (instead of the
 cell text ``QAbstractItemView`` would copy).  Arrows move through hits as in any table.  Keys
 0–3 grade the selected hit for the current query and Delete (or Backspace) removes its grade;
@@ -8,8 +15,8 @@ the context menu offers the same, and Open in Obsidian when the vault is an Obsi
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence
+from PySide6.QtCore import QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -37,6 +44,12 @@ SAMPLES = {
     Column.SHARE: "▆▆▆▆▆▆▆",
     Column.GRADE: "3",
 }
+#: The least room the title gets, in average characters, before columns step aside.
+TITLE_CHARS = 26
+#: The least room the path gets (elided in the middle) while the title needs more.
+PATH_CHARS = 14
+#: Columns left out, all together, when the title would get less than :data:`TITLE_CHARS`.
+OPTIONAL = (Column.FTS_CONTRIB, Column.VEC_CONTRIB)
 #: Keys that grade the selected hit, and the grade each gives (None removes it).
 GRADE_KEYS: dict[int, int | None] = {
     Qt.Key.Key_0: 0,
@@ -80,6 +93,10 @@ class ResultsView(QTableView):
         self.doubleClicked.connect(self._activated)
         #: Whether the hits are notes of an Obsidian vault (the menu offers Open in Obsidian).
         self.obsidian_vault = False
+        self.widths: dict[Column, int] = {}  # each column's width for its sample text
+        self.crowded = False  # the optional columns are left out for lack of room
+        self.path_chosen = False  # the reader set the path's width: it is not fitted
+        self._fitting = False  # widths change by fit_columns (or a restore), not by the reader
 
     def configure_header(self) -> None:
         """Widths and stretch; call after the model is set."""
@@ -97,9 +114,95 @@ class ResultsView(QTableView):
                 metrics.horizontalAdvance(str(label or "")) + 22,  # room for the sort arrow
             )
             header.resizeSection(column, width)
+            self.widths[column] = width
         header.setSectionResizeMode(Column.TITLE, QHeaderView.ResizeMode.Stretch)
         header.setMinimumSectionSize(28)
         self.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)
+        header.sectionResized.connect(self._section_resized)
+        self.fit_columns()
+
+    def _section_resized(self, column: int, _old: int, new: int) -> None:
+        if column == Column.PATH and new > 0 and not self._fitting:
+            self.path_chosen = True
+
+    def restore_header(self, state: QByteArray) -> bool:
+        """Restore a saved header; a path width other than the default was the reader's."""
+        header = self.horizontalHeader()
+        self._fitting = True
+        try:
+            ok = header.restoreState(state)
+        finally:
+            self._fitting = False
+        width = header.sectionSize(Column.PATH)
+        self.path_chosen = bool(self.widths) and width not in (0, self.widths.get(Column.PATH))
+        self.fit_columns()
+        return bool(ok)
+
+    def header_state(self) -> QByteArray:
+        """The header to save: the path at its default width unless the reader chose one (a
+        fitted width belongs to this window's size, not to the next session's)."""
+        header = self.horizontalHeader()
+        if self.path_chosen or Column.PATH not in self.widths:
+            return header.saveState()
+        fitted = header.sectionSize(Column.PATH)
+        self._fitting = True
+        try:
+            header.resizeSection(Column.PATH, self.widths[Column.PATH])
+            state = header.saveState()
+            header.resizeSection(Column.PATH, fitted)
+        finally:
+            self._fitting = False
+        return state
+
+    def title_room(self) -> int:
+        """The least width the title gets before other columns step aside."""
+        return self.fontMetrics().averageCharWidth() * TITLE_CHARS
+
+    def fit_columns(self) -> None:
+        """Leave the optional columns out when the title would get less than
+        :meth:`title_room` with them (back in when it would not), and give the path a third of
+        the room beyond both columns' least, between :data:`PATH_CHARS` and its sample's width
+        (the title, stretched, takes the rest); a path the reader sized keeps its width."""
+        header = self.horizontalHeader()
+        if not self.widths or header.count() != len(Column):
+            return
+        room = self.viewport().width()
+        if self.path_chosen:
+            path_least = header.sectionSize(Column.PATH)
+        else:
+            chars = self.fontMetrics().averageCharWidth()
+            path_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
+        fixed = sum(
+            header.sectionSize(c)
+            for c in Column
+            if c not in (Column.TITLE, Column.PATH, *OPTIONAL) and not self.isColumnHidden(c)
+        )
+        optional = sum(self.widths[c] for c in OPTIONAL)
+        crowded = room - fixed - optional - path_least < self.title_room()
+        # The room beyond both columns' least goes a third to the path, the rest to the title.
+        spare = room - fixed - (0 if crowded else optional) - self.title_room() - path_least
+        path = min(self.widths[Column.PATH], path_least + max(0, spare) // 3)
+        self._fitting = True
+        try:
+            if crowded != self.crowded or any(self.isColumnHidden(c) != crowded for c in OPTIONAL):
+                self.crowded = crowded
+                for column in OPTIONAL:
+                    super().setColumnHidden(column, crowded)
+                    if not crowded and header.sectionSize(column) == 0:
+                        header.resizeSection(column, self.widths[column])
+            if not self.path_chosen and header.sectionSize(Column.PATH) != path:
+                header.resizeSection(Column.PATH, path)
+        finally:
+            self._fitting = False
+
+    def setColumnHidden(self, column: int, hide: bool) -> None:
+        """As Qt's, and the columns are fitted again (the Base column comes and goes)."""
+        super().setColumnHidden(column, hide)
+        self.fit_columns()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.fit_columns()
 
     def current_hit(self) -> Hit | None:
         index = self.currentIndex()

@@ -1,10 +1,13 @@
-"""The strips around the results: the degradation banner, the legend, the index status bar.
+"""The strips around the results: the degradation banner, the "no close match" line, the
+legend, the index status bar.
 
 The banner says, in words, why semantic search is not part of the result (still loading, no
 model, a model that failed, embeddings pending), and what keeps the index from following the
 vault: the machine (a full disk, no permission, a locked database: what to do) or a bug.  The
 status bar shows the index health the live index reports: notes, vectors, pending embeddings,
-model, watcher state, and a progress bar with counts and rate while it indexes or embeds.
+model, watcher state, and a progress bar with counts and rate while it indexes or embeds.  When no
+hit clears the calibrated bar (``SearchResponse.close_match`` is ``False``), one line over the
+results says so; the rows below it are muted (:mod:`explorer.gui.results_model`).
 """
 
 from __future__ import annotations
@@ -90,6 +93,24 @@ def banner_text(
     return f"<b>Semantic search is unavailable</b> — {reason_html}. {then}"
 
 
+#: The longest query the "no close match" line quotes in full (a longer one is cut with "…").
+QUOTED_QUERY = 80
+
+
+def no_close_match_text(response: SearchResponse | None) -> str | None:
+    """The line said over hits none of which is a close match (plain text), or ``None``."""
+    if response is None or response.listing or response.close_match is not False:
+        return None
+    if not response.hits:
+        return None  # the empty state says there are no results
+    query = " ".join(safe_text(response.query).split())
+    if len(query) > QUOTED_QUERY:
+        query = query[: QUOTED_QUERY - 1].rstrip() + "…"
+    semantic = response.semantic.available and response.options.mode != "fts"
+    nearest = "the nearest notes by meaning" if semantic else "the notes nearest in words"
+    return f"No close match for ‘{query}’; {nearest} are shown muted"
+
+
 def problem_text(problem: Problem) -> str:
     """What keeps the live index from following the vault, for the banner (rich text)."""
     message = html.escape(safe_text(problem.message))
@@ -133,6 +154,27 @@ class Banner(QFrame):
         self.label.setPalette(palette)
 
 
+class NoCloseMatch(QLabel):
+    """The "no close match" line: shown over results none of which is a close match."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("noCloseMatch")
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        self.setToolTip(
+            "No hit clears the calibrated bar: neither list holds strong evidence for any note "
+            "(a cosine high above this query's spread over the vault, or the query's words). "
+            "The rows are what comes nearest."
+        )
+        self.hide()
+
+    def show_for(self, response: SearchResponse | None) -> None:
+        text = no_close_match_text(response)
+        self.setText(text or "")
+        self.setVisible(text is not None)
+
+
 class Legend(QWidget):
     """What the row tints and bar colours mean: painted swatches with a frame, so that even a
     pale tint is visible as a swatch."""
@@ -148,13 +190,13 @@ class Legend(QWidget):
             ("fts", "lexical only"),
             ("vector", "vector only"),
             ("both", "both lists"),
-            ("bar", "bar: share of the fused score"),
+            ("bar", "share of the fused score"),  # by its two-colour swatch: the bar
         ):
             swatch = QLabel(self)
             label = QLabel(text, self)
             layout.addWidget(swatch)
             layout.addWidget(label)
-            layout.addSpacing(8)
+            layout.addSpacing(4)  # the legend and its note fit a laptop's results pane
             self._swatches[key] = swatch
         self.note = QLabel(self)
         self.note.setObjectName("legendNote")

@@ -71,6 +71,17 @@ def tints(palette: QPalette | None = None) -> Tints:
     return _DARK if is_dark(palette) else _LIGHT
 
 
+#: How much of a tint a muted row keeps (the rest is the base colour): still blue or amber.
+MUTED_KEEP = 0.5
+
+
+def washed(colour: QColor, toward: QColor, keep: float = MUTED_KEEP) -> QColor:
+    """``colour`` faded toward ``toward`` (the palette's base colour): a muted tint."""
+    a = (colour.red(), colour.green(), colour.blue())
+    b = (toward.red(), toward.green(), toward.blue())
+    return QColor(*(round(keep * x + (1 - keep) * y) for x, y in zip(a, b, strict=True)))
+
+
 def dark_palette() -> QPalette:
     """A dark palette for the Fusion style (used when the theme setting says dark)."""
     p = QPalette()

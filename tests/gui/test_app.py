@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.gui.app import missing_display
+from explorer.gui.app import ENV_SCREENSHOT_SIZE, SCREENSHOT_SIZE, missing_display, screenshot_size
 
 NO_DISPLAY = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
@@ -62,3 +62,12 @@ def test_which_environments_lack_a_display(env: dict[str, str], missing: bool) -
     assert (missing_display(env, "linux") is not None) == missing
     assert missing_display({}, "darwin") is None
     assert missing_display({}, "win32") is None
+
+
+def test_the_screenshot_size_comes_from_the_environment() -> None:
+    assert screenshot_size({}) == SCREENSHOT_SIZE
+    assert screenshot_size({ENV_SCREENSHOT_SIZE: "1366x768"}) == (1366, 768)
+    assert screenshot_size({ENV_SCREENSHOT_SIZE: " 1440X900 "}) == (1440, 900)
+    for bad in ("1366", "1366x", "x768", "-5x700", "100x100", "1366x768x2", "wide"):
+        with pytest.raises(ValueError, match="WIDTHxHEIGHT"):
+            screenshot_size({ENV_SCREENSHOT_SIZE: bad})

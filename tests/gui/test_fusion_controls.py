@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from explorer.gui.fusion_controls import FusionControls
-from explorer.search.options import PRESETS, SearchOptions
+from explorer.gui.fusion_controls import FusionControls, ignored
+from explorer.search.options import FUSION_METHODS, PRESETS, SearchOptions
 
 
 def test_the_controls_show_and_return_every_ranking_setting(qtbot: QtBot) -> None:
@@ -37,3 +38,32 @@ def test_a_preset_is_one_click_and_reset_goes_back(qtbot: QtBot) -> None:
     with qtbot.waitSignal(controls.changed):
         controls.reset()
     assert controls.options() == SearchOptions()
+
+
+def test_calibrated_is_offered_with_a_tooltip_and_greys_k_saying_why(qtbot: QtBot) -> None:
+    controls = FusionControls()
+    qtbot.addWidget(controls)
+    box = controls.method_box
+    index = box.findData("calibrated")
+    assert index >= 0 and box.itemText(index) == "Calibrated"
+    tip = str(box.itemData(index, Qt.ItemDataRole.ToolTipRole))
+    assert "evidence" in tip and "1 − (1 − w·a)(1 − w·b)" in tip
+    with qtbot.waitSignal(controls.changed):
+        box.setCurrentIndex(index)
+    assert controls.options().fusion == "calibrated"
+    assert not controls.k_box.isEnabled()
+    assert controls.k_box.toolTip().startswith("k is RRF's: Calibrated fusion does not use it")
+    assert box.toolTip() == tip  # the chosen method says what it does
+    assert "evidence" in controls.w_fts_box.toolTip()
+    controls.set_options(replace(controls.options(), fusion="convex"))
+    assert not controls.k_box.isEnabled() and "Convex fusion" in controls.k_box.toolTip()
+    assert "evidence" not in controls.w_fts_box.toolTip()
+    controls.set_options(replace(controls.options(), fusion="rrf"))
+    assert controls.k_box.isEnabled() and "RRF's" not in controls.k_box.toolTip()
+
+
+def test_only_rrf_uses_k() -> None:
+    assert ignored("rrf") == {}
+    for method in FUSION_METHODS:
+        if method != "rrf":
+            assert set(ignored(method)) == {"k"}

@@ -7,6 +7,7 @@ import errno
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -119,6 +120,35 @@ def test_best_chunk_is_scrolled_into_view(qtbot: QtBot, tmp_path: Path) -> None:
     html = pane.note.toHtml()
     assert "best-matching passage" in pane.note.toPlainText()
     assert "needle" in html
+
+
+def test_the_explain_block_is_as_tall_as_its_text_until_the_reader_drags(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "n.md").write_text("# N\n\nA short note.\n", encoding="utf-8")
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(380, 600)
+    pane.show()
+    pane.set_vault(vault)
+    explain = pane.explain
+    note = Hit("n.md", "N", "", 0.01, {"fts": 0.01}, 1, None, 1.0, None, "fts", None)
+    show(qtbot, pane, note)
+    short = pane.splitter.sizes()[0]
+    qtbot.waitUntil(lambda: _assert(explain.verticalScrollBar().maximum() == 0))
+    # A longer explanation (a stale note, extra lines): the block grows with it, whole.
+    ctx = ExplainContext(SearchOptions(), 1, 1, 1, 0, False, "off", extra=["more"] * 8)
+    pane.show_hit(replace(note, status="stale"), parse_query(""), ctx)
+    qtbot.waitUntil(lambda: _assert(pane.splitter.sizes()[0] > short))
+    qtbot.waitUntil(lambda: _assert(explain.verticalScrollBar().maximum() == 0))
+    # The reader drags the handle: their height stays, whatever is explained next.
+    pane.splitter.moveSplitter(60, 1)
+    chosen = pane.splitter.sizes()[0]
+    show(qtbot, pane, replace(note, path="n.md", title="Again"))
+    pane.show_hit(note, parse_query(""), ctx)
+    assert pane.splitter.sizes()[0] == chosen
 
 
 def _assert(condition: bool) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import html
 import os
 import threading
 from dataclasses import replace
@@ -28,6 +29,7 @@ from explorer.gui.render import (
     term_pattern,
     vault_links,
 )
+from explorer.index.vectors import CosineSpread
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
 from tests.hostile_parsing import laughs
@@ -153,6 +155,42 @@ def test_explain_block_has_scores_ranks_and_formula() -> None:
     degraded = ExplainContext(SEED, 1, 5, 5, 0, False, "model x is still loading")
     out = explain_html(hit(vector_rank=None, source="fts"), degraded, Colours())
     assert "unavailable (model x is still loading)" in out
+
+
+def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -> None:
+    calibrated = replace(SEED, fusion="calibrated", w_fts=1.0, w_vec=1.0)
+    spread = CosineSpread(notes=51, mean=0.12, std=0.07)
+    a, b = 0.9, 0.83
+    both = hit(
+        fts_pass="all words",
+        coverage=1.0,
+        fts_score=7.2,
+        vector_score=0.48,
+        vector_sigmas=spread.sigmas(0.48),
+        evidence={"fts": a, "vector": b},
+        fused_score=1 - (1 - a) * (1 - b),
+        contributions={"fts": a - a * b / 2, "vector": b - a * b / 2},
+    )
+    ctx = ExplainContext(calibrated, 1, 5, 5, 5, True, content_words=4, spread=spread)
+    out = html.unescape(explain_html(both, ctx, Colours()))
+    for fragment in (
+        "cosine 0.4800, 5.1 σ above this query's vault mean 0.120 → vector evidence 0.83000",
+        "all words pass, holds 4 of 4 content words, bm25 7.2000 → lexical evidence 0.90000",
+        "Calibrated",
+        "Calibrated\u00a0 <code>fused = 1 − (1 − a)(1 − b)</code>",
+        "<br/><code>= 1 − (1 − 0.90000)(1 − 0.83000) = 0.98300</code>",
+        "a = 1 × 0.90000 = 0.90000 (lexical), b = 1 × 0.83000 = 0.83000 (vector)",
+        "contributions a − ab/2 = 0.52650, b − ab/2 = 0.45650",
+    ):
+        assert fragment in out, fragment
+    assert "RRF" not in out and "Convex" not in out
+    one = replace(both, fts_rank=None, evidence={"vector": b}, fused_score=b)
+    out = html.unescape(explain_html(one, ctx, Colours()))
+    assert "<code>fused = a = 0.83000</code> <span" in out and "(one list found it:" in out
+    assert "<br/>a = 1 × 0.83000 = 0.83000 (vector): weight × evidence" in out
+    # The evidence is stated under every method (it is what "close match" is decided on).
+    out = html.unescape(explain_html(both, replace(ctx, options=SEED), Colours()))
+    assert "→ vector evidence 0.83000" in out and "a − ab/2" not in out
 
 
 def test_best_chunk_is_anchored_and_wrapped(tmp_path: Path) -> None:

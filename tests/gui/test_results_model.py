@@ -6,10 +6,12 @@ from dataclasses import replace
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import QApplication
 from pytestqt.modeltest import ModelTester
 
 from explorer.gui.results_model import ABSENT, Column, ResultsModel, ResultsProxy, Role
-from explorer.gui.theme import dark_palette, light_palette, tints
+from explorer.gui.theme import dark_palette, light_palette, tints, washed
 from explorer.search.hybrid import NoteInfo, SearchOptions, SearchResponse, fuse
 from tests.search.test_cached import candidates
 
@@ -147,3 +149,42 @@ def test_names_and_titles_are_shown_with_their_controls_escaped() -> None:
         assert "\u202e" not in shown and "\x1b" not in shown, shown
     assert "\\u202e" in tip and "<b>snip</b>" in tip
     assert model.index(0, 0).data(Role.PATH) == "evil\u202egpj.md"  # the real name, for actions
+
+
+def test_rows_are_muted_when_no_hit_is_a_close_match() -> None:
+    model = ResultsModel()
+    close = replace(response(), close_match=True)
+    model.set_response(close)
+    rows = by_path(model)
+    foreground, background = Qt.ItemDataRole.ForegroundRole, Qt.ItemDataRole.BackgroundRole
+    assert not model.muted
+    assert model.index(rows["c.md"], Column.TITLE).data(Role.MUTED) is False
+    assert model.index(rows["c.md"], Column.TITLE).data(foreground) is None
+    model.set_response(replace(close, close_match=False))
+    colours = tints()
+    assert model.muted
+    muted = model.index(0, Column.TITLE).data(foreground)
+    assert isinstance(muted, QColor) and muted.isValid()
+    for row in range(model.rowCount()):
+        assert model.index(row, Column.TITLE).data(Role.MUTED) is True
+        for column in (Column.RANK, Column.TITLE, Column.PATH, Column.FUSED, Column.VEC_RANK):
+            assert model.index(row, column).data(foreground) == muted
+    rows = by_path(model)
+    fts = model.index(rows["c.md"], Column.TITLE).data(background).color()
+    vector = model.index(rows["e.md"], Column.TITLE).data(background).color()
+    base = QApplication.palette().color(QPalette.ColorRole.Base)
+    assert fts not in (colours.fts, base) and vector not in (colours.vector, base)
+    assert fts.blue() > fts.red() and vector.red() > vector.blue()  # still blue and amber
+    model.set_response(replace(close, close_match=None))  # a listing: nothing to say
+    assert not model.muted and model.index(0, Column.TITLE).data(foreground) is None
+
+
+def test_muted_tints_stay_blue_and_amber_in_both_palettes() -> None:
+    for palette in (light_palette(), dark_palette()):
+        colours, base = tints(palette), palette.color(QPalette.ColorRole.Base)
+        fts, vector = washed(colours.fts, base), washed(colours.vector, base)
+        assert fts.blue() - fts.red() >= 12 and vector.red() - vector.blue() >= 12
+        for tint, quiet in ((colours.fts, fts), (colours.vector, vector)):
+            assert abs(quiet.lightness() - base.lightness()) < abs(
+                tint.lightness() - base.lightness()
+            )

@@ -29,6 +29,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.test_window_trust import calibrated_window, search
 from tests.sample_vault_facts import PARAPHRASE_QUERY, PARAPHRASE_TARGET, STALE_QUERY
 
 pytestmark = pytest.mark.model
@@ -105,6 +106,34 @@ def test_real_model_window(
         assert w.proxy.index(row, 0).data(Role.SOURCE) == "both"
 
     wait_for_results(qtbot, window, "zebra crossing paint", new_note_found, timeout=20_000)
+
+
+def test_gibberish_says_no_close_match_and_a_real_question_does_not(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    real_provider: EmbedderProvider,
+    seeded_sample: Path,
+) -> None:
+    window = calibrated_window(qtbot, make_window, real_provider, seeded_sample)
+    search(qtbot, window, "asdfgh qwerty")
+    assert window.response is not None and window.response.hits
+    assert window.response.close_match is False
+    assert window.no_match.isVisible() and "No close match for ‘asdfgh qwerty’" in (
+        window.no_match.text()
+    )
+    assert all(
+        window.proxy.index(row, Column.TITLE).data(Role.MUTED)
+        for row in range(window.proxy.rowCount())
+    )
+
+    search(qtbot, window, "why were the styles stale after deploy?")
+    assert window.response is not None and window.response.close_match is True
+    assert window.shown_paths()[0] == "ops/cdn-purge.md"
+    assert not window.no_match.isVisible()
+    assert not any(
+        window.proxy.index(row, Column.TITLE).data(Role.MUTED)
+        for row in range(window.proxy.rowCount())
+    )
 
 
 def test_banner_when_the_model_cannot_load(
