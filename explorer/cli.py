@@ -438,7 +438,11 @@ def build_parser(commands: Sequence[Registrar] = ()) -> argparse.ArgumentParser:
     p = sub.add_parser("gui", parents=[common], help="open the window")
     p.add_argument("vault", nargs="?", help="vault folder (default: the last one, or the sample)")
     p.add_argument("--query", default="", help="search this at start")
-    search_options.add_arguments(p, only=("mode",), notes={"mode": "default: the last one used"})
+    search_options.add_arguments(
+        p,
+        only=("mode", "fusion"),
+        notes={"mode": "default: the last one used", "fusion": "default: the last one used"},
+    )
     p.add_argument("--screenshot", metavar="PNG", help="save the window once results show, exit")
     p.set_defaults(func=cmd_gui)
 

@@ -145,6 +145,6 @@ def show_about(parent: QWidget) -> None:
         parent,
         "About Vault Explorer",
         f"<p><b>Vault Explorer</b> {__version__}</p>"
-        "<p>Hybrid search (SQLite FTS5 + embeddings, fused with weighted Reciprocal Rank "
-        "Fusion) over a folder of markdown notes, with the ranking made visible.</p>",
+        "<p>Hybrid search (SQLite FTS5 + embeddings, each list's evidence calibrated per "
+        "query and fused) over a folder of markdown notes, with the ranking made visible.</p>",
     )

@@ -129,7 +129,7 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
     requested = record_searches(window)
     explain = window.preview.explain.toPlainText()
-    assert "Convex" in explain and "best score of its list" in explain and "pass" in explain
+    assert "Calibrated" in explain and "1 − (1 − a)(1 − b)" in explain and "pass" in explain
     assert not window.fusion.k_box.isEnabled()  # k is RRF's
 
     window.fusion.method_box.setCurrentIndex(window.fusion.method_box.findData("rrf"))
@@ -140,11 +140,11 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     assert sum(top.contributions.values()) == pytest.approx(top.fused_score)
     assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
     explain = window.preview.explain.toPlainText()
-    assert "RRF" in explain and "Convex" not in explain
+    assert "RRF" in explain and "Calibrated" not in explain
     assert f"= {top.fused_score:.5f}" in explain
 
     window.fusion.reset()
-    assert window.options().fusion == SearchOptions().fusion == "convex"
+    assert window.options().fusion == SearchOptions().fusion == "calibrated"
     assert not window.fusion.k_box.isEnabled()
 
 
