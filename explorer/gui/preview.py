@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QByteArray, QEvent, QPoint, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import (
     QAction,
@@ -450,6 +451,8 @@ class PreviewPane(QWidget):
             return _Rendered(path, rendered, images=images, title=doc.title, links=links)
 
         def done(result: _Rendered) -> None:
+            if not shiboken6.isValid(self):  # the pane was closed while the note was read
+                return
             if result.links is not None and vault == self.vault:  # not one left since
                 self._links = result.links
                 if generation == self._links_generation:

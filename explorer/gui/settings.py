@@ -221,17 +221,17 @@ _V3_FUSION: dict[str, Any] = {"fusion": "convex", "w_fts": 0.3, "w_vec": 0.7, "m
 
 
 def _v4_convex_tuning_stays_convex(settings: Settings) -> None:
-    """Version 4's default fusion is calibrated, whose weights scale evidence rather than
-    normalised scores.  A person who tuned version 3's convex fusion (changed a weight or a
-    floor without choosing a method) keeps the ranking they tuned: convex, with version 3's
-    defaults for what they left alone.  Everyone else follows the new defaults."""
+    """Version 4's default fusion is calibrated, with other weights and no relative floor.  A
+    person who tuned version 3's ranking (chose a method, or changed a weight or a floor) keeps
+    the ranking they had: their values, and version 3's defaults (convex, 0.3 / 0.7, relative
+    floor 0.8) for what they left alone.  Everyone else follows the new defaults."""
     try:
         changed = json.loads(settings.get(SEARCH))
     except ValueError:
         return
-    if not isinstance(changed, dict) or "fusion" in changed:
+    if not isinstance(changed, dict) or changed.get("fusion") == "calibrated":
         return
-    if not {"w_fts", "w_vec", "min_rel", "min_sim"} & set(changed):
+    if "fusion" not in changed and not {"w_fts", "w_vec", "min_rel", "min_sim"} & set(changed):
         return
     settings.set(SEARCH, json.dumps({**_V3_FUSION, **changed}, sort_keys=True))
 

@@ -405,7 +405,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         hits,
         timings=dict(candidates.timings),
         close_match=best >= evidence.CALIBRATION.close,
-        spread=candidates.spread,
+        spread=candidates.spread if options.mode != "fts" and semantic.available else None,
     )
 
 

@@ -19,6 +19,7 @@ from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column
 from explorer.search.cached import CachedLists
 from explorer.search.compare import compare_lists, describe, rbo
+from explorer.search.evidence import CALIBRATION
 from explorer.search.hybrid import Candidates, SemanticStatus
 from explorer.search.options import PRESETS, RANKING, SearchOptions
 from explorer.search.query import MAX_QUERY_CHARS, parse_query
@@ -74,7 +75,7 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     assert "Jaccard@10 1.00 · RBO(p=0.9) 1.00" in window.compare_bar.text()
     assert window.compare_bar.text().startswith(f"vs baseline {describe(window.options())}:")
 
-    window.fusion.w_fts_box.setValue(0.0)  # through the fusion controls, as a user would
+    window.fusion.w_fts_box.setValue(0.05)  # through the fusion controls, as a user would
     after = window.shown_paths()
     assert after != before
     base_rank = {path: rank for rank, path in enumerate(before, start=1)}
@@ -226,13 +227,11 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
     wait_for_results(qtbot, window, query, compared)
     assert window.comparison is not None
     assert window.response is not None
-    best = max(h.vector_score for h in window.response.hits if h.vector_score is not None)
-    floor = SearchOptions().vector_floor(best)
-    # The seed has no similarity floor: what leaves its top is what the default's floors cut,
-    # vector-only notes whose best passage is less similar than the floor for this query.
+    # The seed has no similarity floor: what leaves its top is what the default does not count
+    # as found by meaning, vector-only notes that do not stand 1 σ above the query's vault mean.
     for row in window.comparison.gone:
-        assert row.hit.fts_rank is None and row.hit.vector_score is not None
-        assert row.hit.vector_score < floor, row.path
+        assert row.hit.fts_rank is None and row.hit.vector_sigmas is not None
+        assert row.hit.vector_sigmas < CALIBRATION.z_low, row.path
     assert f"{len(window.comparison.gone)} left the top" in window.compare_bar.text()
 
 

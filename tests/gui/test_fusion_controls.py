@@ -48,6 +48,8 @@ def test_calibrated_is_offered_with_a_tooltip_and_greys_k_saying_why(qtbot: QtBo
     assert index >= 0 and box.itemText(index) == "Calibrated"
     tip = str(box.itemData(index, Qt.ItemDataRole.ToolTipRole))
     assert "evidence" in tip and "1 − (1 − w·a)(1 − w·b)" in tip
+    assert box.currentIndex() == index  # the default
+    controls.set_options(replace(controls.options(), fusion="rrf"))
     with qtbot.waitSignal(controls.changed):
         box.setCurrentIndex(index)
     assert controls.options().fusion == "calibrated"

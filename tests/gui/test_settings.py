@@ -36,7 +36,7 @@ VERSION_1 = {  # what version 1 wrote at every close, here after a person change
 }
 
 
-TUNED_RRF = {"mode": "fts", "k": 20, "fusion": "rrf", "w_fts": 0.5, "w_vec": 0.5}
+TUNED_RRF = {"mode": "fts", "k": 20, "fusion": "rrf", "w_fts": 0.5, "w_vec": 0.5, "min_rel": 0.8}
 
 
 def test_version_1_keeps_what_was_changed_and_follows_the_defaults_elsewhere(
@@ -124,10 +124,17 @@ def test_version_2_rrf_tuning_stays_rrf_and_the_rest_follows_convex(tmp_path: Pa
         values = {"settings/version": 2, "search/options": json.dumps(changed)}
         return Settings(_store(tmp_path / name, values)).search_options()
 
-    assert SearchOptions().fusion == "convex"
-    assert upgraded("k.ini", {"k": 30}) == SearchOptions(fusion="rrf", k=30.0, w_fts=0.5, w_vec=0.5)
-    assert upgraded("w.ini", {"w_fts": 0.8}) == SearchOptions(fusion="rrf", w_fts=0.8, w_vec=0.5)
-    assert upgraded("chose.ini", {"fusion": "rrf", "k": 30}) == SearchOptions(fusion="rrf", k=30.0)
+    # (Version 4 then keeps version 3's floor for them: they tuned a ranking, it stays theirs.)
+    v3 = {"min_rel": 0.8}
+    assert upgraded("k.ini", {"k": 30}) == SearchOptions(
+        fusion="rrf", k=30.0, w_fts=0.5, w_vec=0.5, **v3
+    )
+    assert upgraded("w.ini", {"w_fts": 0.8}) == SearchOptions(
+        fusion="rrf", w_fts=0.8, w_vec=0.5, **v3
+    )
+    assert upgraded("chose.ini", {"fusion": "rrf", "k": 30}) == SearchOptions(
+        fusion="rrf", k=30.0, w_fts=0.3, w_vec=0.7, **v3
+    )
     assert upgraded("depth.ini", {"depth": 80}) == SearchOptions(depth=80)
     assert upgraded("none.ini", {}) == SearchOptions()
 

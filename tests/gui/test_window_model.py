@@ -18,7 +18,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState, shared_provide
 from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column, Role
 from explorer.gui.theme import tints
-from explorer.search.options import SearchOptions
+from explorer.search.options import PRESETS
 from tests.gui.conftest import (
     WindowFactory,
     cell,
@@ -54,13 +54,18 @@ def test_real_model_window(
     wait_for_results(qtbot, window, PARAPHRASE_QUERY, paraphrase_found)
     assert window.proxy.index(0, 0).data(Role.SOURCE) == "vector"
     assert cell(window, 0, Column.FTS_RANK) == "—" and cell(window, 0, Column.VEC_RANK) == "1"
-    default = SearchOptions()
-    assert cell(window, 0, Column.VEC_CONTRIB) == f"{default.w_vec:.5f}"  # convex: best cosine is 1
+    assert window.response is not None
+    top = window.response.hits[0]
+    # calibrated: the vector evidence (weight 1), a modest cosine far above the vault's bulk
+    assert cell(window, 0, Column.VEC_CONTRIB) == f"{top.contributions['vector']:.5f}"
+    assert 0 < top.fused_score < 1
     assert not window.banner.isVisible()
 
-    # The relative floor keeps only the clear best match here; without it the vector list's
-    # tail shows, vector-only rows painted amber: the pixels say so, not only the role.
-    assert window.proxy.rowCount() == 1
+    # The convex preset's relative floor keeps only the clear best match here; without it the
+    # vector list's tail shows, vector-only rows painted amber: the pixels say so, not only
+    # the role.
+    window.fusion.apply_preset(PRESETS["convex"])
+    qtbot.waitUntil(lambda: _assert_rows(window, 1))
     window.fusion.min_rel_box.setValue(0.0)
     assert window.proxy.rowCount() > 1
     colours = tints(window.table.palette())
@@ -126,9 +131,9 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
         for row in range(window.proxy.rowCount())
     )
 
-    search(qtbot, window, "why were the styles stale after deploy?")
+    search(qtbot, window, "how do I keep my sourdough starter alive")
     assert window.response is not None and window.response.close_match is True
-    assert window.shown_paths()[0] == "ops/cdn-purge.md"
+    assert window.shown_paths()[0] == "recipes/sourdough-starter.md"
     assert not window.no_match.isVisible()
     assert not any(
         window.proxy.index(row, Column.TITLE).data(Role.MUTED)
@@ -185,3 +190,7 @@ def test_screenshot_command_saves_the_window(
     assert "did not settle" not in proc.stderr
     image = QImage(str(target))
     assert (image.width(), image.height()) == (1440, 880)
+
+
+def _assert_rows(window: MainWindow, count: int) -> None:
+    assert window.proxy.rowCount() == count

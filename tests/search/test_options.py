@@ -183,5 +183,7 @@ def test_presets_by_name_on_the_command_line_and_in_key_value_text() -> None:
     assert parse("w_vec=0.5,preset=seed", SearchOptions(limit=9)) == replace(
         seed, w_vec=0.5, limit=9
     )
-    with pytest.raises(QueryError, match="unknown preset 'best'; choose one of default, seed"):
+    with pytest.raises(
+        QueryError, match="unknown preset 'best'; choose one of default, convex, seed"
+    ):
         parse("preset=best")
