@@ -76,15 +76,22 @@ def _collect(searcher: Searcher, queries: list[str]) -> dict[str, Candidates]:
 def collect(args: argparse.Namespace) -> None:
     provider = shared_provider(None)
     data = str(args.data_dir)
-    sets: list[tuple[str, Any]] = [
-        (
-            "sample",
-            (ROOT / "resources" / "sample-vault", ROOT / "resources/judgments/sample-vault.tsv"),
-        )
-    ]
-    if args.tldr:
+    sets: list[tuple[str, Any]] = (
+        []
+        if args.only
+        else [
+            (
+                "sample",
+                (
+                    ROOT / "resources" / "sample-vault",
+                    ROOT / "resources/judgments/sample-vault.tsv",
+                ),
+            )
+        ]
+    )
+    if args.tldr and args.only in (None, "tldr"):
         sets.append(("tldr", (Path(args.tldr), HERE / "tldr-questions.tsv")))
-    if args.scifact:
+    if args.scifact and args.only in (None, "scifact"):
         sets.append(("scifact", Path(args.scifact)))
     for name, source in sets:
         print(f"{name}: indexing", file=sys.stderr)
@@ -247,6 +254,7 @@ def main() -> None:
     c.add_argument("--data-dir", type=Path, required=True)
     c.add_argument("--tldr")
     c.add_argument("--scifact")
+    c.add_argument("--only", choices=("tldr", "scifact"), help="collect this set alone")
     c.set_defaults(func=collect)
     r = sub.add_parser("report")
     r.add_argument("--data-dir", type=Path, required=True)
