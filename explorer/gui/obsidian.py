@@ -580,10 +580,7 @@ def section(text: str, heading: str | None, block: str | None) -> str | None:
         if block:
             found = _BLOCK_ID.search(line)
             if found and heading_key(found.group(1)) == heading_key(block):
-                start = n
-                while start > 0 and lines[start - 1].strip():
-                    start -= 1
-                return "\n".join(lines[start : n + 1])
+                return "\n".join(lines[_block_start(lines, n) : n + 1])
             continue
         match = _HEADING_LINE.match(line)
         if match and heading_key(match.group(2)) == heading_key(heading or ""):
@@ -600,6 +597,24 @@ def section(text: str, heading: str | None, block: str | None) -> str | None:
                 end += 1
             return "\n".join(lines[n:end])
     return None
+
+
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
+
+
+def _block_start(lines: list[str], end: int) -> int:
+    """The first line of the block whose last line is ``end``: its paragraph, or its list item,
+    never the heading above it."""
+    start = end
+    while (
+        start > 0
+        and not _HEADING_LINE.match(lines[start])
+        and not _LIST_ITEM.match(lines[start])
+        and lines[start - 1].strip()
+        and not _HEADING_LINE.match(lines[start - 1])
+    ):
+        start -= 1
+    return start
 
 
 #: Note embeds shown in one rendered piece of a note, at most; the rest are links.

@@ -264,6 +264,21 @@ def test_section_of_a_note() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "block"),
+    [
+        ("# Title\n## Part\nThe block ^b\n", "The block ^b"),
+        ("# Title\nFirst line\nthe block ^b\n\nafter", "First line\nthe block ^b"),
+        ("## Steps\n- one\n- two\n- the block ^b\n- four", "- the block ^b"),
+        ("1. one\n2. the block\n   goes on ^b\n", "2. the block\n   goes on ^b"),
+        ("> quoted\n> block ^b\n", "> quoted\n> block ^b"),
+        ("## A heading ^b\ntext", "## A heading ^b"),
+    ],
+)
+def test_the_section_of_a_block_is_the_block_only(text: str, block: str) -> None:
+    assert section(text, None, "b") == block
+
+
+@pytest.mark.parametrize(
     "markdown",
     [
         "[[", "]]", "[[]]", "![[]]", "[[|]]", "[[#]]", "[[#^]]", "![[|x]]", "[[a|b|c]]",
