@@ -26,6 +26,7 @@ note being rendered travels in the render ``env`` as a :class:`Page`.
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
@@ -566,9 +567,14 @@ def _rgb(colour: str) -> tuple[int, int, int]:
 def callout_colours(kind: str, page: Page) -> tuple[str, str, str]:
     """(bar, wash, title) colours of a callout for the page's palette: a pale wash under dark
     text in light themes, a deep one under light text in dark themes."""
+    return _colours(kind, page.dark, page.surface)
+
+
+@functools.lru_cache(maxsize=256)  # a note of 100,000 callouts has a few kinds
+def _colours(kind: str, dark: bool, surface_colour: str) -> tuple[str, str, str]:
     _title, _icon, rgb = family(kind)
-    surface = _rgb(page.surface)
-    if page.dark:
+    surface = _rgb(surface_colour)
+    if dark:
         return _hex(rgb), _mix(rgb, surface, 0.22), _mix(rgb, (255, 255, 255), 0.55)
     return _hex(rgb), _mix(rgb, surface, 0.10), _mix(rgb, (0, 0, 0), 0.80)
 
