@@ -15,7 +15,8 @@ what goes over one is still shown, in a cheaper form that says so:
   and callout boxes): the rest of a table is its lines as text, a callout a quote;
 - :data:`EMBED_CHARS` characters of embedded notes (and :data:`EMBED_READ_CHARS` read to find
   them): an embed that would go over is a link that says why;
-- :data:`HTML_CHARS` characters of HTML: the rest of the note is not shown, a line says so;
+- :data:`HTML_CHARS` characters of HTML (a tag counting :data:`TAG_CHARS`): the rest of the
+  note is not shown, a line says so;
 - :data:`LONG_WORD` characters in a word: a longer one gets a place to break (U+200B).
 
 The block rules here (:func:`budget_plugin`) spend the nesting and table budgets while
@@ -52,9 +53,11 @@ TABLE_CHARS = 100_000
 EMBED_CHARS = 250_000
 #: Characters of notes read in one render to embed them (each note is read once).
 EMBED_READ_CHARS = 1_000_000
-#: Characters of HTML one render makes: Qt takes about a second for 3 MB of it, and a note's
-#: HTML can be fifteen times its size (a note of 400,000 embeds made 72 MB, 3 GB to hold).
+#: Characters of HTML one render makes, each tag counting :data:`TAG_CHARS` more: a note's HTML
+#: can be fifteen times its size (400,000 embeds made 72 MB, 3 GB to hold), and Qt spends on
+#: an element (10 µs, 2 KB) what it spends on some thirty characters of text.
 HTML_CHARS = 10_000_000
+TAG_CHARS = 15
 #: Characters without a space Qt is given in one word: it lays a word out in a time that grows
 #: with the square of its length (a 200 KB word took 1.5 s), so a longer one may break.
 LONG_WORD = 1_000
@@ -112,7 +115,8 @@ class BudgetRenderer(RendererHTML):
             piece = (
                 rule(tokens, i, options, env) if rule else self.renderToken(tokens, i, options, env)
             )
-            budget.html -= max(0, len(piece) - (before - budget.html))  # an embed counts its own
+            cost = len(piece) + TAG_CHARS * piece.count("<")
+            budget.html -= max(0, cost - (before - budget.html))  # an embed counts its own
             out.append(piece)
         return "".join(out)
 

@@ -15,6 +15,7 @@ from explorer.gui.budget import (
     NESTING_DEPTH,
     TABLE_CELLS,
     TABLE_CHARS,
+    TAG_CHARS,
     Budget,
 )
 from explorer.gui.render import Colours, markdown_to_safe_html, note_page
@@ -198,8 +199,15 @@ def test_a_long_word_gets_places_to_break_outside_code_blocks() -> None:
     assert word in out.replace("\u200b", "") and f"<code>{code}\n</code>" in out
 
 
+def test_formatting_spends_the_html_budget_faster_than_text() -> None:
+    text = render("plain words " * 5000, Budget(html=20_000))
+    emphasis = render("*a* " * 15000, Budget(html=20_000))
+    assert emphasis.count("<em>") < 20_000 // (2 * TAG_CHARS)  # a tag costs as much as text
+    assert "the rest of this note is not shown" in text and len(text) > len(emphasis) // 2
+
+
 def test_the_html_of_a_render_stops_at_its_budget_and_says_so() -> None:
     out = render("[[A missing note]] and more words. " * 5000, Budget(html=20_000))
-    assert 15_000 < len(out) < 21_000
+    assert 15_000 < len(out) + TAG_CHARS * out.count("<") < 21_000
     assert out.endswith("open it in your editor)</span></p>")
     assert out.count("the rest of this note is not shown") == 1
