@@ -13,23 +13,26 @@ note being rendered travels in the render ``env`` as a :class:`Page`.
 - ``![[image.png]]`` (``|200`` or ``|200x100`` sizes it) becomes an ``<img>`` whose source is
   relative to the shown note's folder (the preview's image loader decides whether it may be
   shown); ``![[Note]]`` and ``![[Note#Heading]]`` alone on a line show that note (or that
-  section) inline, one level deep: an embed inside an embed, or one that would show a note
-  already being shown, is a link instead.
+  section) inline, one level deep: an embed inside an embed, one that would show a note
+  already being shown, or one over the preview's budgets (:mod:`explorer.gui.budget`: the
+  characters embedded in one render, boxes nested too deep) is a link that says why.
 - Headings get an anchor (:func:`anchor_name`), so do paragraphs ending in ``^id``, whose id is
   not shown.
 - ``> [!type] Title`` blockquotes become callout boxes (a table, which Qt's rich text draws
   reliably, with a coloured bar), ``-`` folded (title only, a ``vault-callout:`` link unfolds
-  it), ``+`` open but foldable.
+  it), ``+`` open but foldable.  Over the budgets (boxes nested :data:`CALLOUT_DEPTH` deep, the
+  text and cells drawn in tables) a callout is a quote under its coloured title.
 """
 
 from __future__ import annotations
 
+import functools
 import html
 import os
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 from urllib.parse import quote, unquote
 
@@ -41,6 +44,13 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from explorer.display import safe_text
+from explorer.gui.budget import (
+    CALLOUT_DEPTH,
+    EMBED_CHARS,
+    EMBED_READ_CHARS,
+    NESTING_DEPTH,
+    Budget,
+)
 from explorer.vault.links import parse_wikilink
 
 NOTE_SCHEME = "vault-note"
@@ -116,7 +126,9 @@ class Page:
     ``resolve`` answers a link target (a note name, a path, an attachment's name) from the
     note ``source`` with a vault-relative path, or ``None``; ``embed`` gives a note's body
     markdown (``None``: it cannot be read).  ``base`` is the folder of the note the preview
-    shows: image sources are written relative to it, also in an embedded note."""
+    shows: image sources are written relative to it, also in an embedded note.  ``boxes`` and
+    ``nesting`` count the tables and blocks this text is drawn inside (an embed's, the best
+    passage's); ``budget`` is what the render has left to spend (:mod:`explorer.gui.budget`)."""
 
     source: str | None = None
     resolve: Resolve | None = None
@@ -129,6 +141,13 @@ class Page:
     prefix: str = ""  # makes callout ids unique across pieces and embeds
     depth: int = 0
     chain: tuple[str, ...] = ()  # the notes being shown, outermost first
+    boxes: int = 0
+    nesting: int = 0
+    budget: Budget = field(default_factory=Budget, compare=False)  # one for a whole render
+
+    def env(self) -> dict[str, object]:
+        """The render ``env`` of markdown for this page."""
+        return {"page": self, "budget": self.budget, "nesting": self.nesting}
 
     def find(self, target: str, markdown: bool = False) -> str | None:
         """What ``target`` (a wikilink's, or with ``markdown`` a markdown link's) points to."""
@@ -350,10 +369,12 @@ def _blocks(state: StateCore) -> None:
     page = _page(state.env)
     tokens = state.tokens
     out: list[Token] = []
+    around = _Around(page.boxes, page.nesting)
     i = 0
     while i < len(tokens):
         token = tokens[i]
         inline = tokens[i + 1] if i + 1 < len(tokens) else None
+        around.passing(token)
         if token.type == "heading_open" and inline is not None:
             token.meta = {**(token.meta or {}), "anchor": anchor_name(inline.content)}
         elif token.type == "paragraph_open" and inline is not None and inline.type == "inline":
@@ -361,13 +382,13 @@ def _blocks(state: StateCore) -> None:
             if found:
                 token.meta = {**(token.meta or {}), "anchor": anchor_name("^" + found.group(1))}
                 inline.content = inline.content[: found.start()].rstrip()
-            split = _split_embeds(token, inline, tokens[i + 2])
+            split = _split_embeds(token, inline, tokens[i + 2], around)
             if split is not None:
                 out.extend(split)
                 i += 3
                 continue
         elif token.type == "blockquote_open" and i + 2 < len(tokens):
-            following = _callout(page, tokens, i, out)
+            following = _callout(page, tokens, i, out, around)
             if following:
                 i = following
                 continue
@@ -376,10 +397,35 @@ def _blocks(state: StateCore) -> None:
     state.tokens = out
 
 
-def _split_embeds(opening: Token, inline: Token, closing: Token) -> list[Token] | None:
+_OPENS = frozenset({"blockquote_open", "bullet_list_open", "ordered_list_open"})
+_CLOSES = frozenset(
+    {"blockquote_close", "bullet_list_close", "ordered_list_close", "callout_close"}
+)
+
+
+@dataclass
+class _Around:
+    """The boxes (callouts drawn as tables) and the blocks (quotes, lists, callouts) around
+    the token :func:`_blocks` is at, counted from the page's own as the tokens pass."""
+
+    boxes: int
+    nesting: int
+
+    def passing(self, token: Token) -> None:
+        if token.type in _OPENS:
+            self.nesting += 1
+        elif token.type in _CLOSES:
+            self.nesting -= 1
+            if token.type == "callout_close" and token.meta.get("boxed"):
+                self.boxes -= 1
+
+
+def _split_embeds(
+    opening: Token, inline: Token, closing: Token, around: _Around
+) -> list[Token] | None:
     """A paragraph with note embeds (``![[Note]]``, not images) as its text around them and a
-    ``note_embed`` block for each, so the embedded note is shown as a block; ``None`` if it
-    has none (embeds in code spans do not count)."""
+    ``note_embed`` block for each (knowing the boxes and blocks ``around`` it), so the embedded
+    note is shown as a block; ``None`` if it has none (embeds in code spans do not count)."""
     content = inline.content
     masked = _CODE_SPAN.sub(lambda m: " " * len(m.group(0)), content)
     embeds = [m for m in _EMBED.finditer(masked) if not _is_image(_parse(m.group(1))[0])]
@@ -397,16 +443,21 @@ def _split_embeds(opening: Token, inline: Token, closing: Token) -> list[Token] 
             out += [para, piece, Token("paragraph_close", "p", -1, hidden=closing.hidden)]
         if match is not None:
             block = Token("note_embed", "", 0, content=match.group(1), map=opening.map)
-            block.meta = {"anchor": anchor if anchor and not out else None}
+            block.meta = {
+                "anchor": anchor if anchor and not out else None,
+                "boxes": around.boxes,
+                "nesting": around.nesting,
+            }
             out.append(block)
             last = match.end()
     return out
 
 
-def _callout(page: Page, tokens: list[Token], i: int, out: list[Token]) -> int:
+def _callout(page: Page, tokens: list[Token], i: int, out: list[Token], around: _Around) -> int:
     """If ``tokens[i]`` opens a callout, append its opening and title to ``out``, turn its
     closing token into the callout's end, and return the index to go on from (its content,
-    or its end when folded); else 0."""
+    or its end when folded); else 0.  It is drawn as a box while the budget allows (boxes
+    ``around`` it, the characters and cells drawn in tables), else as a quote."""
     opening, first, inline = tokens[i], tokens[i + 1], tokens[i + 2]
     if first.type != "paragraph_open" or inline.type != "inline":
         return 0
@@ -425,14 +476,19 @@ def _callout(page: Page, tokens: list[Token], i: int, out: list[Token]) -> int:
     kind, fold, title = match.group(1).lower(), match.group(2), match.group(3).strip()
     ident = f"{page.prefix}{(opening.map or [i])[0]}"
     folded = (fold == "-") != (ident in page.toggled)
+    inside = 0 if folded else sum(len(token.content) for token in tokens[i + 1 : close])
+    boxed = around.boxes < CALLOUT_DEPTH and page.budget.box(inside)
+    if boxed:
+        around.boxes += 1
     opening.type = "callout_open"
-    opening.meta = {"kind": kind, "fold": fold, "folded": folded, "id": ident}
+    opening.meta = {"kind": kind, "fold": fold, "folded": folded, "id": ident, "boxed": boxed}
     out.append(opening)
     title_token = Token("inline", "", 0, content=title or family(kind)[0], map=inline.map)
     title_token.children = []
     out.append(title_token)
     out.append(Token("callout_title_close", "", 0, meta=dict(opening.meta)))
     tokens[close].type = "callout_close"
+    tokens[close].meta = opening.meta
     if folded:
         return close
     if rest.strip():
@@ -511,9 +567,14 @@ def _rgb(colour: str) -> tuple[int, int, int]:
 def callout_colours(kind: str, page: Page) -> tuple[str, str, str]:
     """(bar, wash, title) colours of a callout for the page's palette: a pale wash under dark
     text in light themes, a deep one under light text in dark themes."""
+    return _colours(kind, page.dark, page.surface)
+
+
+@functools.lru_cache(maxsize=256)  # a note of 100,000 callouts has a few kinds
+def _colours(kind: str, dark: bool, surface_colour: str) -> tuple[str, str, str]:
     _title, _icon, rgb = family(kind)
-    surface = _rgb(page.surface)
-    if page.dark:
+    surface = _rgb(surface_colour)
+    if dark:
         return _hex(rgb), _mix(rgb, surface, 0.22), _mix(rgb, (255, 255, 255), 0.55)
     return _hex(rgb), _mix(rgb, surface, 0.10), _mix(rgb, (0, 0, 0), 0.80)
 
@@ -535,12 +596,13 @@ def _render_callout_open(
             f'<a href="{callout_url(meta["id"])}" title="{what} this callout">'
             f'<span style="color:{title}; text-decoration:none">'
         )
+    heading = f'<p style="color:{title}; font-weight:bold">{link}{mark}{icon} '
+    if not meta["boxed"]:  # over the budget: a quote under its coloured title
+        return "<blockquote>" + heading
     return (
         f'<table width="100%" cellspacing="0" cellpadding="0" bgcolor="{wash}" '
         f'style="margin-top:6px; margin-bottom:6px"><tr>'
-        f'<td width="4" bgcolor="{bar}"></td>'
-        f'<td style="padding:6px"><p style="color:{title}; font-weight:bold">'
-        f"{link}{mark}{icon} "
+        f'<td width="4" bgcolor="{bar}"></td><td style="padding:6px">{heading}'
     )
 
 
@@ -554,7 +616,7 @@ def _render_callout_title_close(
 def _render_callout_close(
     self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
 ) -> str:
-    return "</td></tr></table>"
+    return "</td></tr></table>" if tokens[idx].meta["boxed"] else "</blockquote>"
 
 
 # ----------------------------------------------------------------------------- note embeds
@@ -580,10 +642,7 @@ def section(text: str, heading: str | None, block: str | None) -> str | None:
         if block:
             found = _BLOCK_ID.search(line)
             if found and heading_key(found.group(1)) == heading_key(block):
-                start = n
-                while start > 0 and lines[start - 1].strip():
-                    start -= 1
-                return "\n".join(lines[start : n + 1])
+                return "\n".join(lines[_block_start(lines, n) : n + 1])
             continue
         match = _HEADING_LINE.match(line)
         if match and heading_key(match.group(2)) == heading_key(heading or ""):
@@ -602,31 +661,55 @@ def section(text: str, heading: str | None, block: str | None) -> str | None:
     return None
 
 
-#: Note embeds shown in one rendered piece of a note, at most; the rest are links.
-MAX_EMBEDS = 20
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-+*]|\d{1,9}[.)])(?:[ \t]|$)")
 
 
-def _note_embed_html(md: MarkdownIt, page: Page, inner: str, line: int) -> str:
+def _block_start(lines: list[str], end: int) -> int:
+    """The first line of the block whose last line is ``end``: its paragraph, or its list item,
+    never the heading above it."""
+    start = end
+    while (
+        start > 0
+        and not _HEADING_LINE.match(lines[start])
+        and not _LIST_ITEM.match(lines[start])
+        and lines[start - 1].strip()
+        and not _HEADING_LINE.match(lines[start - 1])
+    ):
+        start -= 1
+    return start
+
+
+#: What an embed's box costs of the embedding budget besides its text (about its HTML's size):
+#: a note that embeds an empty note a thousand times draws a bounded number of boxes.
+EMBED_BOX_CHARS = 500
+
+
+def _note_embed_html(
+    md: MarkdownIt, page: Page, inner: str, line: int, boxes: int, nesting: int
+) -> str:
+    """An embed (``inner``: its wikilink) at ``line`` of the token stream, with ``boxes`` and
+    ``nesting`` blocks around it: the note (or its section) in a box, or a link saying why not."""
     target, heading, block, alias = _parse(inner)
     fragment = f"^{block}" if block else heading
     path = page.find(target)
     shown = _text(shown_text(_stem(path or target), heading, block, alias))
-    if path is None or not _is_note(path):
-        return f"<p>↪ {link_html(page, target, fragment, shown)}</p>"
-    if page.depth >= 1 or path in page.chain or page.embed is None:
-        why = (
-            "already shown"
-            if path in page.chain
-            else "an embed inside an embed"
-            if page.depth >= 1
-            else f"more than {MAX_EMBEDS} embeds"
-        )
-        return (
-            f"<p>↪ {link_html(page, target, fragment, shown)} "
-            f'<span style="color:{page.muted}">({why}: shown as a link)</span></p>'
-        )
-    text = page.embed(path)
-    part = section(text, heading, block) if text is not None else None
+    link = link_html(page, target, fragment, shown)
+    if path is None or not _is_note(path) or page.embed is None:
+        return f"<p>↪ {link}</p>"
+    why = _not_embedded(page, path, boxes, nesting)
+    text, part = None, None
+    if why is None:
+        text, why = _read(page, path)
+    if text is not None:
+        key = (path, heading, block)  # a note embedded a thousand times is cut up once
+        if key not in page.budget.parts:
+            page.budget.parts[key] = section(text, heading, block)
+        part = page.budget.parts[key]
+    if why is None and len(part or "") + EMBED_BOX_CHARS > page.budget.embedded:
+        why = f"over the {EMBED_CHARS:,} characters the preview embeds"
+    if why is not None:
+        return f'<p>↪ {link} <span style="color:{page.muted}">({why}: shown as a link)</span></p>'
+    page.budget.embedded -= len(part or "") + EMBED_BOX_CHARS
     if text is None:
         body = f'<p style="color:{page.muted}"><i>cannot be read</i></p>'
     elif part is None:
@@ -639,8 +722,10 @@ def _note_embed_html(md: MarkdownIt, page: Page, inner: str, line: int) -> str:
             depth=page.depth + 1,
             chain=(*page.chain, path),
             prefix=f"{page.prefix}e{line}-",
+            boxes=boxes + 1,
+            nesting=nesting + 1,
         )
-        body = md.render(part, {"page": inner_page})
+        body = md.render(part, inner_page.env())
     surface = _rgb(page.surface)
     wash = _mix((128, 128, 128), surface, 0.14 if page.dark else 0.07)
     bar = _mix((128, 128, 128), surface, 0.7)
@@ -648,9 +733,32 @@ def _note_embed_html(md: MarkdownIt, page: Page, inner: str, line: int) -> str:
         f'<table width="100%" cellspacing="0" cellpadding="0" bgcolor="{wash}" '
         f'style="margin-top:6px; margin-bottom:6px"><tr>'
         f'<td width="3" bgcolor="{bar}"></td><td style="padding:6px">'
-        f'<p style="color:{page.muted}; font-size:small">embedded from '
-        f"{link_html(page, target, fragment, shown)}</p>{body}</td></tr></table>"
+        f'<p style="color:{page.muted}; font-size:small">embedded from {link}</p>'
+        f"{body}</td></tr></table>"
     )
+
+
+def _not_embedded(page: Page, path: str, boxes: int, nesting: int) -> str | None:
+    """Why the note ``path`` is not shown where it is embedded (``None``: it may be)."""
+    if path in page.chain:
+        return "already shown"
+    if page.depth >= 1:
+        return "an embed inside an embed"
+    if boxes >= CALLOUT_DEPTH or nesting >= NESTING_DEPTH:
+        return "nested too deeply"
+    return None
+
+
+def _read(page: Page, path: str) -> tuple[str | None, str | None]:
+    """``(text, None)``: the body of the note ``path`` (``None``: it cannot be read), read once
+    in a render; ``(None, why)`` when the render has read all it may for embeds."""
+    budget = page.budget
+    if path not in budget.notes:
+        if budget.read <= 0 or page.embed is None:
+            return None, f"over the {EMBED_READ_CHARS:,} characters read for embeds"
+        text = budget.notes[path] = page.embed(path)
+        budget.read -= len(text or "")
+    return budget.notes[path], None
 
 
 # ----------------------------------------------------------------------------- the plugin
@@ -666,16 +774,12 @@ def obsidian_plugin(md: MarkdownIt) -> None:
         self: RendererHTML, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType
     ) -> str:
         token = tokens[idx]
-        anchor = (token.meta or {}).get("anchor")
+        meta = token.meta or {}
+        anchor = meta.get("anchor")
         out = f'<a name="{html.escape(anchor)}"></a>' if anchor else ""
-        page = _page(env)
-        count = env.get("embeds", 0) if isinstance(env, dict) else MAX_EMBEDS
-        if count >= MAX_EMBEDS:  # a note that embeds a big note a thousand times
-            page = replace(page, embed=None)
-        elif isinstance(env, dict):
-            env["embeds"] = count + 1
         line = idx  # its place in the stream: callout ids inside stay apart
-        return out + _note_embed_html(md, page, token.content, line)
+        boxes, nesting = meta.get("boxes", 0), meta.get("nesting", 0)
+        return out + _note_embed_html(md, _page(env), token.content, line, boxes, nesting)
 
     rules = md.add_render_rule
     rules("wikilink", _render_wikilink)

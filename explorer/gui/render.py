@@ -19,15 +19,15 @@ import os
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
 import nh3
 from markdown_it import MarkdownIt
-from markdown_it.rules_block import StateBlock
 
 from explorer.display import safe_text
+from explorer.gui.budget import Budget, BudgetRenderer, break_long_words, budget_plugin
 from explorer.gui.evidence_text import (
     calibrated_formula,
     calibrated_formula_parts,
@@ -137,42 +137,12 @@ def load_note(vault: Path, rel: str) -> NoteDocument:
 
 
 def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    options = {"html": False, "linkify": False, "typographer": False}
+    md = MarkdownIt("commonmark", options, renderer_cls=BudgetRenderer)
     md.enable(["table", "strikethrough"])
-    md.block.ruler.before("table", "flatten_deep", _flatten_deep)
+    md.use(budget_plugin)
     md.use(obsidian_plugin)
     return md
-
-
-#: Blocks this many levels below the nesting limit are shown flat.  A list level is two
-#: (the list and its item), a quote one; no block rule opens more than two before it parses
-#: its content, so the limit itself is never reached.
-_FLATTEN_MARGIN = 4
-
-
-def _flatten_deep(state: StateBlock, start: int, end: int, silent: bool) -> bool:
-    """Near markdown-it's nesting limit (``maxNesting``), take the block as plain lines.
-
-    At the limit markdown-it skips the rest of the note ("not an ordinary situation"), so the
-    text after a list nested ten levels deep would vanish.  Here the lines of a block that deep
-    (up to a blank line or a line that belongs to an outer block) become one paragraph, a line
-    break for each line, markers and all: everything is shown, flattened.
-    """
-    if silent or state.level < state.md.options.maxNesting - _FLATTEN_MARGIN:
-        return False
-    line = start + 1
-    while line < end and not state.isEmpty(line) and state.sCount[line] >= state.blkIndent:
-        line += 1
-    lines = [state.getLines(n, n + 1, state.blkIndent, False).strip() for n in range(start, line)]
-    state.line = line
-    token = state.push("paragraph_open", "p", 1)
-    token.map = [start, line]
-    token = state.push("inline", "", 0)
-    token.content = "\\\n".join(lines)  # a backslash at the end of a line: a hard break
-    token.map = [start, line]
-    token.children = []
-    state.push("paragraph_close", "p", -1)
-    return True
 
 
 _MD = _markdown()
@@ -182,7 +152,7 @@ def markdown_to_safe_html(text: str, page: Page | None = None) -> str:
     """Markdown rendered and sanitised: only formatting tags, links and local images survive.
     ``page`` says which note this is (its links resolve from it); without one, wikilinks show
     as unresolved and embeds as links."""
-    raw = _MD.render(text, {"page": page or Page()})
+    raw = _MD.render(text, (page or Page()).env())
     clean = nh3.clean(
         raw,
         tags=_ALLOWED_TAGS,
@@ -193,7 +163,7 @@ def markdown_to_safe_html(text: str, page: Page | None = None) -> str:
         url_schemes=_URL_SCHEMES,
         link_rel=None,
     )
-    return _block_remote_images(_qt_tables(clean))
+    return _block_remote_images(_qt_tables(break_long_words(clean)))
 
 
 _IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)
@@ -376,11 +346,13 @@ def render_note(
     colours: Colours,
     links: VaultLinks | None = None,
     toggled: frozenset[str] = frozenset(),
+    budget: Budget | None = None,
 ) -> str:
     """The preview HTML of ``doc``: header, body, the best chunk marked and anchored.
 
     ``links`` resolves the note's links and embeds (without it they show as unresolved);
-    ``toggled`` names the callouts the reader folded or unfolded."""
+    ``toggled`` names the callouts the reader folded or unfolded.  The pieces of the note
+    spend one ``budget`` (:mod:`explorer.gui.budget`), the best passage first."""
     body_start = doc.body_start
     text = doc.text
     chunk = hit.best_chunk if hit is not None else None
@@ -395,15 +367,19 @@ def render_note(
         pieces = [(text[body_start:], False)]
     pattern = term_pattern(query) if query is not None else None
     style = f"background-color:{colours.highlight}; color:{colours.highlight_text}"
-    out = [_header(doc, colours)]
-    for number, (piece, best) in enumerate(pieces):
+    budget = budget or Budget()
+    shown: dict[int, str] = {}
+    for number in sorted(range(len(pieces)), key=lambda n: not pieces[n][1]):
+        piece, best = pieces[number]
         if not piece.strip():
             continue
-        page = note_page(doc.path, colours, links, toggled, prefix=f"{number}-")
+        page = note_page(doc.path, colours, links, toggled, prefix=f"{number}-", budget=budget)
+        if best:  # inside the best passage's box
+            page = replace(page, boxes=1, nesting=1)
         rendered = highlight(markdown_to_safe_html(piece, page), pattern, style)
         if best:
             score = f" · cosine {hit.vector_score:.4f}" if hit and hit.vector_score else ""
-            out.append(
+            rendered = (
                 f'<a name="{BEST_ANCHOR}"></a>'
                 f'<p style="color:{colours.muted}; font-size:small">'
                 f"▼ best-matching passage (vector list){score}</p>"
@@ -411,9 +387,8 @@ def render_note(
                 f'style="background-color:{colours.chunk}">'
                 f"<tr><td>{rendered}</td></tr></table>"
             )
-        else:
-            out.append(rendered)
-    return "".join(out)
+        shown[number] = rendered
+    return _header(doc, colours) + "".join(shown[n] for n in sorted(shown))
 
 
 def note_page(
@@ -422,8 +397,10 @@ def note_page(
     links: VaultLinks | None,
     toggled: frozenset[str] = frozenset(),
     prefix: str = "",
+    budget: Budget | None = None,
 ) -> Page:
-    """What the markdown plugins need to render the note ``path`` in the preview."""
+    """What the markdown plugins need to render the note ``path`` in the preview (``budget``:
+    what the render it is a piece of has left to spend)."""
     return Page(
         source=path,
         resolve=links.resolve if links is not None else None,
@@ -435,6 +412,7 @@ def note_page(
         toggled=toggled,
         prefix=prefix,
         chain=(path,),
+        budget=budget or Budget(),
     )
 
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.gui.budget import CALLOUT_DEPTH, EMBED_CHARS, EMBED_READ_CHARS
 from explorer.gui.obsidian import (
-    MAX_EMBEDS,
     Page,
     anchor_name,
     callout_colours,
@@ -264,6 +264,21 @@ def test_section_of_a_note() -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "block"),
+    [
+        ("# Title\n## Part\nThe block ^b\n", "The block ^b"),
+        ("# Title\nFirst line\nthe block ^b\n\nafter", "First line\nthe block ^b"),
+        ("## Steps\n- one\n- two\n- the block ^b\n- four", "- the block ^b"),
+        ("1. one\n2. the block\n   goes on ^b\n", "2. the block\n   goes on ^b"),
+        ("> quoted\n> block ^b\n", "> quoted\n> block ^b"),
+        ("## A heading ^b\ntext", "## A heading ^b"),
+    ],
+)
+def test_the_section_of_a_block_is_the_block_only(text: str, block: str) -> None:
+    assert section(text, None, "b") == block
+
+
+@pytest.mark.parametrize(
     "markdown",
     [
         "[[", "]]", "[[]]", "![[]]", "[[|]]", "[[#]]", "[[#^]]", "![[|x]]", "[[a|b|c]]",
@@ -314,7 +329,49 @@ def test_vault_links_update_only_the_notes_that_changed(tmp_path: Path) -> None:
     assert links.resolve("gone") == "gone.md"  # the old links are unchanged
 
 
-def test_a_note_embedded_many_times_is_shown_a_bounded_number_of_times() -> None:
-    out = render("\n\n".join(["![[Embedded note]]"] * (MAX_EMBEDS + 5)))
-    assert out.count("First part.") == MAX_EMBEDS
-    assert out.count(f"more than {MAX_EMBEDS} embeds") == 5
+class Counting(Links):
+    """Links whose notes are read by embeds: how often each was read."""
+
+    def __init__(self, texts: dict[str, str]) -> None:
+        super().__init__(texts)
+        self.reads: dict[str, int] = {}
+
+    def embed(self, path: str) -> str | None:
+        self.reads[path] = self.reads.get(path, 0) + 1
+        return super().embed(path)
+
+
+def test_embeds_spend_a_budget_of_characters_the_rest_are_links_that_say_why() -> None:
+    big = "A line of the big note.\n\n" * (1_000_000 // 25)  # 1 MB, as in the issue
+    links = Counting({"Embedded note.md": big})
+    out = render("# Twenty embeds\n\n" + "![[Embedded note]]\n\n" * 20, links=links)
+    assert "A line of the big note." not in out
+    why = f"over the {EMBED_CHARS:,} characters the preview embeds: shown as a link"
+    assert out.count(why) == 20
+    assert out.count('href="vault-note:Embedded%20note.md"') == 20
+    assert links.reads == {"Embedded note.md": 1}  # read once, not twenty times
+
+
+def test_embeds_that_fit_are_shown_until_the_budget_is_spent() -> None:
+    part = "Some words of the embedded note.\n\n" * (EMBED_CHARS // 3 // 34)
+    out = render("![[Embedded note]]\n\n" * 5, links=Links({"Embedded note.md": part}))
+    shown = out.count("embedded from")
+    assert shown == 2 and shown * len(part) <= EMBED_CHARS
+    assert out.count("characters the preview embeds: shown as a link") == 3
+
+
+def test_notes_read_for_embeds_are_bounded_too() -> None:
+    texts = {f"Big {n}.md": "x" * (EMBED_CHARS + 1) for n in range(100)}
+    links = Counting(texts)
+    links.resolver = Resolver([(name, []) for name in texts], [])
+    out = render("".join(f"![[Big {n}#Small]]\n\n" for n in range(100)), links=links)
+    assert sum(links.reads.values()) <= EMBED_READ_CHARS // (EMBED_CHARS + 1) + 1
+    assert f"over the {EMBED_READ_CHARS:,} characters read for embeds: shown as a link" in out
+
+
+def test_an_embed_nested_in_boxes_to_the_budget_is_a_link() -> None:
+    quote = "> " * CALLOUT_DEPTH
+    callouts = "".join("> " * d + "[!note] Box\n" for d in range(1, CALLOUT_DEPTH + 1))
+    out = render(callouts + quote + "![[Embedded note]]\n")
+    assert "First part." not in out
+    assert "nested too deeply: shown as a link" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import subprocess
 import sys
 from dataclasses import replace
@@ -12,14 +13,23 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
-from PySide6.QtGui import QDesktopServices, QImage, QPixmap, QTextCursor, QTextDocument
+from PySide6.QtGui import (
+    QDesktopServices,
+    QImage,
+    QPixmap,
+    QTextCursor,
+    QTextDocument,
+    QTextFrame,
+)
 from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
+from explorer.gui.budget import CALLOUT_DEPTH, EMBED_CHARS, LONG_WORD
 from explorer.gui.preview import NoteBrowser, PreviewPane
 from explorer.gui.render import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
+from tests.gui.conftest import SAFETY_MS
 
 
 class UrlRecorder(QObject):
@@ -304,3 +314,51 @@ def test_an_image_the_vault_does_not_own_shows_as_nothing_and_blocks_nothing(
     assert len(good) == 1 and _is_picture(good[0]), images  # the vault's own image shows
     assert all(_is_empty_image(value) for value in bad), images
     assert "[image not shown, " in pane.note.toPlainText()  # and the reader is told why
+
+
+# ----------------------------------------------------------------------------- budgets
+
+
+def _hostile_note(kind: str, vault: Path) -> str:
+    """The issue's hostile notes: callouts nested 1,000 deep; a 217-byte note that embeds a
+    1 MB note twenty times; and a word of 2 MB (a pasted blob)."""
+    if kind == "callouts":
+        return "".join("> " * d + f"[!note] Level {d}\n" for d in range(1, 1001))
+    if kind == "word":
+        return "x" * 2_000_000 + " the end\n"
+    (vault / "big.md").write_text("A line of the big note.\n\n" * 40_000, encoding="utf-8")
+    return ("# Twenty embeds of a big note\n\n" + "![[big]]\n\n" * 20).ljust(216) + "\n"
+
+
+def _frame_depth(frame: QTextFrame) -> int:
+    """How deep the frames (tables) of a document nest, the root frame not counted."""
+    return max((1 + _frame_depth(child) for child in frame.childFrames()), default=0)
+
+
+@pytest.mark.parametrize("kind", ["callouts", "embeds", "word"])
+def test_hostile_notes_are_shown_within_the_budgets(
+    qtbot: QtBot, tmp_path: Path, kind: str
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "n.md").write_text(_hostile_note(kind, vault), encoding="utf-8")
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(600, 500)
+    pane.show()
+    pane.set_vault(vault)
+    # Before the budgets the first never finished: Qt's layout held the GUI thread.
+    pane.show_hit(make_hit("n.md"), None, ExplainContext(SearchOptions(), 1, 1, 1, 0, False))
+    qtbot.waitUntil(lambda: _assert(pane.shown_path == "n.md"), timeout=SAFETY_MS)
+    document = pane.note.document()
+    assert document.size().height() > 0  # laid out
+    assert _frame_depth(document.rootFrame()) <= CALLOUT_DEPTH
+    shown = pane.note.toPlainText()
+    assert max(len(word) for word in re.split(r"[\s\u200b]+", shown)) <= LONG_WORD
+    if kind == "callouts":
+        assert "Level 1000" in shown
+    elif kind == "word":
+        assert "x" * 2_000_000 + " the end" in shown.replace("\u200b", "")
+    else:
+        assert shown.count("characters the preview embeds: shown as a link") == 20
+        assert len(shown) < EMBED_CHARS

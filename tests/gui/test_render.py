@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.gui.budget import EMBED_CHARS, Budget
 from explorer.gui.render import (
     BEST_ANCHOR,
     Colours,
@@ -218,6 +219,33 @@ def test_the_preview_reads_frontmatter_as_the_index_does(tmp_path: Path) -> None
     assert len(doc.warnings) == 1 and "`status`" in doc.warnings[0]
     assert doc.text[doc.body_start :].startswith("# Laughing note")
     assert vault_links(tmp_path).notes == {"aliases.md": [], "status.md": []}
+
+
+def test_the_pieces_of_a_note_share_one_embed_budget(tmp_path: Path) -> None:
+    part = "Words of the embedded note.\n\n" * (EMBED_CHARS // 3 // 29 + 1)  # two fit
+    (tmp_path / "e.md").write_text(part, encoding="utf-8")
+    embeds = "![[e]]\n\n" * 3
+    text = f"# Title\n\n{embeds}The best passage.\n\n{embeds}Last.\n\n{embeds}"
+    (tmp_path / "n.md").write_text(text, encoding="utf-8")
+    doc = load_note(tmp_path, "n.md")
+    start = doc.text.index("The best")
+    chunk = (start, doc.text.index("Last.") + 5)  # three pieces, three embeds in each
+    out = render_note(doc, hit(best_chunk=chunk), None, Colours(), vault_links(tmp_path))
+    assert out.count("embedded from") == 2  # not two in each piece
+    assert out.count("characters the preview embeds: shown as a link") == 7
+
+
+def test_the_best_passage_is_shown_when_the_html_budget_runs_out_before_it(tmp_path: Path) -> None:
+    text = "# Long\n\n" + "A paragraph before the passage.\n\n" * 2000 + "The best passage.\n"
+    (tmp_path / "n.md").write_text(text, encoding="utf-8")
+    doc = load_note(tmp_path, "n.md")
+    start = doc.text.index("The best")
+    best = hit(best_chunk=(start, start + len("The best passage.")))
+    out = render_note(doc, best, None, Colours(), budget=Budget(html=20_000))
+    assert f'name="{BEST_ANCHOR}"' in out and "The best passage." in out
+    assert out.count("the rest of this note is not shown") == 1
+    assert out.count("A paragraph before") < 2000
+    assert out.index("A paragraph before") < out.index("The best passage.")
 
 
 def test_filter_links_round_trip() -> None:
