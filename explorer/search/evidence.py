@@ -45,11 +45,11 @@ class Calibration:
     #: words, any word).
     passes: tuple[float, float, float] = (1.0, 0.9, 0.9)
     #: Coverage is raised to this power: a note holding half the words gets 0.5 ** power.
-    coverage_power: float = 2.0
+    coverage_power: float = 1.0
     #: How much bm25 (relative to the best of its pass) moves the lexical evidence.
-    bm25_share: float = 0.3
+    bm25_share: float = 0.8
     #: The fused score a query's best hit needs for a close match.
-    close: float = 0.5
+    close: float = 0.6
 
 
 CALIBRATION = Calibration()

@@ -12,7 +12,7 @@ Why the defaults are what they are: the ``calibrated`` fusion (:mod:`explorer.se
 turns each list's scores into evidence that means the same across queries (a cosine measured
 against this query's spread over the vault, a lexical hit by its pass and its coverage of the
 query's words) and fuses it as a noisy-OR, so a weak match stays weak and "no close match" can
-be said.  Its constants and the lexical weight 0.6 were chosen on the dev halves of three judged
+be said.  Its constants and the lexical weight 0.8 were chosen on the dev halves of three judged
 sets (the sample vault's questions, the tldr questions, SciFact train's claims) and are
 reported on their test halves (README "Figures"; ``benchmarks/calibrate.py``).  No similarity
 floor: the evidence of a lukewarm cosine is small already.  ``k`` is RRF's and unused by the
@@ -46,7 +46,7 @@ class SearchOptions:
     mode: str = "hybrid"
     fusion: str = "calibrated"
     k: float = 10.0
-    w_fts: float = 0.6
+    w_fts: float = 0.8
     w_vec: float = 1.0
     depth: int = 50
     min_sim: float = 0.0
