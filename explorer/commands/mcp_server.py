@@ -161,7 +161,7 @@ class RelatedArgs(_Arguments):
 
 
 class NoArgs(_Arguments):
-    pass
+    """A tool that takes no arguments (``status``): any given is an error."""
 
 
 def _options(args: BaseModel) -> search_options.SearchOptions:
