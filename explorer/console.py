@@ -1,7 +1,7 @@
 """What every command shares with a person at a terminal: usage errors, lines of text and JSON
 that are safe to print, numbers that must be finite, the vault named on the command line, and
-progress bars.  Used by :mod:`explorer.cli`, :mod:`explorer.watch_cli` and
-:mod:`explorer.evaluate.cli` alike, so none of them imports another."""
+progress bars.  Used by every command (:mod:`explorer.commands`) and by the benchmark's progress
+(:mod:`explorer.evaluate.bench`)."""
 
 from __future__ import annotations
 

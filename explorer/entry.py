@@ -1,9 +1,9 @@
 """The program: every command of ``vault-explorer``, the window included.
 
 The one module above all the layers (``explorer.gui`` → ``explorer.commands`` →
-``explorer.cli`` / ``watch_cli`` / ``evaluate`` → ``live`` → ``search`` → ``index`` →
-``vault`` / ``embed``): it puts the commands
-together, so that none of the layers has to import a layer above it.
+``explorer.evaluate`` → ``live`` → ``search`` → ``index`` → ``vault`` / ``embed``): it hands the
+window to the commands' parser (:mod:`explorer.commands.program`), so that none of the layers
+has to import a layer above it.
 """
 
 from __future__ import annotations
@@ -11,10 +11,8 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from explorer import cli, related_cli, watch_cli
-from explorer.commands import mcp as mcp_command
+from explorer.commands import program
 from explorer.console import UsageError
-from explorer.evaluate import cli as evaluate_cli
 
 
 def run_window(args: argparse.Namespace) -> int:
@@ -28,13 +26,4 @@ def run_window(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``vault-explorer``."""
-    return cli.main(
-        argv,
-        commands=(
-            watch_cli.register,
-            related_cli.register,
-            evaluate_cli.register,
-            mcp_command.register,
-        ),
-        gui=run_window,
-    )
+    return program.main(argv, gui=run_window)

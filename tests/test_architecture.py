@@ -1,10 +1,13 @@
-"""The core has no Qt: everything outside explorer/gui/ imports without PySide6."""
+"""The shape of the code: the core has no Qt (everything outside explorer/gui/ imports without
+PySide6), the layers of pyproject.toml hold, and a test module imports no other test module."""
 
 from __future__ import annotations
 
+import ast
 import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
 import explorer
 
@@ -19,7 +22,7 @@ def _core_modules() -> list[str]:
 
 def test_core_imports_without_qt() -> None:
     modules = _core_modules()
-    assert "explorer.search.hybrid" in modules and "explorer.cli" in modules
+    assert "explorer.search.hybrid" in modules and "explorer.commands.program" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
@@ -35,8 +38,6 @@ def test_core_imports_without_qt() -> None:
 def test_layers_without_cycles_as_import_linter_sees_them() -> None:
     """The contracts in pyproject.toml: entry → gui → commands → live → search → index →
     vault/embed, no Qt below the window, no import cycle between sibling modules."""
-    from pathlib import Path
-
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run(
         [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()"],
@@ -46,3 +47,41 @@ def test_layers_without_cycles_as_import_linter_sees_them() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
+
+
+def imported_test_modules(tree: ast.Module) -> set[str]:
+    """The test modules (``test_*``) that the module ``tree`` imports, by dotted name."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = "." * node.level + (node.module or "")
+            names.add(base)
+            joined = base if base.endswith(".") else base + "."
+            names.update(joined + alias.name for alias in node.names)
+    return {n for n in names if any(part.startswith("test_") for part in n.split("."))}
+
+
+def test_no_test_module_imports_another() -> None:
+    """What tests share lives in helper modules and fixtures (``conftest.py``), never in a test
+    module: importing one runs its imports and fixtures in another's namespace, and moving or
+    marking one test file changes what the other sees."""
+    tests = Path(__file__).resolve().parent
+    found = {
+        str(path.relative_to(tests.parent)): sorted(imported)
+        for path in sorted(tests.rglob("*.py"))
+        if (imported := imported_test_modules(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert found == {}
+
+
+def test_every_form_of_importing_a_test_module_is_seen() -> None:
+    def seen(code: str) -> set[str]:
+        return imported_test_modules(ast.parse(code))
+
+    assert seen("import tests.search.test_cached") == {"tests.search.test_cached"}
+    assert "tests.gui.test_preview" in seen("from tests.gui.test_preview import shown_images")
+    assert ".test_runner" in seen("from .test_runner import write_beir")
+    assert seen("from . import test_runner") == {".test_runner"}
+    assert seen("from tests.waiting import wait_until\nimport pytest") == set()

@@ -1,3 +1,4 @@
-"""The commands of ``vault-explorer``, one module each, each with its ``register(sub, common)``
-(the convention of :mod:`explorer.watch_cli` and :mod:`explorer.related_cli`, which move here
-in time); :mod:`explorer.entry` puts them together."""
+"""The commands of ``vault-explorer``, one module each (``index``, ``search``, ``explain``,
+``compare``, ``status``, ``watch``, ``related``, ``eval``, ``bench``, ``mcp``, ``gui``), each
+with its ``register(sub, common)``; what they share is in :mod:`explorer.commands.common`, and
+:mod:`explorer.commands.program` puts them in one parser."""

@@ -16,7 +16,6 @@ it serves, and logs go to stderr.
 
 from __future__ import annotations
 
-import argparse
 import html
 import logging
 import os
@@ -51,12 +50,12 @@ from mcp.types import (
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from explorer import __version__
-from explorer.cli import explain as explain_error
+from explorer.commands.common import error_line
+from explorer.commands.related import LINK_MARK
 from explorer.commands.vault_reader import VaultReader
 from explorer.console import EnvironmentProblem, UsageError
 from explorer.display import safe_text
 from explorer.index.db import IndexError_
-from explorer.related_cli import LINK_MARK
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
 from explorer.search.hybrid import SemanticUnavailable
@@ -319,8 +318,7 @@ def build_server(reader: VaultReader) -> Server[Any]:
         except USER_ERRORS as exc:
             return _error(str(exc))
         except MACHINE_ERRORS as exc:
-            where = argparse.Namespace(vault=str(reader.vault), data_dir=reader.data)
-            return _error(explain_error(exc, where))
+            return _error(error_line(exc, reader.vault, reader.data))
         except Exception as exc:  # a bug: said, logged, and the server goes on
             log.exception("%s failed", spec.name)
             return _error(f"{spec.name} failed: {type(exc).__name__}: {exc}")

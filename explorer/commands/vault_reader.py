@@ -2,7 +2,7 @@
 mcp`` answer, without the protocol (:mod:`explorer.commands.mcp_server` speaks it).
 
 - **Read-only.**  Each request opens the index on a read-only connection, as ``related`` does
-  (:func:`explorer.related_cli.open_readonly`), and reads it in one transaction: one state of
+  (:func:`explorer.commands.common.open_readonly`), and reads it in one transaction: one state of
   the index, while a window or ``watch`` writes it.  The writer lease is never taken, except with
   ``sync`` (``--sync``): then a search first brings the index up to date, as ``search`` does, if
   no other process holds the lease; one that does keeps the index current already.
@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from explorer.commands.common import open_readonly
+from explorer.commands.related import not_a_note
 from explorer.console import UsageError
 from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
@@ -39,7 +41,6 @@ from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.vectors import VectorIndex
 from explorer.live import Health, stored_health
-from explorer.related_cli import not_a_note, open_readonly
 from explorer.search.answer import Answer, bring_up_to_date, has_vectors, search_index
 from explorer.search.explain import Explanation, NoteNotIndexed, explain
 from explorer.search.hybrid import Searcher

@@ -213,14 +213,15 @@ def _write_stall_report(window: MainWindow) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui`` (the command line
-    parses the options and reports errors; this module runs the window)."""
-    from explorer.cli import main as cli_main
+    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui`` (the program's
+    parser, every command in it, parses the options and reports errors; this module runs the
+    window)."""
+    from explorer.commands.program import main as program_main
 
     args = list(sys.argv[1:] if argv is None else argv)
     if not args or args[0] != "gui":
         args = ["gui", *args]
-    return cli_main(args, gui=run_gui)
+    return program_main(args, gui=run_gui)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
-from explorer.index.db import IndexUnavailable, describe_error, is_damage, is_environment
+from explorer.index.db import (
+    ENV_DATA_DIR,
+    IndexUnavailable,
+    describe_error,
+    is_damage,
+    is_environment,
+)
 
 
 class ProblemKind(Enum):
@@ -42,10 +48,9 @@ class Problem:
 def diagnose(exc: BaseException, db_path: Path) -> Problem:
     """What ``exc`` says, for the index at ``db_path``: the most telling cause in its chain (a
     failed rollback can hide the full disk that caused it), or a bug."""
-    for cause in _chain(exc):
-        line = _environment(cause, db_path)
-        if line is not None:
-            return Problem(ProblemKind.ENVIRONMENT, line)
+    line = describe(exc, db_path)
+    if line is not None:
+        return Problem(ProblemKind.ENVIRONMENT, line)
     return Problem(
         ProblemKind.BUG,
         f"a bug in vault-explorer ({type(exc).__name__}: {exc}); the log has the details, "
@@ -62,6 +67,31 @@ def log_problem(log: logging.Logger, problem: Problem, what: str) -> None:
         log.info("%s: %s", what, problem.message)
 
 
+def describe(
+    exc: BaseException, database: Path, *, data: Path | None = None, vault: Path | None = None
+) -> str | None:
+    """One sentence for an error of the machine or of the index — what is wrong, what to do —
+    or ``None`` when ``exc`` is neither (a bug).  The window's live index and every command say
+    these errors in these words.
+
+    ``database`` is the index file (or the data folder, when no vault is known); ``data`` and
+    ``vault``, when given, let a permission problem name the folder it is in.  The most telling
+    error in the chain wins: an :class:`IndexUnavailable` (already a sentence for the user), an
+    SQLite environment error or damage, an ``OSError`` with a known cause; else the first
+    ``OSError`` as it is."""
+    chain = list(_chain(exc))
+    for cause in chain:
+        line = _environment(cause, database, data, vault)
+        if line is not None:
+            return line
+    for cause in chain:
+        if isinstance(cause, OSError):
+            where = _shown(cause)
+            text = cause.strerror or str(cause) or type(cause).__name__
+            return f"{text}{':' + where if where else ''}"
+    return None
+
+
 def _chain(exc: BaseException) -> Iterator[BaseException]:
     seen: set[int] = set()
     current: BaseException | None = exc
@@ -71,33 +101,60 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or current.__context__
 
 
-def _environment(exc: BaseException, db_path: Path) -> str | None:
+def _environment(
+    exc: BaseException, database: Path, data: Path | None, vault: Path | None
+) -> str | None:
     if isinstance(exc, IndexUnavailable):
         return str(exc)  # already a sentence for the user
     if isinstance(exc, sqlite3.Error):
         if is_environment(exc):
-            return describe_error(exc, db_path)
+            return describe_error(exc, database)
         if is_damage(exc):
             return (
-                f"the index at {db_path} is damaged ({exc}); "
+                f"the index at {database} is damaged ({exc}); "
                 "`vault-explorer status VAULT --rebuild all` rebuilds it from the vault"
             )
         return None
     if isinstance(exc, OSError):
-        return _os_error(exc)
+        return _os_error(exc, data, vault)
     return None
 
 
-def _os_error(exc: OSError) -> str:
+def _target(exc: OSError) -> Path | None:
     name = exc.filename
-    where = f" {os.fsdecode(name)}" if isinstance(name, str | bytes) else ""
+    return Path(os.path.abspath(os.fsdecode(name))) if isinstance(name, str | bytes) else None
+
+
+def _shown(exc: OSError) -> str:
+    target = _target(exc)
+    return f" {target}" if target is not None else ""
+
+
+def _nested(a: Path, b: Path) -> bool:
+    """Whether either path lies in (or is) the other."""
+    return a.is_relative_to(b) or b.is_relative_to(a)
+
+
+def _os_error(exc: OSError, data: Path | None, vault: Path | None) -> str | None:
+    target, shown = _target(exc), _shown(exc)
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return f"the disk is full (writing{where}); free some space"
-    if exc.errno == errno.EROFS:
-        return f"read-only file system:{where}; make it writable or choose another --data-dir"
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return f"permission denied:{where}; fix the permissions"
+        return f"the disk is full (writing{shown}); free some space"
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        why = "read-only file system" if exc.errno == errno.EROFS else "permission denied"
+        if target is not None and data is not None and _nested(target, data):
+            return (
+                f"cannot write to the data folder {data} ({why}: {target}); fix its "
+                f"permissions, or choose another folder with --data-dir or ${ENV_DATA_DIR}"
+            )
+        if target is not None and vault is not None and target.is_relative_to(vault.resolve()):
+            return f"cannot read {target} in the vault ({why}); fix its permissions"
+        if exc.errno == errno.EROFS:
+            return f"{why}:{shown}; make it writable or choose another --data-dir"
+        return f"{why}:{shown}; fix the permissions"
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        return f"a file is in the way where a folder is needed ({exc.strerror}:{shown})"
+    if exc.errno == errno.EISDIR:
+        return f"a folder is in the way where a file is needed ({exc.strerror}:{shown})"
     if exc.errno == errno.EIO:
-        return f"input/output error{where and ' on' + where}; check the disk"
-    text = exc.strerror or str(exc) or type(exc).__name__
-    return f"{text}{':' + where if where else ''}"
+        return f"input/output error{shown and ' on' + shown}; check the disk"
+    return None

@@ -29,11 +29,10 @@ from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import holder
 from explorer.search.query import MAX_QUERY_CHARS
+from tests.commands.helpers import index_written, start_watch
 from tests.conftest import build_index
 from tests.mcp_lines import LineClient
-from tests.test_cli_related import index_written
-from tests.test_watch_cli import start_watch
-from tests.vault.test_watch import wait_until
+from tests.waiting import wait_until
 
 T = TypeVar("T")
 Write = Callable[[str, str | bytes], Path]

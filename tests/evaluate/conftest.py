@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.embed.sbert import model_name
 
 
 @pytest.fixture
@@ -13,5 +15,5 @@ def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
     """The command line's model is the fake embedder (no real model in these tests)."""
     fake = FakeEmbedder()
     provider = EmbedderProvider.of(fake)
-    monkeypatch.setattr("explorer.embed.provider.shared_provider", lambda choice: provider)
+    monkeypatch.setitem(provider_module._SHARED, model_name(None), provider)
     return fake

@@ -28,38 +28,12 @@ from explorer.evaluate.runner import (
 )
 from explorer.search.cached import with_floor
 from explorer.search.hybrid import FUSION_METHODS, Searcher, SearchOptions, fuse
-
-CORPUS = [
-    {"_id": "d1", "title": "Cats", "text": "Cats purr when they are content and calm."},
-    {"_id": "d2", "title": "Dogs", "text": "Dogs bark at strangers and chase the mail carrier."},
-    {"_id": "d3", "title": "Volcanoes", "text": "Magma rises and a volcano erupts with ash."},
-    {"_id": "d4", "title": "Tides", "text": "The moon pulls the ocean, which makes the tides."},
-    {"_id": "d5", "title": "Bread", "text": "Yeast makes bread dough rise in a warm kitchen."},
-    {"_id": "d6", "title": "Kittens", "text": "A kitten learns to purr from its mother cat."},
-    {"_id": "D6", "title": "Case twin", "text": "An id that differs from d6 only in case."},
-    {"_id": "a/b", "title": "Slash", "text": "An id with a slash in it must still be a file."},
-]
-QUERIES = [
-    {"_id": "q1", "text": "why do cats purr"},
-    {"_id": "q2", "text": "dogs bark at the mail carrier"},
-    {"_id": "q3", "text": "what makes the ocean tides"},
-    {"_id": "q4", "text": "yeast bread rise"},
-    {"_id": "q5", "text": "a query no split judges"},
-]
-QRELS = "query-id\tcorpus-id\tscore\nq1\td1\t1\nq1\td6\t1\nq2\td2\t1\nq3\td4\t2\nq4\td5\t1\n"
-
-
-def _write_beir(folder: Path) -> Path:
-    (folder / "qrels").mkdir(parents=True)
-    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in CORPUS), "utf-8")
-    (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in QUERIES), "utf-8")
-    (folder / "qrels" / "test.tsv").write_text(QRELS, "utf-8")
-    return folder
+from tests.evaluate.helpers import CORPUS, QUERIES, write_beir
 
 
 @pytest.fixture
 def beir(tmp_path: Path) -> Path:
-    return _write_beir(tmp_path / "tiny")
+    return write_beir(tmp_path / "tiny")
 
 
 def test_note_text_and_names() -> None:
@@ -301,7 +275,7 @@ def test_cli_eval_errors(
 
 
 def test_overlong_query_is_scored_zero_not_fatal(tmp_path: Path, data_dir: Path) -> None:
-    folder = _write_beir(tmp_path / "long")
+    folder = write_beir(tmp_path / "long")
     queries = [*QUERIES[:4], {"_id": "q5", "text": "purr " * 300}]
     (folder / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries), "utf-8")
     with (folder / "qrels" / "test.tsv").open("a") as handle:

@@ -23,7 +23,7 @@ from explorer.evaluate.sweep import (
 )
 from explorer.search.options import SearchOptions, parse
 from explorer.search.query import QueryError
-from tests.evaluate.test_runner import _write_beir
+from tests.evaluate.helpers import write_beir
 
 
 def test_a_grid_is_every_combination_and_convex_ignores_k() -> None:
@@ -69,7 +69,7 @@ def test_each_point_scores_what_a_full_evaluation_at_it_scores(
 ) -> None:
     """A sweep re-fuses cached lists; every point must equal a fresh evaluation of the
     same settings (floors included: the lists were fetched without one)."""
-    folder = _write_beir(tmp_path / "tiny")
+    folder = write_beir(tmp_path / "tiny")
     dataset = load_beir(folder, "test")
     provider = EmbedderProvider.of(FakeEmbedder())
     base = replace(EVAL_OPTIONS, depth=5)
@@ -101,7 +101,7 @@ def test_each_point_scores_what_a_full_evaluation_at_it_scores(
 def test_cli_eval_sweep_prints_the_table_and_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], fake_model: FakeEmbedder
 ) -> None:
-    folder = _write_beir(tmp_path / "tiny")
+    folder = write_beir(tmp_path / "tiny")
     given = ["--depth", "5", "--fusion", "rrf", "--w-fts", "0.7", "--w-vec", "0.3"]
     assert main(["eval", str(folder), *given, "--sweep", "weight=0:1:0.25"]) == 0
     out = capsys.readouterr().out
@@ -122,7 +122,7 @@ def test_cli_eval_sweep_prints_the_table_and_json(
 def test_cli_eval_sweep_refuses_a_bad_grid_in_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    folder = _write_beir(tmp_path / "tiny")
+    folder = write_beir(tmp_path / "tiny")
     assert main(["eval", str(folder), "--modes", "fts", "--sweep", "k=-1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "k must be positive" in err[0]

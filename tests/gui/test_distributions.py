@@ -14,7 +14,7 @@ from explorer.gui.distributions import BIN_WIDTH, DistributionsPanel, distributi
 from explorer.gui.theme import tints
 from explorer.index.vectors import SPREAD_BINS, CosineSpread
 from explorer.search.hybrid import Candidates, SearchOptions, fuse
-from tests.search.test_cached import candidates
+from tests.search.helpers import candidates
 
 #: Every note's best cosine for the query: the candidates' five and the rest of a small vault.
 VAULT_COSINES = np.array([0.9, 0.8, 0.7, 0.6, 0.5, 0.1, 0.12, 0.05, 0.0, -0.02, 0.11], "f4")

@@ -18,7 +18,7 @@ from explorer.gui.evidence_text import (
 )
 from explorer.index.vectors import CosineSpread
 from explorer.search.hybrid import Hit, SearchOptions, fuse
-from tests.search.test_cached import candidates
+from tests.search.helpers import candidates
 
 CALIBRATED = SearchOptions(fusion="calibrated", w_fts=0.3, w_vec=0.7)
 SPREAD = CosineSpread(notes=51, mean=0.12805, std=0.1031)

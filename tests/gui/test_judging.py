@@ -29,7 +29,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
-from tests.gui.test_results_model import response
+from tests.gui.helpers import response
 
 QUERY = "deploy rollback checklist"
 

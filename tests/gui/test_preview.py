@@ -21,7 +21,6 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFrame,
 )
-from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.budget import CALLOUT_DEPTH, EMBED_CHARS, LONG_WORD
@@ -30,6 +29,7 @@ from explorer.gui.render import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
 from tests.gui.conftest import SAFETY_MS
+from tests.gui.helpers import shown_images
 
 
 class UrlRecorder(QObject):
@@ -235,23 +235,6 @@ def _png(path: Path, colour: Qt.GlobalColor = Qt.GlobalColor.red) -> Path:
     image.fill(colour)
     assert image.save(str(path))
     return path
-
-
-def shown_images(browser: QTextBrowser) -> dict[str, object]:
-    """Every image the document lays out, by its source, with the resource Qt draws for it."""
-    doc = browser.document()
-    images: dict[str, object] = {}
-    block = doc.begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isImageFormat():
-                name = fmt.toImageFormat().name()
-                images[name] = doc.resource(int(QTextDocument.ResourceType.ImageResource), name)
-            it += 1
-        block = block.next()
-    return images
 
 
 def _is_empty_image(resource: object) -> bool:

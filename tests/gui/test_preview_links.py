@@ -16,7 +16,7 @@ from explorer.gui.render import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
-from tests.gui.test_preview import shown_images
+from tests.gui.helpers import shown_images
 from tests.obsidian_vault import build_obsidian_vault
 
 

@@ -12,16 +12,9 @@ from pytestqt.modeltest import ModelTester
 
 from explorer.gui.results_model import ABSENT, Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.theme import dark_palette, light_palette, tints, washed
-from explorer.search.hybrid import NoteInfo, SearchOptions, SearchResponse, fuse
-from tests.search.test_cached import candidates
-
-#: The settings these tests compute by hand (the seed's RRF with the old absolute floor), not
-#: the defaults, which measurement may move.
-BASE = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.3, min_rel=0.0)
-
-
-def response(**options: float | str) -> SearchResponse:
-    return fuse(candidates(), replace(BASE, **options))  # type: ignore[arg-type]
+from explorer.search.hybrid import NoteInfo, SearchOptions, fuse
+from tests.gui.helpers import response
+from tests.search.helpers import candidates
 
 
 def by_path(model: ResultsModel) -> dict[str, int]:

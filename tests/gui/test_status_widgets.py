@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from explorer.gui.status_widgets import QUOTED_QUERY, no_close_match_text
 from explorer.search.hybrid import SearchOptions, SemanticStatus, fuse
-from tests.search.test_cached import candidates
+from tests.search.helpers import candidates
 
 
 def test_the_no_close_match_line_quotes_the_query_and_names_the_list() -> None:

@@ -29,7 +29,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
-from tests.gui.test_window_trust import calibrated_window, search
+from tests.gui.helpers import calibrated_window, search
 from tests.sample_vault_facts import PARAPHRASE_QUERY, PARAPHRASE_TARGET, STALE_QUERY
 
 pytestmark = pytest.mark.model

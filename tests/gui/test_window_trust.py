@@ -4,7 +4,6 @@ window that fits a laptop.  The real model's side is in ``test_window_model.py``
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,7 +12,6 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.main_window import MainWindow
 from explorer.gui.results_model import Column, Role
 from explorer.gui.theme import tints, washed
 from tests.gui.conftest import (
@@ -21,29 +19,12 @@ from tests.gui.conftest import (
     row_pixel,
     unselected_row_with,
     wait_for_results,
-    wait_indexed,
 )
+from tests.gui.helpers import calibrated_window, search
 
 GIBBERISH = "asdfgh qwerty"
 #: Words of the sample vault: the lexical list finds notes holding every one.
 REAL = "deploy rollback checklist"
-
-
-def calibrated_window(
-    qtbot: QtBot, make_window: WindowFactory, provider: EmbedderProvider, vault: Path
-) -> MainWindow:
-    window = make_window(provider, vault)
-    wait_indexed(qtbot, window)
-    window.fusion.set_options(replace(window.options(), fusion="calibrated"))
-    return window
-
-
-def search(qtbot: QtBot, window: MainWindow, query: str) -> None:
-    def with_vectors(w: MainWindow) -> None:
-        assert w.response is not None and w.response.semantic.available
-
-    window.set_query(query)
-    wait_for_results(qtbot, window, query, with_vectors)
 
 
 def test_no_close_match_is_said_in_one_line_over_muted_rows(

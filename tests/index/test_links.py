@@ -27,7 +27,7 @@ from explorer.vault.chunk import chunk_text
 from explorer.vault.parse import parse_note
 from tests.hostile_parsing import Counted, link_lines
 from tests.obsidian_vault import BACKLINKS, HOME_TARGETS, NOTES, build_obsidian_vault
-from tests.vault.test_watch import wait_until
+from tests.waiting import wait_until
 
 OpenDb = Callable[[Path], IndexDB]
 #: The syntax of the fixture's links (its code block keeps ``[[Not a link]]`` literally, as code).

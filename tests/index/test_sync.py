@@ -22,7 +22,7 @@ from explorer.vault.scan import NOT_UTF8_NAME, FileStat
 from explorer.vault.watch import VaultWatcher
 from tests.hostile_parsing import laughs
 from tests.index.helpers import mentions, snapshot, table_counts
-from tests.vault.test_watch import wait_until
+from tests.waiting import wait_until
 
 Write = Callable[[str, str | bytes], Path]
 

@@ -26,7 +26,7 @@ from explorer.live import EmbeddingState, LiveIndex, Problem, ProblemKind, Watch
 from explorer.live import writer as writer_module
 from explorer.live.problems import diagnose
 from tests.privileges import unprivileged
-from tests.vault.test_watch import wait_until
+from tests.waiting import wait_until
 
 
 def lock(path: Path) -> sqlite3.Connection:

@@ -28,7 +28,7 @@ from explorer.live import (
 from explorer.live import writer as writer_module
 from explorer.live.state import persisted_batch
 from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable
-from tests.vault.test_watch import wait_until
+from tests.waiting import wait_until
 
 Start = Callable[..., LiveIndex]
 

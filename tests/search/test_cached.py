@@ -6,27 +6,12 @@ from dataclasses import replace
 
 from explorer.search.cached import MIN_FETCH_DEPTH, CachedLists
 from explorer.search.hybrid import (
-    Candidates,
-    NoteInfo,
     SearchOptions,
     SemanticStatus,
-    VectorCandidate,
 )
-from explorer.search.query import parse_query
+from tests.search.helpers import candidates
 
 # Lexical list a, b, c, d; vector list b, e, a.  a and b: both; c, d: lexical only; e: vector only.
-LEXICAL = ["a.md", "b.md", "c.md", "d.md"]
-VECTOR = ["b.md", "e.md", "a.md"]
-
-
-def candidates() -> Candidates:
-    c = Candidates(query=parse_query("some words"), mode="hybrid", depth=50)
-    c.lexical = [(p, 10.0 - i, f"snippet of <mark>{p}</mark>") for i, p in enumerate(LEXICAL)]
-    c.vector = [VectorCandidate(p, 0.9 - 0.1 * i, (0, 10), "text") for i, p in enumerate(VECTOR)]
-    c.semantic = SemanticStatus(True, None, "fake")
-    for p in {*LEXICAL, *VECTOR}:
-        c.notes[p] = NoteInfo(p, p.removesuffix(".md").upper(), None, (), 0)
-    return c
 
 
 def test_cached_lists_cover_settings_up_to_what_was_fetched() -> None:

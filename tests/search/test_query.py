@@ -350,7 +350,7 @@ def _searcher(db: IndexDB) -> Searcher:
 def test_hostile_queries_from_the_command_line(
     tmp_path: Path, write: Callable[[str, str], Path], vault: Path
 ) -> None:
-    from explorer.cli import main
+    from explorer.entry import main
 
     write("n.md", "# N\n\nhello world\n")
     assert main(["index", str(vault), "--no-embed"]) == 0

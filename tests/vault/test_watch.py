@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from explorer.vault.watch import Batch, Coalescer, VaultWatcher
-
-
-def wait_until(condition: Callable[[], object], timeout: float = 20.0) -> None:
-    """Poll ``condition`` every 50 ms until it holds; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout:g} s")
-        time.sleep(0.05)
+from tests.waiting import wait_until
 
 
 class Collector:

@@ -21,8 +21,9 @@ from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import pending_count
 from explorer.index.sync import sync_vault
-from tests.test_cli import unprivileged_prefix
-from tests.vault.test_watch import wait_until
+from tests.commands.helpers import start_watch
+from tests.privileges import unprivileged
+from tests.waiting import wait_until
 
 #: Runs the real command line with a slow fake model registered under the name ``slowfake``
 #: (``--model slowfake``), so a test can kill the process while it is embedding.
@@ -65,24 +66,6 @@ TROUBLED_MAIN = textwrap.dedent(
     sys.exit(main(sys.argv[1:]))
     """
 )
-
-
-def start_watch(vault: Path, data_dir: Path, log: Path, *options: str) -> subprocess.Popen[bytes]:
-    with log.open("a") as out:
-        return subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "explorer",
-                "watch",
-                str(vault),
-                "--data-dir",
-                str(data_dir),
-                *options,
-            ],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-        )
 
 
 def read(vault: Path, data_dir: Path, sql: str, *params: object) -> list[tuple[object, ...]]:
@@ -369,7 +352,7 @@ def test_watch_on_a_read_only_data_dir_says_so_once(vault: Path, tmp_path: Path)
     try:
         command = ["watch", str(vault), "--no-embed", "--data-dir", str(data)]
         proc = subprocess.run(
-            [*unprivileged_prefix(), sys.executable, "-m", "explorer", *command],
+            [*unprivileged(), sys.executable, "-m", "explorer", *command],
             capture_output=True,
             text=True,
             timeout=120,

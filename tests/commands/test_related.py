@@ -3,7 +3,6 @@ status 2 for a note the index does not have."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -19,6 +18,7 @@ from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
+from tests.commands.helpers import index_written
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -37,14 +37,6 @@ def notes(vault: Path, write: Write, data_dir: Path) -> Path:
     finally:
         db.close()
     return vault
-
-
-def index_written(vault: Path) -> tuple[str, int]:
-    """The database file's content hash, and the bytes waiting in its write-ahead log (a
-    read-only connection may leave an empty log and the shared-memory file behind)."""
-    path = index_path(vault)
-    wal = Path(f"{path}-wal")
-    return hashlib.sha256(path.read_bytes()).hexdigest(), wal.stat().st_size if wal.exists() else 0
 
 
 def test_text_is_one_line_a_note_with_its_cosine(

@@ -1,0 +1,90 @@
+"""What the commands share: the index they work on (found, opened, or said to be missing), the
+lines every command writes the same way, and the one sentence for an error of the machine.
+
+Text for a person goes through :func:`explorer.console.say` and JSON through
+:func:`explorer.console.dump_json` (both escape what the vault put in names and titles); this
+module holds only what is about the commands' index.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from explorer.console import UsageError, say, whole_number
+from explorer.index.db import IndexDB, connect_versioned, data_dir, index_path
+from explorer.index.migrations import LATEST_VERSION
+from explorer.live.problems import describe
+from explorer.search import options as search_options
+
+#: Runs a parsed command: ``fn(args) -> exit status``.
+Command = Callable[[argparse.Namespace], int]
+#: Adds a command to the parser: ``fn(subparsers, common options parser)``.
+Registrar = Callable[[Any, argparse.ArgumentParser], None]
+
+
+def no_index(vault: Path) -> UsageError:
+    """Bad input: ``vault`` has no index yet, and the command that makes one."""
+    return UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+
+
+def require_index(vault: Path, data: str | None) -> Path:
+    """The index file of ``vault``; :func:`no_index` if there is none."""
+    path = index_path(vault, data)
+    if not path.exists():
+        raise no_index(vault)
+    return path
+
+
+def open_index(args: argparse.Namespace, vault: Path) -> IndexDB:
+    """The index of ``vault`` for a command that may write it (created, migrated), with what
+    opening it noticed (a damaged file moved aside) said on stderr."""
+    db = IndexDB.open(vault, args.data_dir)
+    for notice in db.notices:
+        say(f"vault-explorer: {notice}", sys.stderr)
+    return db
+
+
+def open_readonly(vault: Path, data: str | None) -> IndexDB:
+    """The index of ``vault`` on a read-only connection, as it is; bad input if there is none,
+    or if it was written by a newer version."""
+    path = require_index(vault, data)
+    conn, version = connect_versioned(path, readonly=True)
+    if version > LATEST_VERSION:
+        conn.close()
+        raise UsageError(
+            f"the index at {path} was written by a newer vault-explorer (schema {version}); "
+            "upgrade, or rebuild it with this version (vault-explorer index)"
+        )
+    return IndexDB(conn, path, vault)
+
+
+def say_ignored(options: search_options.SearchOptions, given: list[str]) -> None:
+    """A note on stderr for each option given that the mode leaves unused."""
+    for line in search_options.ignored(options, given):
+        say(f"vault-explorer: note: {line}", sys.stderr)
+
+
+def error_line(exc: BaseException, vault: str | Path | None, data: str | None) -> str:
+    """One line for an error of the machine or of the index met by a command on ``vault``
+    (:func:`explorer.live.problems.describe`, the live index's words), else the error as it is."""
+    folder = data_dir(data)
+    database = index_path(Path(vault), data) if vault else folder
+    line = describe(exc, database, data=folder, vault=Path(vault) if vault else None)
+    if line is not None:
+        return line
+    if isinstance(exc, sqlite3.Error):
+        return f"index error: {exc} (run `vault-explorer index VAULT` to rebuild it)"
+    return f"index error: {exc}"
+
+
+#: The largest count a command takes (notes generated, queries timed, …): far past anything
+#: that finishes, small enough that no count overflows what it is used for.
+MAX_COUNT = 10_000_000
+#: argparse types: a count from 0 / from 1 up to :data:`MAX_COUNT`.
+count = whole_number(0, MAX_COUNT)
+positive_count = whole_number(1, MAX_COUNT)

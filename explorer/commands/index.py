@@ -1,0 +1,68 @@
+"""``vault-explorer index VAULT``: bring the index up to date — the notes, then (unless
+``--no-embed``) the vectors of the chunks that have none yet.  It holds the writer lease while
+it works, so a window or ``watch`` on the same vault waits for it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from explorer.commands.common import open_index
+from explorer.console import TerminalProgress, say, vault_folder
+from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.index.db import IndexDB, index_path
+from explorer.index.embedding import embed_pending
+from explorer.index.lease import WriterLease
+from explorer.index.sync import SyncReport, sync_vault
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("index", parents=[common], help="bring the index up to date")
+    p.add_argument("vault")
+    p.add_argument("--no-embed", action="store_true", help="lexical index only")
+    p.set_defaults(func=cmd_index)
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    vault = vault_folder(args.vault)
+    with WriterLease.acquire(index_path(vault, args.data_dir), "vault-explorer index"):
+        return index_vault(args, vault)
+
+
+def index_vault(args: argparse.Namespace, vault: Path) -> int:
+    """``index``'s work; the caller holds the writer lease."""
+    progress = TerminalProgress()
+    db = open_index(args, vault)
+    try:
+        report = _sync(db, progress)
+        say(f"indexed {vault}: {report.summary()}")
+        if not args.no_embed:
+            say(_embed(db, shared_provider(args.model), progress))
+    finally:
+        progress.close()
+        db.close()
+    return 0
+
+
+def _sync(db: IndexDB, progress: TerminalProgress) -> SyncReport:
+    report = sync_vault(db, progress)
+    for path, reason in sorted(report.skipped.items()):
+        say(f"skipped {path}: {reason}", sys.stderr)
+    for path, warnings in sorted(report.warnings.items()):
+        for warning in warnings:
+            say(f"warning {path}: {warning}", sys.stderr)
+    return report
+
+
+def _embed(db: IndexDB, provider: EmbedderProvider, progress: TerminalProgress) -> str:
+    """Embed pending chunks; returns a line for the user."""
+    try:
+        embedder = provider.get()
+    except Exception as exc:
+        return f"semantic index not updated: {exc}"
+    report = embed_pending(db, embedder, lambda d, t, n: progress("embed", d, t, n))
+    if report.chunks == 0:
+        return f"vectors up to date ({embedder.name})"
+    return f"embedded {report.chunks} chunks in {report.seconds:.1f}s ({report.rate:.0f}/s)"

@@ -1,0 +1,133 @@
+"""The program: ``vault-explorer`` (also ``python -m explorer``), every command in one parser —
+the window's launcher (:func:`explorer.gui.app.main`) parses with it too.  Exit status 0 on
+success, 2 on bad input, 1 when the machine stands in the way (a read-only folder, a full disk,
+a busy index) — each with one line on stderr, no traceback.
+
+Names, titles and reasons come from the vault and are untrusted: every line of text goes through
+:func:`explorer.display.safe_text` (:func:`explorer.console.say`), and JSON is written with every
+control and bidi character escaped (:func:`explorer.console.dump_json`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sqlite3
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from explorer import __version__
+from explorer.commands import (
+    bench,
+    compare,
+    eval,
+    explain,
+    gui,
+    index,
+    mcp,
+    related,
+    search,
+    status,
+    watch,
+)
+from explorer.commands.common import Command, Registrar, error_line
+from explorer.console import EnvironmentProblem, UsageError, say
+from explorer.display import safe_text
+from explorer.index.db import ENV_DATA_DIR, IndexError_, data_dir
+from explorer.search.hybrid import SemanticUnavailable
+from explorer.search.query import QueryError
+
+#: Every command, in the order ``--help`` lists them.
+COMMANDS: tuple[Registrar, ...] = (
+    gui.register,
+    index.register,
+    search.register,
+    explain.register,
+    compare.register,
+    status.register,
+    watch.register,
+    related.register,
+    eval.register,
+    bench.register,
+    mcp.register,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (not the whole usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, safe_text(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _Parser(add_help=False)
+    common.add_argument(
+        "--data-dir",
+        default=argparse.SUPPRESS,
+        help="where indexes are stored (default: $VAULT_EXPLORER_DATA or the user data dir)",
+    )
+    common.add_argument(
+        "--model",
+        default=argparse.SUPPRESS,
+        help="sentence-transformers model folder (default: $VAULT_EXPLORER_MODEL or the "
+        "bundled all-MiniLM-L6-v2)",
+    )
+    parser = _Parser(
+        prog="vault-explorer",
+        description="Hybrid search over a folder of markdown notes, with the ranking made visible.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in COMMANDS:
+        register(sub, common)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> int:
+    """Parse ``argv`` and run the command, turning errors into one line and an exit status.
+
+    ``gui`` runs the window (which lies above this package): :func:`explorer.entry.main` and
+    :func:`explorer.gui.app.main` pass it; without it ``gui`` says this build has no window."""
+    parser = build_parser()
+    args = parser.parse_args(argv)  # --help, --version, a usage error: SystemExit (0 or 2)
+    if args.command is None:
+        args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
+    args.gui_runner = gui
+    args.data_dir = getattr(args, "data_dir", None)
+    args.model = getattr(args, "model", None)
+    try:
+        _check_data_dir(args.data_dir)
+        return int(args.func(args))
+    except (UsageError, QueryError, SemanticUnavailable, FileNotFoundError) as exc:
+        say(f"vault-explorer: {exc}", sys.stderr)
+        return 2
+    except EnvironmentProblem as exc:
+        say(f"vault-explorer: {exc}", sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        say("vault-explorer: interrupted", sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (IndexError_, sqlite3.Error, OSError) as exc:
+        line = error_line(exc, getattr(args, "vault", None), args.data_dir)
+        say(f"vault-explorer: {line}", sys.stderr)
+        return 1
+
+
+def _check_data_dir(override: str | None) -> None:
+    """Refuse a data folder that is a file (or lies below one): bad input, exit status 2."""
+    folder = data_dir(override)
+    named = f"--data-dir {folder}" if override else f"the data folder {folder}"
+    if not override and os.environ.get(ENV_DATA_DIR):
+        named = f"${ENV_DATA_DIR} {folder}"
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        where = "" if probe == folder else f" ({probe} is a file)"
+        raise UsageError(f"{named} is not a folder{where}; give a folder (created if missing)")

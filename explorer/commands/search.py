@@ -1,0 +1,131 @@
+"""``vault-explorer search VAULT QUERY``: one search, as a table or as JSON.
+
+It first brings the index up to date (``--no-sync``: the index as it is) unless another
+process keeps it current, in which case it searches the index as that process keeps it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from explorer.commands.common import open_index, require_index, say_ignored
+from explorer.console import TerminalProgress, dump_json, say, vault_folder
+from explorer.embed.provider import shared_provider
+from explorer.index.db import IndexUnavailable, index_path
+from explorer.index.lease import WriterLease, holder
+from explorer.search import options as search_options
+from explorer.search.answer import bring_up_to_date, search_index, waiting_text
+from explorer.search.hybrid import SearchResponse
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("search", parents=[common], help="run one search")
+    p.add_argument("vault")
+    p.add_argument("query")
+    depth = search_options.SearchOptions().depth
+    search_options.add_arguments(
+        p, notes={"depth": f"default {depth}, or the limit if that is more"}
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--no-sync", action="store_true", help="search the index exactly as it is")
+    p.set_defaults(func=cmd_search)
+
+
+def cmd_search(args: argparse.Namespace) -> int:
+    vault = vault_folder(args.vault, readable=not args.no_sync)
+    options = search_options.from_args(args).validate()
+    say_ignored(options, search_options.given_names(args))
+    if args.depth is None:
+        options = search_options.deep_enough(options)
+    if options.depth < options.limit:
+        say(
+            f"vault-explorer: at most {options.depth} hits per list (--depth {options.depth} "
+            f"is below --limit {options.limit})",
+            sys.stderr,
+        )
+    provider = shared_provider(args.model)
+    if args.no_sync:
+        require_index(vault, args.data_dir)
+    path = index_path(vault, args.data_dir)
+    lease = None if args.no_sync else WriterLease.try_acquire(path, "vault-explorer search")
+    if not args.no_sync and lease is None:
+        # Another process keeps the index current: search it as it keeps it.
+        owner = holder(path)
+        say(
+            f"vault-explorer: the index is kept current by "
+            f"{owner.describe() if owner else 'another process'}; searching it without a sync",
+            sys.stderr,
+        )
+        if not path.exists():
+            raise IndexUnavailable(f"the index of {vault} is still being created; try again")
+    try:
+        db = open_index(args, vault)
+    except BaseException:
+        if lease is not None:
+            lease.release()
+        raise
+    try:
+        if lease is not None:
+            progress = TerminalProgress()
+            try:
+                bring_up_to_date(db, provider, options, progress)
+            finally:
+                progress.close()
+                lease.release()
+        answer = search_index(db, provider, args.query, options)
+    finally:
+        db.close()
+    if answer.waiting and not answer.response.listing:
+        using = (
+            "results use the vectors that exist" if answer.any_vectors else "results are lexical"
+        )
+        say(
+            f"vault-explorer: {waiting_text(answer.waiting)}; run `vault-explorer index {vault}` "
+            f"(or `watch`) to embed them — {using}",
+            sys.stderr,
+        )
+    if args.json:
+        dump_json(answer.to_json())
+    else:
+        print_table(answer.response, sys.stdout)
+    return 0
+
+
+def print_table(response: SearchResponse, out: TextIO) -> None:
+    """The readable form of a response: one row a hit, scores to five decimals."""
+    sem = response.semantic
+    mode = response.options.mode
+    if mode != "fts" and not sem.available and not response.listing:
+        say(f"(semantic unavailable: {sem.reason}; showing the lexical result)", out)
+    if response.listing:
+        say(f"{len(response.hits)} most recently modified notes", out)
+    elif response.close_match is False and response.hits:
+        say(no_close_match(response.query), out)
+    header = (
+        f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  "
+        f"{'source':<6}  path — title"
+    )
+    say(header, out)
+    for i, hit in enumerate(response.hits, start=1):
+        c = hit.contributions
+        say(
+            f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
+            f"{c.get('vector', 0.0):7.5f}  "
+            f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
+            f"{hit.path} — {hit.title}{'  [stale]' if hit.status == 'stale' else ''}",
+            out,
+        )
+    if not response.hits:
+        say("no results", out)
+
+
+def no_close_match(query: str) -> str:
+    """The line said when no note clears the calibrated bar (the window says the same)."""
+    shown = query if len(query) <= 60 else query[:57] + "…"
+    return f"No close match for ‘{shown}’; the nearest notes by meaning are shown"
+
+
+def _rank(rank: int | None) -> str:
+    return "—" if rank is None else str(rank)

@@ -1,0 +1,191 @@
+"""``vault-explorer search``: the JSON and the table, the sync before a search, the vectors
+embedded first or not."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.embed import provider as provider_module
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.entry import main
+from explorer.index.db import IndexDB
+from explorer.search.answer import EMBED_BEFORE_SEARCH
+from explorer.search.options import SearchOptions
+from tests.commands.helpers import run_program
+
+
+def test_index_then_search_json_in_spec_shape(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    out = capsys.readouterr()
+    assert "2 added" in out.out
+    assert "bad.md" in out.err and "binary" in out.err
+    assert (
+        main(["search", str(notes), "purged deploy", "--mode", "fts", "--json", "--no-sync"]) == 0
+    )
+    data = json.loads(capsys.readouterr().out)
+    assert data["mode"] == "fts"
+    (hit,) = data["hits"]
+    assert hit["noteId"] == "ops/cdn.md" and hit["ftsRank"] == 1 and hit["vectorRank"] is None
+    assert "<mark>purged</mark>" in hit["snippet"]
+    assert sum(hit["contributions"].values()) == pytest.approx(hit["fusedScore"])
+
+
+def test_table_shows_five_decimals_and_dashes(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["search", str(notes), "cache", "--mode", "fts"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if "ops/cdn.md" in line)
+    default = SearchOptions()
+    # the best of the all-words pass: evidence 0.9, weighed by w_fts (calibrated), five decimals
+    first = f"{default.w_fts * 0.9:.5f}"
+    assert first in row and "0.00000" in row and "—" in row and "CDN purge" in row
+
+
+def test_no_sync_without_an_index_is_a_clear_error(notes: Path) -> None:
+    proc = run_program("search", str(notes), "x", "--no-sync")
+    assert proc.returncode == 2 and "no index" in proc.stderr
+
+
+def test_hybrid_without_a_model_says_so_and_returns_lexical(notes: Path) -> None:
+    proc = run_program("search", str(notes), "cache purged", "--json", "--model", "/no/such/model")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["semantic"]["available"] is False
+    assert "/no/such/model" in data["semantic"]["reason"] or "model" in data["semantic"]["reason"]
+    assert [h["source"] for h in data["hits"]] == ["fts"]
+
+
+def _fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
+    fake = FakeEmbedder(name="fakemodel")
+    monkeypatch.setitem(provider_module._SHARED, "fakemodel", EmbedderProvider.of(fake))
+    return fake
+
+
+def _many_notes(vault: Path, count: int, prefix: str = "n") -> None:
+    for i in range(count):
+        (vault / f"{prefix}{i:03}.md").write_text(
+            f"# Topic {prefix} {i}\n\nA note about deploys, number {i} ({i * 7919 % 1000}).\n"
+        )
+
+
+def _vectors(vault: Path, data_dir: Path, model: str) -> int:
+    db = IndexDB.open_existing(vault, data_dir)
+    try:
+        return int(
+            db.conn.execute("SELECT count(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
+        )
+    finally:
+        db.close()
+
+
+def test_search_embeds_a_small_backlog_before_answering(
+    vault: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _fake_model(monkeypatch)
+    _many_notes(vault, EMBED_BEFORE_SEARCH)
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(vault), "deploys", "--json", "--model", "fakemodel"]) == 0
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    assert data["semantic"]["available"] is True and data["semantic"]["pending"] == 0
+    assert _vectors(vault, data_dir, "fakemodel") == EMBED_BEFORE_SEARCH
+    assert "waiting for embeddings" not in out.err
+
+
+def test_search_answers_lexically_over_a_large_backlog_and_says_so(
+    vault: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = _fake_model(monkeypatch)
+    backlog = EMBED_BEFORE_SEARCH + 1
+    _many_notes(vault, backlog)
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(vault), "deploys", "--json", "--model", "fakemodel"]) == 0
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    semantic = data["semantic"]
+    assert semantic["available"] is False and semantic["pending"] == backlog
+    assert f"{backlog} chunks are waiting for embeddings" in semantic["reason"]
+    assert semantic["model"] == "fakemodel"
+    assert {h["source"] for h in data["hits"]} == {"fts"} and len(data["hits"]) == 20
+    assert _vectors(vault, data_dir, "fakemodel") == 0
+    (line,) = out.err.strip().splitlines()
+    assert f"{backlog} chunks are waiting for embeddings" in line
+    assert f"vault-explorer index {vault}" in line
+    assert fake.calls == 0  # no vector at all: the model is not even asked for the query
+
+    # The text form says it too, and a search once some vectors exist uses them.
+    assert main(["index", str(vault), "--model", "fakemodel"]) == 0
+    _many_notes(vault, backlog, prefix="m")
+    capsys.readouterr()
+    search = ["search", str(vault), "deploys", "--json", "--model", "fakemodel", "--limit", "100"]
+    assert main(search) == 0
+    out = capsys.readouterr()
+    data = json.loads(out.out)
+    assert data["semantic"]["available"] is True and data["semantic"]["pending"] == backlog
+    assert any(h["vectorRank"] is not None for h in data["hits"])
+    assert _vectors(vault, data_dir, "fakemodel") == backlog
+    assert "results use the vectors that exist" in out.err
+    assert main(["search", str(vault), "deploys", "--model", "fakemodel", "--no-sync"]) == 0
+    assert f"{backlog} chunks are waiting for embeddings" in capsys.readouterr().err
+
+
+@pytest.mark.model
+def test_first_hybrid_search_after_index_no_embed_answers_lexically_with_the_real_model(
+    vault: Path, data_dir: Path
+) -> None:
+    _many_notes(vault, 200)
+    assert run_program("index", str(vault), "--no-embed").returncode == 0
+    proc = run_program("search", str(vault), "deploys number 7", "--json")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["semantic"]["available"] is False and data["semantic"]["pending"] == 200
+    assert data["semantic"]["model"] == "all-MiniLM-L6-v2"
+    assert data["hits"] and {h["source"] for h in data["hits"]} == {"fts"}
+    assert "200 chunks are waiting for embeddings" in proc.stderr
+    assert _vectors(vault, data_dir, "all-MiniLM-L6-v2") == 0
+    # A small edit afterwards is embedded before answering, with the real model.
+    (vault / "n000.md").write_text("# Changed\n\nA paragraph about harbour cranes.\n")
+    assert run_program("index", str(vault)).returncode == 0
+    (vault / "n001.md").write_text("# Edited\n\nSomething about loading ships at the port.\n")
+    proc = run_program("search", str(vault), "container shipping", "--json")
+    data = json.loads(proc.stdout)
+    assert data["semantic"]["available"] is True and data["semantic"]["pending"] == 0
+    assert "waiting for embeddings" not in proc.stderr
+    assert _vectors(vault, data_dir, "all-MiniLM-L6-v2") == 200
+    assert any(h["noteId"] == "n001.md" and h["vectorRank"] for h in data["hits"])
+
+
+def test_limit_above_the_default_depth_shows_that_many_hits(
+    vault: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--limit 100`` in fts mode returned 50 hits: the default depth capped the list."""
+    for i in range(70):
+        (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\nshared word\n")
+    common = ["--data-dir", str(data_dir), "--mode", "fts", "--json"]
+    assert main(["search", str(vault), "shared", "--limit", "100", *common]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 70
+    assert main(["search", str(vault), "shared", "--limit", "100", "--depth", "30", *common]) == 0
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)["hits"]) == 30 and "--depth 30 is below --limit 100" in err
+
+
+def test_the_empty_query_lists_twenty_notes_whatever_the_limit(
+    vault: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The listing's size expression always equalled the limit (the window showed 100)."""
+    for i in range(30):
+        (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\nbody\n")
+    common = ["--data-dir", str(data_dir), "--json"]
+    assert main(["search", str(vault), "", "--limit", "100", *common]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 20
+    assert main(["search", str(vault), "", "--limit", "5", *common]) == 0
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 5

@@ -1,0 +1,60 @@
+"""What several window tests share: a window set up and searched, a response made by hand, the
+images a document shows."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QTextBrowser
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.main_window import MainWindow
+from explorer.search.hybrid import SearchOptions, SearchResponse, fuse
+from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
+from tests.search.helpers import candidates
+
+
+def calibrated_window(
+    qtbot: QtBot, make_window: WindowFactory, provider: EmbedderProvider, vault: Path
+) -> MainWindow:
+    window = make_window(provider, vault)
+    wait_indexed(qtbot, window)
+    window.fusion.set_options(replace(window.options(), fusion="calibrated"))
+    return window
+
+
+def search(qtbot: QtBot, window: MainWindow, query: str) -> None:
+    def with_vectors(w: MainWindow) -> None:
+        assert w.response is not None and w.response.semantic.available
+
+    window.set_query(query)
+    wait_for_results(qtbot, window, query, with_vectors)
+
+
+#: The settings these tests compute by hand (the seed's RRF with the old absolute floor), not
+#: the defaults, which measurement may move.
+BASE = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.3, min_rel=0.0)
+
+
+def response(**options: float | str) -> SearchResponse:
+    return fuse(candidates(), replace(BASE, **options))  # type: ignore[arg-type]
+
+
+def shown_images(browser: QTextBrowser) -> dict[str, object]:
+    """Every image the document lays out, by its source, with the resource Qt draws for it."""
+    doc = browser.document()
+    images: dict[str, object] = {}
+    block = doc.begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isImageFormat():
+                name = fmt.toImageFormat().name()
+                images[name] = doc.resource(int(QTextDocument.ResourceType.ImageResource), name)
+            it += 1
+        block = block.next()
+    return images
