@@ -6,7 +6,7 @@ The path of the data through this package: :mod:`~explorer.gui.session` holds on
 :mod:`~explorer.search.cached` and re-fuses them on every change of the
 :mod:`~explorer.gui.fusion_controls`; :mod:`~explorer.gui.results_model` holds the hits as one
 role-driven table model, :mod:`~explorer.gui.delegates` paints it (tints, contribution bars),
-:mod:`~explorer.gui.preview` renders the selected note (:mod:`~explorer.gui.render`) and
+:mod:`~explorer.gui.preview` renders the selected note (:mod:`explorer.preview`) and
 explains its score; :mod:`~explorer.gui.main_window` wires it together and :mod:`~explorer.gui.app`
 starts it.  Work runs off the GUI thread (:mod:`~explorer.gui.workers`); a
 :mod:`~explorer.gui.stall` monitor measures how well that holds.  Nothing outside this package

@@ -62,7 +62,6 @@ from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
 from explorer.gui.preview import PreviewPane
 from explorer.gui.quality_panel import QualityPanel
-from explorer.gui.render import ExplainContext, explain_context, filter_token
 from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
@@ -86,6 +85,8 @@ from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.gui.why_not import WhyNotDialog
 from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
 from explorer.live.problems import Problem
+from explorer.preview.explain import ExplainContext, explain_context
+from explorer.preview.note import filter_token
 from explorer.search.cached import CachedLists
 from explorer.search.compare import Comparison, compare_responses, covering
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse

@@ -45,29 +45,20 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.gui.images import NoteImages, load_images, refusal
-from explorer.gui.obsidian import (
+from explorer.gui.theme import is_dark, tints
+from explorer.gui.workers import Latest, run_in_pool
+from explorer.preview.document import load_note
+from explorer.preview.explain import ExplainContext, explain_html
+from explorer.preview.links import VaultLinks, vault_links
+from explorer.preview.markdown import image_sources, replace_images
+from explorer.preview.note import BEST_ANCHOR, opened_from_link_html, parse_filter_url, render_note
+from explorer.preview.obsidian import (
     anchor_name,
     parse_callout_url,
     parse_missing_url,
     parse_note_url,
 )
-from explorer.gui.render import (
-    BEST_ANCHOR,
-    Colours,
-    ExplainContext,
-    VaultLinks,
-    document_css,
-    explain_html,
-    image_sources,
-    load_note,
-    opened_from_link_html,
-    parse_filter_url,
-    render_note,
-    replace_images,
-    vault_links,
-)
-from explorer.gui.theme import is_dark, tints
-from explorer.gui.workers import Latest, run_in_pool
+from explorer.preview.style import Colours, document_css
 from explorer.search.hybrid import Hit
 from explorer.search.query import Query
 from explorer.vault.obsidian import is_obsidian_vault

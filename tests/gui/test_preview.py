@@ -23,9 +23,9 @@ from PySide6.QtGui import (
 )
 from pytestqt.qtbot import QtBot
 
-from explorer.gui.budget import CALLOUT_DEPTH, EMBED_CHARS, LONG_WORD
 from explorer.gui.preview import NoteBrowser, PreviewPane
-from explorer.gui.render import ExplainContext
+from explorer.preview.budget import CALLOUT_DEPTH, EMBED_CHARS, LONG_WORD
+from explorer.preview.explain import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
 from tests.gui.conftest import SAFETY_MS

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.main_window import MainWindow
 from explorer.gui.preview import PreviewPane
-from explorer.gui.render import ExplainContext
+from explorer.preview.explain import ExplainContext
 from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.query import parse_query
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed

@@ -9,14 +9,14 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from explorer.gui.evidence_text import (
+from explorer.index.vectors import CosineSpread
+from explorer.preview.evidence_text import (
     calibrated_formula,
     calibrated_lines,
     lexical_evidence_text,
     vector_evidence_text,
     weighted,
 )
-from explorer.index.vectors import CosineSpread
 from explorer.search.hybrid import Hit, SearchOptions, fuse
 from tests.search.helpers import candidates
 

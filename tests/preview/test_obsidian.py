@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
-from explorer.gui.budget import CALLOUT_DEPTH, EMBED_CHARS, EMBED_READ_CHARS
-from explorer.gui.obsidian import (
+from explorer.preview.budget import CALLOUT_DEPTH, EMBED_CHARS, EMBED_READ_CHARS
+from explorer.preview.markdown import markdown_to_safe_html
+from explorer.preview.note import note_page
+from explorer.preview.obsidian import (
     Page,
     anchor_name,
     callout_colours,
@@ -20,7 +21,7 @@ from explorer.gui.obsidian import (
     parse_note_url,
     section,
 )
-from explorer.gui.render import Colours, markdown_to_safe_html, note_page, vault_links
+from explorer.preview.style import Colours
 from explorer.vault.links import Resolver
 
 NOTES = [
@@ -290,43 +291,6 @@ def test_odd_input_never_raises(markdown: str) -> None:
     out = render(markdown)
     assert "<script" not in out
     assert "passwd" not in "".join(hrefs(out)) or "vault-missing:" in "".join(hrefs(out))
-
-
-def test_vault_links_reads_notes_aliases_and_attachments(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    (vault / "sub").mkdir(parents=True)
-    (vault / ".obsidian").mkdir()
-    (vault / "a.md").write_text("---\naliases: [Alpha, First]\n---\n# A\n", encoding="utf-8")
-    (vault / "sub" / "b.md").write_text("---\ntitle: no aliases here\n---\nB\n", encoding="utf-8")
-    (vault / "sub" / "pic.png").write_bytes(b"x")
-    (vault / ".obsidian" / "hidden.png").write_bytes(b"x")
-    links = vault_links(vault)
-    assert links.resolve("alpha") == "a.md"
-    assert links.resolve("First") == "a.md"
-    assert links.resolve("b") == "sub/b.md"
-    assert links.resolve("pic.png") == "sub/pic.png"
-    assert links.resolve("hidden.png") is None
-    assert links.embed("sub/b.md") == "B\n"
-    assert links.embed("gone.md") is None
-
-
-def test_vault_links_update_only_the_notes_that_changed(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "a.md").write_text("# A\n", encoding="utf-8")
-    (vault / "gone.md").write_text("# Gone\n", encoding="utf-8")
-    links = vault_links(vault)
-    assert links.resolve("Alpha") is None and links.resolve("gone") == "gone.md"
-    (vault / "a.md").write_text("---\naliases: Alpha\n---\n# A\n", encoding="utf-8")
-    (vault / "gone.md").unlink()
-    (vault / "new.md").write_text("# New\n", encoding="utf-8")
-    (vault / "unseen.md").write_text("# Unseen\n", encoding="utf-8")  # not reported
-    after = links.updated(["a.md", "gone.md", "new.md"])
-    assert after.resolve("Alpha") == "a.md"
-    assert after.resolve("gone") is None
-    assert after.resolve("new") == "new.md"
-    assert after.resolve("unseen") is None  # only the notes reported were read
-    assert links.resolve("gone") == "gone.md"  # the old links are unchanged
 
 
 class Counting(Links):

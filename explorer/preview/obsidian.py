@@ -1,10 +1,10 @@
 """Obsidian's markdown in the preview: wikilinks, embeds, block ids, heading anchors, callouts.
 
 markdown-it-py plugins that turn what an Obsidian vault's owner writes into the preview's HTML.
-Text in, HTML out, no Qt: the widget only sees the result, after :mod:`explorer.gui.render` has
-passed it through its sanitiser.  What a link points to is decided by the vault's
-:class:`~explorer.vault.links.Resolver` (Obsidian's rules); what the plugins need to know about the
-note being rendered travels in the render ``env`` as a :class:`Page`.
+Text in, HTML out, no Qt: the widget only sees the result, after
+:mod:`explorer.preview.markdown` has passed it through its sanitiser.  What a link points to is
+decided by the vault's :class:`~explorer.vault.links.Resolver` (Obsidian's rules); what the
+plugins need to know about the note being rendered travels in the render ``env`` as a :class:`Page`.
 
 - ``[[Note]]``, ``[[Note|shown]]``, ``[[Note#Heading]]``, ``[[#Heading]]``, ``[[Note#^block]]``
   become ``vault-note:`` links (:func:`note_url`); a target no note answers to becomes a muted
@@ -14,7 +14,7 @@ note being rendered travels in the render ``env`` as a :class:`Page`.
   relative to the shown note's folder (the preview's image loader decides whether it may be
   shown); ``![[Note]]`` and ``![[Note#Heading]]`` alone on a line show that note (or that
   section) inline, one level deep: an embed inside an embed, one that would show a note
-  already being shown, or one over the preview's budgets (:mod:`explorer.gui.budget`: the
+  already being shown, or one over the preview's budgets (:mod:`explorer.preview.budget`: the
   characters embedded in one render, boxes nested too deep) is a link that says why.
 - Headings get an anchor (:func:`anchor_name`), so do paragraphs ending in ``^id``, whose id is
   not shown.
@@ -44,7 +44,7 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from explorer.display import safe_text
-from explorer.gui.budget import (
+from explorer.preview.budget import (
     CALLOUT_DEPTH,
     EMBED_CHARS,
     EMBED_READ_CHARS,
@@ -128,7 +128,7 @@ class Page:
     markdown (``None``: it cannot be read).  ``base`` is the folder of the note the preview
     shows: image sources are written relative to it, also in an embedded note.  ``boxes`` and
     ``nesting`` count the tables and blocks this text is drawn inside (an embed's, the best
-    passage's); ``budget`` is what the render has left to spend (:mod:`explorer.gui.budget`)."""
+    passage's); ``budget`` is what the render has left to spend (:mod:`explorer.preview.budget`)."""
 
     source: str | None = None
     resolve: Resolve | None = None

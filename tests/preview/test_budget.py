@@ -9,7 +9,7 @@ from html.parser import HTMLParser
 import pytest
 from markdown_it import MarkdownIt
 
-from explorer.gui.budget import (
+from explorer.preview.budget import (
     CALLOUT_DEPTH,
     LONG_WORD,
     NESTING_DEPTH,
@@ -18,7 +18,9 @@ from explorer.gui.budget import (
     TAG_CHARS,
     Budget,
 )
-from explorer.gui.render import Colours, markdown_to_safe_html, note_page
+from explorer.preview.markdown import markdown_to_safe_html
+from explorer.preview.note import note_page
+from explorer.preview.style import Colours
 
 #: The blocks Qt lays out one inside another.
 CONTAINERS = frozenset({"blockquote", "ul", "ol", "table"})

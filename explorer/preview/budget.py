@@ -21,7 +21,7 @@ what goes over one is still shown, in a cheaper form that says so:
 
 The block rules here (:func:`budget_plugin`) spend the nesting and table budgets while
 markdown-it parses, so a block over budget costs nothing to parse either; :class:`BudgetRenderer`
-spends the HTML budget; the plugins of :mod:`explorer.gui.obsidian` spend the others.  No Qt
+spends the HTML budget; the plugins of :mod:`explorer.preview.obsidian` spend the others.  No Qt
 here: text in, HTML out.
 """
 

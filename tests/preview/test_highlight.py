@@ -1,0 +1,41 @@
+"""The query's terms marked in the preview's HTML."""
+
+from __future__ import annotations
+
+from explorer.preview.highlight import highlight, term_pattern
+from explorer.search.query import parse_query
+
+
+def test_highlight_marks_words_in_text_only_and_ignores_accents() -> None:
+    pattern = term_pattern(parse_query('creme brulee "cdn purge" href'))
+    fragment = '<p><a href="x">Crème Brûlée</a> &amp; the CDN purged</p>'
+    out = highlight(fragment, pattern, "S")
+    assert '<span style="S">Crème</span>' in out
+    assert '<span style="S">Brûlée</span>' in out
+    assert '<span style="S">CDN purged</span>' in out
+    assert '<a href="x">' in out  # the attribute was not touched although "href" is a term
+    assert "&amp;" in out
+
+
+def test_highlight_skips_stop_words_unless_they_are_all_there_is() -> None:
+    out = highlight("<p>why were the styles stale</p>", term_pattern(parse_query("why stale")), "S")
+    assert '<span style="S">stale</span>' in out and '<span style="S">why</span>' not in out
+    out = highlight("<p>to be or not</p>", term_pattern(parse_query("to be")), "S")
+    assert '<span style="S">to</span>' in out
+
+
+def test_highlight_never_marks_a_word_the_lexical_list_ignores() -> None:
+    # The preview marks the query's content terms, the words the lexical list matches on.
+    pattern = term_pattern(parse_query("why were the styles stale after deploy? my what's"))
+    out = highlight("<p>After the deploy, my styles were stale; what’s why</p>", pattern, "S")
+    for word in ("deploy", "styles", "stale"):
+        assert f'<span style="S">{word}</span>' in out
+    assert out.count("<span") == 3
+    # A quoted phrase of stop words is a content term.
+    out = highlight("<p>The Who played</p>", term_pattern(parse_query('"the who" played')), "S")
+    assert '<span style="S">The Who</span>' in out
+
+
+def test_highlight_finds_cjk_substrings() -> None:
+    out = highlight("<p>東京タワーに行った</p>", term_pattern(parse_query("東京")), "S")
+    assert '<span style="S">東京</span>タワー' in out
