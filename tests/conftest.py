@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.embed.sbert import model_name
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
 from explorer.search.hybrid import Searcher
+from tests.evaluate.helpers import write_beir
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "resources" / "sample-vault"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
@@ -117,3 +120,18 @@ def sample_searcher(
     db = IndexDB.open(SAMPLE_VAULT, data)
     yield build_index(db, real_provider)
     db.close()
+
+
+@pytest.fixture
+def fake_model(monkeypatch: pytest.MonkeyPatch) -> FakeEmbedder:
+    """The command line's model is the fake embedder (no real model in these tests)."""
+    fake = FakeEmbedder()
+    provider = EmbedderProvider.of(fake)
+    monkeypatch.setitem(provider_module._SHARED, model_name(None), provider)
+    return fake
+
+
+@pytest.fixture
+def beir(tmp_path: Path) -> Path:
+    """A tiny BEIR-format folder (:mod:`tests.evaluate.helpers`)."""
+    return write_beir(tmp_path / "tiny")

@@ -13,16 +13,9 @@ from explorer.console import TerminalProgress, UsageError, dump_json, say
 from explorer.embed.provider import shared_provider
 from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
 from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.runner import (
-    EVAL_OPTIONS,
-    EvalError,
-    EvalSettings,
-    evaluate_beir,
-    evaluate_vault,
-    format_report,
-    stderr_log,
-    write_per_query,
-)
+from explorer.evaluate.report import format_report, stderr_log, write_per_query
+from explorer.evaluate.runner import evaluate_beir, evaluate_vault
+from explorer.evaluate.settings import EVAL_OPTIONS, EvalError, EvalSettings
 from explorer.evaluate.sweep import DEFAULT_GRID, format_sweep, grid, parse_grid, sweep
 from explorer.search import options as search_options
 from explorer.search.query import QueryError

@@ -1,11 +1,5 @@
-"""Retrieval quality of the engine: a BEIR data set, or a vault with the user's judgments.
-
-A BEIR corpus is indexed through exactly the path a vault takes: every document is written as a
-markdown note ``<_id>.md`` (``# title``, a blank line, the text) into a folder under the data
-directory, which is then synced, chunked and embedded like any vault.  The notes and the index
-are cached (``<data dir>/evals/``): the folder is keyed by the corpus file, the database by
-everything that shapes an index (chunking budget, FTS5 tokenizer, schema version and model), so
-a second run costs only the queries, and a change to any of those builds a fresh index.
+"""Retrieval quality of the engine: a BEIR data set (indexed as a vault,
+:mod:`explorer.evaluate.corpus`), or a vault with the user's judgments.
 
 Each query runs once: :meth:`Searcher.candidates` in ``hybrid`` mode gives both lists, fetched
 without a similarity floor (:func:`explorer.search.cached.fetch_options`), and :func:`fuse`
@@ -17,311 +11,31 @@ list, so this is identical to three searches, and cheaper).  A sweep
 
 from __future__ import annotations
 
-import hashlib
-import json
-import re
-import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
-from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
-from explorer.evaluate.datasets import BeirDataset, DatasetError, Doc
-from explorer.evaluate.metrics import evaluate_run, first_relevant_rank, per_query_metrics
-from explorer.index import migrations
-from explorer.index.db import IndexDB, data_dir
-from explorer.index.embedding import embed_pending, pending_count
-from explorer.index.sync import sync_vault
+from explorer.evaluate.corpus import IndexInfo, open_beir_index, open_vault_index
+from explorer.evaluate.datasets import BeirDataset
+from explorer.evaluate.scoring import comparison, per_query_rows, summarise
+from explorer.evaluate.settings import (
+    EVAL_EMBED_TIMEOUT_S,
+    EvalSettings,
+    Log,
+    Progress,
+    no_progress,
+    quiet,
+)
 from explorer.search.cached import fetch_options, with_floor
 from explorer.search.hybrid import (
     Candidates,
     Searcher,
-    SearchOptions,
 )
 from explorer.search.hybrid import ranked as ranked_paths
-from explorer.search.options import MODES
 from explorer.search.query import QueryError
-from explorer.vault import chunk
-
-EVALS_DIR = "evals"
-RECALL_KS = (1, 3, 10, 100)
-CUTOFF = 10
-#: Hits kept per query: recall@100 needs a hundred (the most ``SearchOptions.limit`` allows).
-RUN_LIMIT = 100
-#: Layout of the notes written for a corpus; bump it when :func:`note_text` changes.
-NOTES_FORMAT = 1
-#: An evaluation waits for each query embedding; the interactive 3 s limit would make a busy
-#: machine's scores depend on its load.
-EVAL_EMBED_TIMEOUT_S = 120.0
-
-#: (phase, done, total, note) — the signature of ``explorer.console.TerminalProgress``.
-Progress = Callable[..., None]
-Log = Callable[[str], None]
-
-
-class EvalError(RuntimeError):
-    """The evaluation cannot run as asked; the message is one line for the user."""
-
-
-#: What an evaluation searches with unless told otherwise: the search defaults, with lists and
-#: hits as long as recall@100 needs.
-EVAL_OPTIONS = SearchOptions(depth=RUN_LIMIT, limit=RUN_LIMIT)
-
-
-@dataclass(frozen=True, slots=True)
-class EvalSettings:
-    """What is evaluated: the search options (the mode aside) and the modes."""
-
-    search: SearchOptions = EVAL_OPTIONS
-    modes: tuple[str, ...] = MODES
-
-    def options(self, mode: str) -> SearchOptions:
-        return replace(self.search, mode=mode, limit=RUN_LIMIT)
-
-    def validate(self) -> None:
-        unknown = [m for m in self.modes if m not in MODES]
-        if unknown or not self.modes:
-            raise EvalError(f"--modes takes a comma-separated subset of {','.join(MODES)}")
-        for mode in self.modes:
-            self.options(mode).validate()
-
-    @property
-    def candidate_mode(self) -> str:
-        """The one mode whose candidates serve every requested mode."""
-        needs_fts = bool({"fts", "hybrid"} & set(self.modes))
-        needs_vec = bool({"semantic", "hybrid"} & set(self.modes))
-        return "hybrid" if needs_fts and needs_vec else ("fts" if needs_fts else "semantic")
-
-    @property
-    def needs_model(self) -> bool:
-        return self.candidate_mode != "fts"
-
-    def to_json(self) -> dict[str, Any]:
-        from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
-
-        o = self.search
-        bounds = {"convexLowerBounds": dict(CONVEX_LOWER_BOUNDS)} if o.fusion == "convex" else {}
-        return {
-            **bounds,
-            "fusion": o.fusion,
-            "k": o.to_json()["k"],
-            "weights": o.weights,
-            "depth": o.depth,
-            "minSim": o.min_sim,
-            "minRel": o.min_rel,
-            "modes": list(self.modes),
-        }
-
-
-# ----------------------------------------------------------------------------- corpus as a vault
-
-
-def note_text(doc: Doc) -> str:
-    """The markdown note of a corpus document: its title as the heading, then its text."""
-    title = " ".join(doc.title.split())
-    return f"# {title}\n\n{doc.text}\n" if title else f"{doc.text}\n"
-
-
-_PLAIN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9_.-]*")
-
-
-def note_names(doc_ids: Iterable[str]) -> dict[str, str]:
-    """Document id -> note path, one file per document, safe on every file system.
-
-    Plain ids are used as they are (``4983`` -> ``4983.md``); others are percent-encoded.  Two
-    ids differing only in case would share a file on macOS and Windows, so the later one (in
-    ``doc_ids`` order) gets ``~N`` appended.  Deterministic for a given order.
-    """
-    names: dict[str, str] = {}
-    taken: set[str] = set()
-    for doc_id in doc_ids:
-        stem = doc_id if _PLAIN_ID.fullmatch(doc_id) else quote(doc_id, safe="").replace(".", "%2E")
-        name, suffix = f"{stem}.md", 1
-        while name.lower() in taken:
-            suffix += 1
-            name = f"{stem}~{suffix}.md"
-        taken.add(name.lower())
-        names[doc_id] = name
-    return names
-
-
-def _short_hash(*parts: object) -> str:
-    return hashlib.sha256("\n".join(map(str, parts)).encode()).hexdigest()[:12]
-
-
-def corpus_key(folder: Path) -> str:
-    """Cache key of a corpus's notes: the corpus file's path, size and mtime (instant to get).
-
-    Only ``corpus.jsonl`` shapes the notes, so every split of a data set shares one index.
-    """
-    corpus = folder / "corpus.jsonl"
-    try:
-        stat = corpus.stat()
-    except FileNotFoundError:
-        raise DatasetError(f"{corpus}: file not found") from None
-    return _short_hash(corpus.resolve(), stat.st_size, stat.st_mtime_ns, NOTES_FORMAT)
-
-
-def index_key(model: str | None) -> str:
-    """Cache key of an index over the notes: everything that shapes what gets indexed."""
-    return _short_hash(
-        f"chunk={chunk.MAX_COST}/{chunk.MIN_COST_BEFORE_HEADING}",
-        f"tokenizer={migrations.FTS_TOKENIZER}",
-        f"schema={migrations.LATEST_VERSION}",
-        f"model={model or '-'}",
-    )
-
-
-@dataclass(slots=True)
-class IndexInfo:
-    database: str
-    notes: int
-    chunks: int
-    vectors: int
-    written_notes: int = 0
-    synced_notes: int = 0
-    embedded_chunks: int = 0
-    seconds: float = 0.0
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "database": self.database,
-            "notes": self.notes,
-            "chunks": self.chunks,
-            "vectors": self.vectors,
-            "cached": self.written_notes == 0
-            and self.synced_notes == 0
-            and self.embedded_chunks == 0,
-            "builtSeconds": round(self.seconds, 2),
-        }
-
-
-def _quiet(_: str) -> None:
-    """A log that says nothing (library use; the CLI passes ``stderr_log``)."""
-
-
-def _no_progress(*_: object) -> None:
-    """A progress callback that shows nothing."""
-
-
-def write_corpus_notes(dataset: BeirDataset, notes_dir: Path, names: Mapping[str, str]) -> int:
-    """Write each document as a note (only the files whose bytes differ); returns how many."""
-    notes_dir.mkdir(parents=True, exist_ok=True)
-    written = 0
-    for doc_id, doc in dataset.corpus.items():
-        path = notes_dir / names[doc_id]
-        data = note_text(doc).encode("utf-8")
-        try:
-            if path.read_bytes() == data:
-                continue
-        except FileNotFoundError:
-            pass
-        path.write_bytes(data)
-        written += 1
-    return written
-
-
-def open_beir_index(
-    dataset: BeirDataset,
-    folder: Path,
-    data: str | None,
-    provider: EmbedderProvider | None,
-    progress: Progress = _no_progress,
-    log: Log = _quiet,
-) -> tuple[IndexDB, dict[str, str], IndexInfo]:
-    """The cached index of ``dataset``'s corpus, built or brought up to date as needed.
-
-    Returns the open index, note path -> document id, and what was done.  With ``provider``,
-    every chunk is embedded; without, the index is lexical only (and keyed as such).
-    """
-    started = time.perf_counter()
-    names = note_names(dataset.corpus)
-    root = data_dir(data) / EVALS_DIR / f"{_slug(folder.name)}-{corpus_key(folder)}"
-    notes_dir = root / "notes"
-    marker = root / "notes.complete"
-    written = 0
-    if not marker.is_file() or marker.read_text() != str(len(names)):
-        log(f"writing {len(names):,} documents as notes under {notes_dir}")
-        written = write_corpus_notes(dataset, notes_dir, names)
-        marker.write_text(str(len(names)))
-    model = provider.name if provider is not None else None
-    db = IndexDB.open(notes_dir, path=root / f"index-{index_key(model)}.sqlite")
-    try:
-        info = _bring_up_to_date(db, provider, progress, log)
-    except BaseException:
-        db.close()
-        raise
-    info.written_notes = written
-    info.seconds = time.perf_counter() - started
-    return db, {name: doc_id for doc_id, name in names.items()}, info
-
-
-def open_vault_index(
-    vault: Path,
-    data: str | None,
-    provider: EmbedderProvider | None,
-    progress: Progress = _no_progress,
-    log: Log = _quiet,
-) -> tuple[IndexDB, IndexInfo]:
-    """The vault's own index (as ``search`` uses it), synced and, with ``provider``, embedded."""
-    started = time.perf_counter()
-    db = IndexDB.open(vault, data)
-    for notice in db.notices:
-        log(notice)
-    try:
-        info = _bring_up_to_date(db, provider, progress, log)
-    except BaseException:
-        db.close()
-        raise
-    info.seconds = time.perf_counter() - started
-    return db, info
-
-
-def _bring_up_to_date(
-    db: IndexDB, provider: EmbedderProvider | None, progress: Progress, log: Log
-) -> IndexInfo:
-    report = sync_vault(db, progress)
-    synced = len(report.added) + len(report.changed) + len(report.deleted)
-    if synced:
-        log(f"indexed {db.vault}: {report.summary()}")
-    embedded = 0
-    if provider is not None:
-        try:
-            embedder = provider.get()
-        except EmbedderUnavailable as exc:
-            raise EvalError(
-                f"semantic search is unavailable ({exc}); evaluate lexical search only "
-                "with --modes fts"
-            ) from exc
-        pending = pending_count(db, embedder.name)
-        if pending:
-            log(f"embedding {pending:,} chunks with {embedder.name} (cached for the next run)")
-            done = embed_pending(db, embedder, lambda d, t, n: progress("embed", d, t, n))
-            embedded = done.chunks
-            log(f"embedded {done.chunks:,} chunks in {done.seconds:.0f}s ({done.rate:.1f}/s)")
-    conn = db.conn
-    notes = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
-    chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
-    vectors = 0
-    if provider is not None:
-        vectors = int(
-            conn.execute(
-                "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ?",
-                (provider.name,),
-            ).fetchone()[0]
-        )
-    return IndexInfo(str(db.path), notes, chunks, vectors, 0, synced, embedded)
-
-
-def _slug(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-")[:40] or "dataset"
-
-
-# ----------------------------------------------------------------------------- running queries
 
 
 @dataclass(slots=True)
@@ -338,7 +52,7 @@ def collect_candidates(
     searcher: Searcher,
     queries: Mapping[str, str],
     settings: EvalSettings,
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
 ) -> QueryRun:
     """Both lists of every query, once (in the one mode that serves all requested modes), with no
     similarity floor: :func:`rankings` applies each setting's floors."""
@@ -380,115 +94,6 @@ def rankings(
             ranked[qid] = [to_doc(path) for path in paths] if to_doc else paths
         out[mode] = ranked
     return out
-
-
-# ----------------------------------------------------------------------------- the report
-
-
-def _versus(better_than: Callable[[Any, Any], bool], hybrid: Any, single: Any) -> str:
-    if better_than(hybrid, single):
-        return "helped"
-    if better_than(single, hybrid):
-        return "hurt"
-    return "same"
-
-
-def _rank_better(a: int | None, b: int | None) -> bool:
-    """Rank ``a`` is better than ``b`` (None: no relevant document in the whole ranking)."""
-    return a is not None and (b is None or a < b)
-
-
-def _float_better(a: float, b: float) -> bool:
-    return a > b + 1e-12
-
-
-def per_query_rows(
-    ranked: Mapping[str, Mapping[str, Sequence[str]]],
-    qrels: Mapping[str, Mapping[str, int]],
-    texts: Mapping[str, str],
-) -> list[dict[str, Any]]:
-    """One row a judged query: first relevant rank and nDCG@10 per mode, hybrid's verdicts."""
-    modes = list(ranked)
-    metrics = {mode: per_query_metrics(ranked[mode], qrels, RECALL_KS, CUTOFF) for mode in modes}
-    rows = []
-    for qid, judgments in qrels.items():
-        if not any(grade > 0 for grade in judgments.values()):
-            continue
-        row: dict[str, Any] = {
-            "query_id": qid,
-            "query": texts.get(qid, qid),
-            "relevant": sum(1 for grade in judgments.values() if grade > 0),
-        }
-        for mode in modes:
-            row[f"rank_{mode}"] = first_relevant_rank(ranked[mode].get(qid, ()), judgments)
-        for mode in modes:
-            row[f"ndcg_{mode}"] = round(metrics[mode][qid][f"ndcg@{CUTOFF}"], 6)
-        if "hybrid" in modes:
-            for single in ("fts", "semantic"):
-                if single in modes:
-                    row[f"vs_{single}"] = _versus(
-                        _rank_better, row["rank_hybrid"], row[f"rank_{single}"]
-                    )
-        rows.append(row)
-    return rows
-
-
-def comparison(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """How often hybrid helped or hurt against each single list, by first relevant rank (the
-    per-query file's verdicts), by first relevant rank within the top 10, and by nDCG@10."""
-    out: dict[str, Any] = {}
-    for single in ("fts", "semantic"):
-        if not rows or f"vs_{single}" not in rows[0]:
-            continue
-        by_rank = {"helped": 0, "hurt": 0, "same": 0}
-        by_top10 = dict(by_rank)
-        by_ndcg = dict(by_rank)
-        for row in rows:
-            by_rank[row[f"vs_{single}"]] += 1
-            cut = [
-                r if r is not None and r <= CUTOFF else None
-                for r in (row["rank_hybrid"], row[f"rank_{single}"])
-            ]
-            by_top10[_versus(_rank_better, cut[0], cut[1])] += 1
-            by_ndcg[_versus(_float_better, row["ndcg_hybrid"], row[f"ndcg_{single}"])] += 1
-        out[single] = {
-            "firstRelevantRank": by_rank,
-            f"firstRelevantRank@{CUTOFF}": by_top10,
-            f"ndcg@{CUTOFF}": by_ndcg,
-        }
-    return out
-
-
-def summarise(
-    ranked: Mapping[str, Mapping[str, Sequence[str]]],
-    qrels: Mapping[str, Mapping[str, int]],
-) -> dict[str, dict[str, float]]:
-    """Mean metrics per mode."""
-    try:
-        return {mode: evaluate_run(ranked[mode], qrels, RECALL_KS, CUTOFF) for mode in ranked}
-    except ValueError as exc:
-        raise EvalError(str(exc)) from None
-
-
-def write_per_query(path: Path, rows: Sequence[Mapping[str, Any]]) -> None:
-    """``.json`` writes a JSON list; anything else a tab-separated file with a header line.
-
-    In the TSV an empty rank means no relevant document anywhere in the ranking (top 100).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.suffix.lower() == ".json":
-        path.write_text(json.dumps(list(rows), indent=1, ensure_ascii=False) + "\n", "utf-8")
-        return
-    columns = list(rows[0]) if rows else ["query_id", "query"]
-    lines = ["\t".join(columns)]
-    for row in rows:
-        cells = []
-        for column in columns:
-            value = row.get(column)
-            text = "" if value is None else str(value)
-            cells.append(" ".join(text.split()))  # no tab or newline inside a cell
-        lines.append("\t".join(cells))
-    path.write_text("\n".join(lines) + "\n", "utf-8")
 
 
 @dataclass(slots=True)
@@ -545,7 +150,7 @@ def evaluate(
     settings: EvalSettings,
     *,
     to_doc: Callable[[str], str] | None = None,
-    progress: Progress = _no_progress,
+    progress: Progress = no_progress,
 ) -> tuple[dict[str, dict[str, float]], list[dict[str, Any]], QueryRun]:
     """Run every query and score every requested mode: (metrics, per-query rows, the run)."""
     run = collect_candidates(searcher, queries, settings, progress)
@@ -562,8 +167,8 @@ def evaluate_beir(
     data: str | None = None,
     *,
     limit_queries: int | None = None,
-    progress: Progress = _no_progress,
-    log: Log = _quiet,
+    progress: Progress = no_progress,
+    log: Log = quiet,
 ) -> EvalReport:
     """Index (or reuse the cached index of) the corpus, run the split's queries, score them."""
     settings.validate()
@@ -617,8 +222,8 @@ def evaluate_vault(
     data: str | None = None,
     *,
     limit_queries: int | None = None,
-    progress: Progress = _no_progress,
-    log: Log = _quiet,
+    progress: Progress = no_progress,
+    log: Log = quiet,
 ) -> EvalReport:
     """The same report over a vault's own index, with the user's judgments as relevance."""
     settings.validate()
@@ -654,57 +259,3 @@ def evaluate_vault(
         run,
         qrels=qrels,
     )
-
-
-METRIC_COLUMNS = (
-    ("nDCG@10", "ndcg@10"),
-    ("MRR@10", "mrr@10"),
-    ("R@1", "recall@1"),
-    ("R@3", "recall@3"),
-    ("R@10", "recall@10"),
-    ("R@100", "recall@100"),
-)
-
-
-def format_report(report: EvalReport) -> str:
-    """The readable form: one line of context, a table of metrics per mode, hybrid's tally."""
-    s = report.settings.search
-    split = f" ({report.split})" if report.split else ""
-    what = "documents" if report.kind == "beir" else "notes"
-    lines = [
-        f"{report.name}{split}: {report.evaluated:,} queries, {report.documents:,} {what}; "
-        f"fusion {s.fusion} k={s.k:g} w_fts={s.w_fts:g} w_vec={s.w_vec:g} depth={s.depth}"
-        + (f" min_sim={s.min_sim:g}" if s.min_sim else "")
-        + (f" min_rel={s.min_rel:g}" if s.min_rel else "")
-        + (f"; model {report.model}" if report.model else ""),
-        "",
-        f"{'mode':<9}" + "".join(f"{label:>9}" for label, _ in METRIC_COLUMNS),
-    ]
-    for mode, values in report.metrics.items():
-        lines.append(f"{mode:<9}" + "".join(f"{values[key]:>9.4f}" for _, key in METRIC_COLUMNS))
-    if report.comparison:
-        lines.append("")
-        lines.append("hybrid against each list (queries helped / hurt / same):")
-        for single, tallies in report.comparison.items():
-            for basis, t in tallies.items():
-                label = {"firstRelevantRank": "first relevant rank"}.get(basis, basis)
-                label = label.replace("firstRelevantRank@", "first relevant rank in top ")
-                lines.append(
-                    f"  vs {single:<9} by {label:<27} {t['helped']:>5} / {t['hurt']:>5} / "
-                    f"{t['same']:>5}"
-                )
-    if report.run.rejected:
-        lines.append(f"\n{len(report.run.rejected)} queries could not run (scored 0)")
-    if report.run.degraded:
-        lines.append(f"{len(report.run.degraded)} queries had no vector list (scored lexically)")
-    info = report.index.to_json()
-    lines.append(
-        f"\nindex {info['database']}: {info['notes']:,} notes, {info['chunks']:,} chunks, "
-        f"{info['vectors']:,} vectors ({'cached' if info['cached'] else 'updated'}); "
-        f"queries ran in {report.run.seconds:.1f}s"
-    )
-    return "\n".join(lines)
-
-
-def stderr_log(message: str) -> None:
-    print(f"vault-explorer: {message}", file=sys.stderr, flush=True)

@@ -39,12 +39,8 @@ from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.evaluate.datasets import DatasetError, load_judgments
 from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.runner import (
-    EVAL_EMBED_TIMEOUT_S,
-    RUN_LIMIT,
-    EvalSettings,
-    collect_candidates,
-)
+from explorer.evaluate.runner import collect_candidates
+from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S, RUN_LIMIT, EvalSettings
 from explorer.evaluate.sweep import (
     DEFAULT_GRID,
     OBJECTIVE,

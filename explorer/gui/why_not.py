@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider
-from explorer.evaluate.runner import EVAL_EMBED_TIMEOUT_S
+from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S
 from explorer.gui.workers import Latest, Worker, run_in_pool
 from explorer.index.db import IndexDB
 from explorer.search.explain import Explanation, explain

@@ -12,7 +12,8 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.evaluate.datasets import load_beir
-from explorer.evaluate.runner import EVAL_OPTIONS, EvalSettings, evaluate_beir
+from explorer.evaluate.runner import evaluate_beir
+from explorer.evaluate.settings import EVAL_OPTIONS, EvalSettings
 from explorer.evaluate.sweep import (
     DEFAULT_GRID,
     describe,

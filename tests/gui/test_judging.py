@@ -15,7 +15,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.runner import EvalSettings, evaluate_vault
+from explorer.evaluate.runner import evaluate_vault
+from explorer.evaluate.settings import EvalSettings
 from explorer.gui.main_window import MainWindow
 from explorer.gui.quality_panel import EMPTY_TEXT, QualityReport
 from explorer.gui.results_model import UNJUDGED, Column, ResultsModel, ResultsProxy, Role

@@ -14,7 +14,8 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.runner import RUN_LIMIT, EvalSettings, evaluate_vault
+from explorer.evaluate.runner import evaluate_vault
+from explorer.evaluate.settings import RUN_LIMIT, EvalSettings
 from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, share, sweep
 from explorer.gui.main_window import MainWindow
 from explorer.gui.sweep_panel import SweepPanel, TuneResult, run_tune, summary_html
