@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from explorer.embed.provider import shared_provider
+from explorer.evaluate.corpus import open_beir_index, open_vault_index
 from explorer.evaluate.datasets import load_beir, load_judgments
 from explorer.evaluate.metrics import ndcg_at_k
-from explorer.evaluate.runner import open_beir_index, open_vault_index
 from explorer.search import evidence, hybrid
 from explorer.search.cached import fetch_options, with_floor
 from explorer.search.hybrid import Candidates, Searcher

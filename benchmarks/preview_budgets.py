@@ -127,7 +127,10 @@ def run(case: str) -> None:
 
     app = QApplication([])
     from explorer.gui.preview import NoteBrowser, palette_colours
-    from explorer.gui.render import document_css, load_note, render_note, vault_links
+    from explorer.preview.document import load_note
+    from explorer.preview.links import vault_links
+    from explorer.preview.note import render_note
+    from explorer.preview.style import document_css
 
     browser = NoteBrowser()
     browser.resize(900, 700)

@@ -22,6 +22,18 @@ from tests.evaluate.helpers import write_beir
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "resources" / "sample-vault"
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
+#: Fixtures that load the real model: a test that uses one (directly or through another) is slow.
+MODEL_FIXTURES = frozenset({"real_provider"})
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test of the real model is slow (``-m "not slow"`` is the fast loop): marked
+    ``model``, or using a fixture that loads it."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("model") is not None or fixtures & MODEL_FIXTURES:
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -31,6 +31,7 @@ def test_ruff_format() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+@pytest.mark.slow
 def test_mypy() -> None:
     proc = subprocess.run([*_tool("mypy")], cwd=ROOT, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -96,6 +96,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
         (["--b", "w_fts=1" + "0" * 400], "w_fts must be between 0 and 1000"),
     ],
 )
+@pytest.mark.slow
 def test_a_bad_settings_string_exits_2_with_one_line(
     notes: Path, settings: list[str], message: str
 ) -> None:
@@ -106,6 +107,7 @@ def test_a_bad_settings_string_exits_2_with_one_line(
     assert proc.stdout == ""
 
 
+@pytest.mark.slow
 def test_a_vault_without_an_index_exits_2_with_one_line(vault: Path, write: Write) -> None:
     write("a.md", "# A\n\ncache\n")
     proc = _run("compare", str(vault), "cache", "--a", "mode=fts", "--b", "mode=fts")

@@ -50,6 +50,7 @@ def test_explain_text_says_which_words_are_missing(
         ("ops/cdn.md", ["--k", "0"], "k"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_exits_2_with_one_line(
     notes: Path, note: str, extra: list[str], message: str
 ) -> None:

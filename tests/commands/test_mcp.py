@@ -133,6 +133,7 @@ def snapshot(root: Path) -> dict[str, tuple[str, int]]:
 # ----------------------------------------------------------------------------- the tools
 
 
+@pytest.mark.slow
 def test_a_client_lists_the_tools_and_calls_each_one(
     notes: Path, data_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -279,6 +280,7 @@ def assert_close(a: object, b: object) -> None:
 # ----------------------------------------------------------------------------- confinement
 
 
+@pytest.mark.slow
 def test_get_note_stays_in_the_vault_and_nothing_is_written(
     notes: Path, data_dir: Path, tmp_path: Path
 ) -> None:
@@ -342,6 +344,7 @@ def test_get_note_stays_in_the_vault_and_nothing_is_written(
 # ----------------------------------------------------------------------------- bad requests
 
 
+@pytest.mark.slow
 def test_bad_requests_get_errors_and_the_server_answers_the_next(
     notes: Path, data_dir: Path, tmp_path: Path
 ) -> None:
@@ -399,6 +402,7 @@ def test_bad_requests_get_errors_and_the_server_answers_the_next(
 # ----------------------------------------------------------------------------- other processes
 
 
+@pytest.mark.slow
 def test_the_server_reads_while_watch_keeps_the_index_and_never_takes_it(
     notes: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -428,6 +432,7 @@ def test_the_server_reads_while_watch_keeps_the_index_and_never_takes_it(
     assert watch.poll() is None
 
 
+@pytest.mark.slow
 def test_sync_only_when_asked_and_only_when_nobody_keeps_the_index(
     notes: Path, data_dir: Path, tmp_path: Path
 ) -> None:
@@ -447,6 +452,7 @@ def test_sync_only_when_asked_and_only_when_nobody_keeps_the_index(
     assert run_client(notes, data_dir, tmp_path / "log", hits, "--sync") == ["dev/late.md"]
 
 
+@pytest.mark.slow
 def test_print_config_is_a_server_the_client_starts_as_it_is(
     notes: Path,
     data_dir: Path,

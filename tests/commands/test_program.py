@@ -33,6 +33,7 @@ Write = Callable[[str, str | bytes], Path]
         ),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_exits_2_with_one_clear_line(notes: Path, args: list[str], message: str) -> None:
     proc = run_program(*[a.replace("{vault}", str(notes)) for a in args])
     assert proc.returncode == 2, proc.stderr
@@ -153,6 +154,7 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("how", ["option", "environment"])
+@pytest.mark.slow
 def test_data_dir_that_is_a_file_is_bad_input(notes: Path, tmp_path: Path, how: str) -> None:
     plain = tmp_path / "a-file"
     plain.write_text("not a folder\n")
@@ -168,6 +170,7 @@ def test_data_dir_that_is_a_file_is_bad_input(notes: Path, tmp_path: Path, how: 
     assert plain.read_text() == "not a folder\n"
 
 
+@pytest.mark.slow
 def test_read_only_data_dir_is_one_line_and_the_index_untouched(
     notes: Path, tmp_path: Path
 ) -> None:
@@ -189,6 +192,7 @@ def test_read_only_data_dir_is_one_line_and_the_index_untouched(
             path.chmod(0o755 if path.is_dir() else 0o644)
 
 
+@pytest.mark.slow
 def test_a_data_dir_that_cannot_be_created_is_one_line(notes: Path, tmp_path: Path) -> None:
     locked = tmp_path / "locked"
     locked.mkdir(mode=0o555)
@@ -202,6 +206,7 @@ def test_a_data_dir_that_cannot_be_created_is_one_line(notes: Path, tmp_path: Pa
 
 
 @pytest.mark.parametrize("mode", [0o000, 0o111, 0o444])
+@pytest.mark.slow
 def test_an_unreadable_vault_is_one_line_and_the_index_untouched(
     notes: Path, data_dir: Path, mode: int
 ) -> None:
@@ -233,6 +238,7 @@ def _can_mount_tmpfs(tmp_path: Path) -> bool:
     return proc.returncode == 0
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_the_index_keeps_working(notes: Path, tmp_path: Path) -> None:
     """A real full disk: a 600 KB tmpfs, mounted in a private mount namespace, holds the data
     folder; a second sync that needs more room than is left must fail with one line."""

@@ -122,6 +122,7 @@ def test_a_note_not_in_the_index_exits_2_naming_close_paths(notes: Path) -> None
         (["nothing-like-it-zzz.md"], "is not a note of the index"),
     ],
 )
+@pytest.mark.slow
 def test_bad_input_exits_2_with_one_line(notes: Path, args: list[str], message: str) -> None:
     proc = _run(str(notes), *args)
     assert proc.returncode == 2, proc.stderr

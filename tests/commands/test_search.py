@@ -178,6 +178,7 @@ def test_limit_above_the_default_depth_shows_that_many_hits(
     assert len(json.loads(out)["hits"]) == 30 and "--depth 30 is below --limit 100" in err
 
 
+@pytest.mark.model
 def test_the_empty_query_lists_twenty_notes_whatever_the_limit(
     vault: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -81,6 +81,7 @@ def read(vault: Path, data_dir: Path, sql: str, *params: object) -> list[tuple[o
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+@pytest.mark.slow
 def test_watch_logs_batches_and_stops_cleanly_on_a_signal(
     vault: Path,
     data_dir: Path,
@@ -196,6 +197,7 @@ def kill_during_embedding_then_restart(
     assert_queue_finished_exactly(vault, data_dir, model)
 
 
+@pytest.mark.slow
 def test_a_watch_killed_while_embedding_finishes_the_queue_on_restart(
     vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
 ) -> None:
@@ -280,6 +282,7 @@ def test_status_refuses_to_rebuild_under_a_running_watcher(
     assert read(vault, data_dir, "SELECT path, hash FROM notes") == before
 
 
+@pytest.mark.slow
 def test_one_writer_a_second_watch_index_and_search_while_watching(
     vault: Path,
     data_dir: Path,
@@ -377,6 +380,7 @@ def start_troubled_watch(
         return subprocess.Popen([*command, "--no-embed"], stdout=out, stderr=subprocess.STDOUT)
 
 
+@pytest.mark.slow
 def test_watch_says_a_locked_index_in_one_line_and_catches_up(
     vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
 ) -> None:

@@ -36,6 +36,7 @@ def test_random_embedder_gives_unit_vectors() -> None:
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0)
 
 
+@pytest.mark.slow
 def test_bench_smoke(tmp_path: Path) -> None:
     result = run_bench(BenchSettings(notes=60, queries=5, embed=False), str(tmp_path / "data"))
     ix = result["indexing"]
@@ -60,6 +61,7 @@ def test_bench_smoke(tmp_path: Path) -> None:
     assert not list((tmp_path / "data" / "bench").iterdir())
 
 
+@pytest.mark.slow
 def test_embed_sample_fills_the_rest_through_the_same_path(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -75,6 +77,7 @@ def test_embed_sample_fills_the_rest_through_the_same_path(
     assert result["vectorTopK"]["chunks"] == ix["chunks"]  # every chunk has a vector of the model
 
 
+@pytest.mark.slow
 def test_cli_bench_json_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*SMALL, "--json", "--budget-p95-ms", "100000"]) == 0
     data = json.loads(capsys.readouterr().out)

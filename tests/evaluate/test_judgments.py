@@ -107,6 +107,7 @@ _ODD = st.text(
 
 @settings(max_examples=300, deadline=None)
 @given(query=_ODD, note=_ODD, grade=st.integers(0, 3))
+@pytest.mark.slow
 def test_every_saved_grade_reads_back_identically_or_is_refused(
     tmp_path_factory: pytest.TempPathFactory, query: str, note: str, grade: int
 ) -> None:

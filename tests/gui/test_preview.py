@@ -319,6 +319,7 @@ def _frame_depth(frame: QTextFrame) -> int:
 
 
 @pytest.mark.parametrize("kind", ["callouts", "embeds", "word"])
+@pytest.mark.slow
 def test_hostile_notes_are_shown_within_the_budgets(
     qtbot: QtBot, tmp_path: Path, kind: str
 ) -> None:

@@ -61,6 +61,7 @@ def plotted(panel: SweepPanel) -> list[tuple[float, float]]:
     return points
 
 
+@pytest.mark.slow
 def test_a_sweep_draws_every_setting_marks_best_and_current_and_applies_the_best(
     qtbot: QtBot,
     make_window: WindowFactory,
@@ -216,6 +217,7 @@ def test_the_panel_scores_the_sample_vault_as_eval_sweep_does(
     assert len(plotted(panel)) == len(expected.points)
 
 
+@pytest.mark.slow
 def test_opening_another_vault_closes_the_panel_of_the_old_one(
     qtbot: QtBot,
     make_window: WindowFactory,

@@ -85,6 +85,7 @@ def test_enter_searches_at_once_and_error_pastes_are_plain_text(
     )
 
 
+@pytest.mark.slow
 def test_changing_a_weight_reorders_rows_without_a_new_search(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
@@ -120,6 +121,7 @@ def test_changing_a_weight_reorders_rows_without_a_new_search(
     assert requested == []  # not one new search for all of that
 
 
+@pytest.mark.slow
 def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
@@ -148,6 +150,7 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     assert not window.fusion.k_box.isEnabled()
 
 
+@pytest.mark.slow
 def test_a_file_written_while_the_window_is_open_appears(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
@@ -237,6 +240,7 @@ def test_clicking_a_tag_in_the_preview_adds_a_filter(
     assert all(p.startswith("ops/") for p in window.shown_paths())
 
 
+@pytest.mark.slow
 def test_results_of_a_superseded_search_are_dropped(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
@@ -469,6 +473,7 @@ def test_first_run_opens_the_sample_vault(gui_settings: Settings, tmp_path: Path
     assert choose_vault(str(tmp_path / "x"), gui_settings) == tmp_path / "x"
 
 
+@pytest.mark.slow
 def test_dark_theme_repaints_the_tints_for_a_dark_palette(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:

@@ -94,6 +94,7 @@ def _counts_start(window: MainWindow, text: str) -> None:
     assert window.index_status.counts.text().startswith(text), window.index_status.counts.text()
 
 
+@pytest.mark.slow
 def test_a_locked_index_is_shown_as_the_machine_with_what_to_do(
     qtbot: QtBot,
     make_window: WindowFactory,

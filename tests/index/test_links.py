@@ -442,6 +442,7 @@ def test_a_sync_in_several_transactions_resolves_links_once_at_its_end(
     assert db.get_meta(links.UNRESOLVED_META) is None
 
 
+@pytest.mark.slow
 def test_the_contexts_of_40k_link_lines_are_made_once_per_line(
     tmp_path: Path, open_db: OpenDb
 ) -> None:

@@ -335,6 +335,7 @@ def test_the_watchers_batches_skip_bad_names_links_out_and_fifos(
         watcher.stop()
 
 
+@pytest.mark.slow
 def test_notes_the_parser_once_choked_on_do_not_fail_their_batch(
     vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
 ) -> None:
@@ -420,6 +421,7 @@ def test_an_environment_error_is_not_taken_for_a_bad_note(
     assert _notes(db) == set() and _skipped(db) == {}
 
 
+@pytest.mark.slow
 def test_big_notes_commit_in_transactions_bounded_by_bytes(
     vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
 ) -> None:

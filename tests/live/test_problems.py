@@ -127,6 +127,7 @@ def running(vault: Path, data_dir: Path) -> Iterator[LiveIndex]:
     live.stop()
 
 
+@pytest.mark.slow
 def test_a_locked_index_is_the_machine_said_in_one_line_and_caught_up_after(
     short_busy_timeout: None, running: LiveIndex, vault: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

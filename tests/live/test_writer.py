@@ -166,6 +166,7 @@ def test_an_atomic_save_leaves_one_note_with_the_new_content(
     assert list(r.notes()) == ["journal.md"]
 
 
+@pytest.mark.slow
 def test_a_burst_of_creates_renames_and_deletes_converges_exactly(
     vault: Path, start: Start, reader: Callable[[], Reader]
 ) -> None:
@@ -380,6 +381,7 @@ def test_health_events_and_the_persisted_state(
     assert r.db.fts_integrity() is None
 
 
+@pytest.mark.slow
 def test_a_watcher_that_dies_degrades_and_recovers(
     tmp_path: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -406,6 +408,7 @@ def test_a_watcher_that_dies_degrades_and_recovers(
 # ----------------------------------------------------------------------------- one writer
 
 
+@pytest.mark.slow
 def test_a_second_live_index_reads_and_takes_over_when_the_first_stops(
     vault: Path, data_dir: Path, start: Start, reader: Callable[[], Reader]
 ) -> None:

@@ -71,6 +71,7 @@ def staircase(levels: int) -> str:
     return "".join("> " * d + f"[!note] Level {d}\n" for d in range(1, levels + 1))
 
 
+@pytest.mark.slow
 def test_callouts_nested_a_thousand_deep_stay_within_the_budgets() -> None:
     out = render(staircase(1000) + "\nAfter the callouts.\n")
     assert depth(out, frozenset({"table"})) <= CALLOUT_DEPTH

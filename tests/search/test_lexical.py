@@ -42,6 +42,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Searcher]:
 
 
 @pytest.mark.parametrize("mode", ["fts", "hybrid"])
+@pytest.mark.slow
 def test_a_2mb_note_is_found_with_its_word_marked(big: Searcher, mode: str) -> None:
     response = big.search("deploying", SearchOptions(mode=mode))
     hits = {h.path: h for h in response.hits}
@@ -80,6 +81,7 @@ def test_the_snippet_reads_as_much_of_a_2mb_note_as_of_a_20kb_one(big: Searcher)
     assert read["big.md"] == read["small.md"] > 0
 
 
+@pytest.mark.slow
 def test_a_word_at_the_end_of_a_2mb_note_is_bounded_too(tmp_path: Path) -> None:
     """Past the scan limit the match is not looked for: the snippet is the body's beginning."""
     root = tmp_path / "deep"
