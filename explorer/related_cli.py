@@ -15,8 +15,7 @@ from typing import Any
 
 from explorer.console import UsageError, dump_json, say, vault_folder, whole_number
 from explorer.embed.sbert import model_name
-from explorer.index.db import IndexDB, connect_versioned, index_path
-from explorer.index.migrations import LATEST_VERSION
+from explorer.index.db import IndexDB, IndexNotReady, IndexTooNew
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
 from explorer.search.notes_lookup import lookup, notes
@@ -66,19 +65,13 @@ def cmd_related(args: argparse.Namespace) -> int:
 
 
 def open_readonly(vault: Path, data: str | None) -> IndexDB:
-    """The index of ``vault`` on a read-only connection, as it is; bad input if there is none,
-    or if it was written by a newer version."""
-    path = index_path(vault, data)
-    if not path.exists():
-        raise UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
-    conn, version = connect_versioned(path, readonly=True)
-    if version > LATEST_VERSION:
-        conn.close()
-        raise UsageError(
-            f"the index at {path} was written by a newer vault-explorer (schema {version}); "
-            "upgrade, or rebuild it with this version (vault-explorer index)"
-        )
-    return IndexDB(conn, path, vault)
+    """The index of ``vault`` on a read-only connection, as it is
+    (:meth:`IndexDB.open_reader`); bad input if there is none, or if its schema is not this
+    version's."""
+    try:
+        return IndexDB.open_reader(vault, data)
+    except (IndexNotReady, IndexTooNew) as exc:
+        raise UsageError(str(exc)) from None
 
 
 def not_a_note(db: IndexDB, path: str) -> str:

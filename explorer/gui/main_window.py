@@ -67,8 +67,7 @@ from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
 from explorer.gui.search_bar import MODE_BUTTONS, SearchBar
-from explorer.gui.search_service import SearchResult, SearchService
-from explorer.gui.session import VaultSession
+from explorer.gui.session import SearchResult, VaultSession
 from explorer.gui.settings import Settings
 from explorer.gui.skipped_dialog import SkippedDialog
 from explorer.gui.stall import StallMonitor
@@ -245,13 +244,15 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
-        self.quality = QualityPanel(self.provider, self.data_dir, self.options, self)
+        self.quality = QualityPanel(self.data_dir, self.options, self)
         self.quality.queryActivated.connect(self.set_query)
+        self.quality.judging.changed.connect(self._show_grades)
+        self.quality.judging.saved.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
         self.quality.hide()  # View ▸ Quality Panel
 
         # View ▸ Around This Note: backlinks and related notes of the note in the preview.
-        self.around = AroundPanel(self.provider.name, self.data_dir, self)
+        self.around = AroundPanel(self.provider.name, self)
         self.around.openRequested.connect(self.preview.open_note)
         self.preview.note_opened.connect(self.around.show_note)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
@@ -303,10 +304,6 @@ class MainWindow(QMainWindow):
         s.sync()
 
     # ================================================================== the session's parts
-
-    @property
-    def service(self) -> SearchService | None:
-        return self.session.service if self.session is not None else None
 
     @property
     def live(self) -> LiveIndex | None:
@@ -361,21 +358,21 @@ class MainWindow(QMainWindow):
     def _close_session(self, wait: bool = False) -> None:
         self.debounce.stop()
         self.refresh_timer.stop()
+        self.quality.close_vault(wait=wait)
+        self.around.close_vault()
         if self.session is not None:
             session, self.session = self.session, None
             for signal in (session.searched, session.liveEvent, session.healthChanged):
                 signal.disconnect()
             session.close(wait=wait)
             session.deleteLater()
-        self.quality.close_vault(wait=wait)
-        self.around.close_vault(wait=wait)
         self.index_status.hide_progress()
         self._problem = None  # that index's
 
     def _session_opened(self, notices: list[str]) -> None:
-        if self.vault is not None:
-            self.quality.open_vault(self.vault)  # its thread opens the index after the search's
-            self.around.open_vault(self.vault)
+        if self.session is not None:
+            self.quality.open_vault(self.session)
+            self.around.open_vault(self.session)
         for notice in notices:
             self.statusBar().showMessage(safe_text(notice), 10_000)
         self.search_now()
@@ -605,9 +602,6 @@ class MainWindow(QMainWindow):
         kind = event.kind
         if kind in ("sync", "embed-done"):
             self.stall.mark(f"{kind}: {event.message}")
-        if kind == "embed-done" or (kind == "sync" and event.touched):
-            self.quality.invalidate()  # the judged queries' lists may have changed
-            self.around.index_changed()  # backlinks and neighbours may have changed
         if kind == "sync" and event.touched:
             self._schedule_refresh(event.touched, REFRESH_MS)
             # The shown note is rendered again if it changed, or if its links may lead
@@ -745,10 +739,9 @@ class MainWindow(QMainWindow):
 
     def grade(self, hit: Hit, grade: int | None) -> None:
         """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
-        query = self._graded_query()
-        message = self.quality.grade(query, hit, grade)
-        self._show_grades()
-        self.statusBar().showMessage(message, 10_000)
+        refused = self.quality.grade(self._graded_query(), hit, grade)
+        if refused is not None:  # else it shows at once; ``saved`` tells when it is on disk
+            self.statusBar().showMessage(refused, 10_000)
 
     def _show_grades(self) -> None:
         grades, judged = self.quality.grades(self._graded_query())
@@ -792,22 +785,15 @@ class MainWindow(QMainWindow):
     def show_tune(self) -> None:
         """View ▸ Tune on Judgments…: sweep the fusion settings on this vault's judged queries
         (from the window's current settings); "Apply best" sets the fusion controls."""
-        if self.vault is None:
+        if self.session is None:
             self.statusBar().showMessage("Open a vault to tune on its judgments", 5000)
             return
         panel = self.tune_panel
-        if panel is None or panel.vault != self.vault:
+        if panel is None or panel.session is not self.session:
             if panel is not None:
                 panel.stop()
                 panel.deleteLater()
-            panel = SweepPanel(
-                self.vault,
-                self.data_dir,
-                self.provider,
-                self.options,
-                self.fusion.apply_preset,
-                self,
-            )
+            panel = SweepPanel(self.session, self.options, self.fusion.apply_preset, self)
             self.vaultOpened.connect(panel.vault_changed)
             self.fusion.changed.connect(panel.current_changed)
             self.tune_panel = panel
@@ -819,16 +805,16 @@ class MainWindow(QMainWindow):
     def show_why_not(self, path: str | None = None) -> WhyNotDialog | None:
         """Search ▸ Why Not This Note… (or a hit's Why Here?): every reason a note is where it
         is for the field's query and the settings on screen; with ``path``, explained at once."""
-        if self.vault is None:
+        if self.session is None:
             self.statusBar().showMessage("Open a vault to ask why a note is not shown", 5000)
             return None
         query, options = self.search_field.text(), self.options()
         dialog = self.why_not
-        if dialog is None or dialog.vault != self.vault:
+        if dialog is None or dialog.session is not self.session:
             if dialog is not None:
                 dialog.close()
                 dialog.deleteLater()
-            dialog = WhyNotDialog(self.vault, self.data_dir, self.provider, query, options, self)
+            dialog = WhyNotDialog(self.session, query, options, self)
             self.why_not = dialog
         else:
             dialog.set_context(query, options)

@@ -41,6 +41,12 @@ class LiveEvent:
     note: str = ""
 
 
+def changes_results(event: LiveEvent) -> bool:
+    """Whether after ``event`` what the index answers may differ: notes changed, or vectors
+    arrived."""
+    return event.kind == "embed-done" or (event.kind == "sync" and bool(event.touched))
+
+
 class Subscribers(Generic[T]):
     """Callbacks that get every value published from now on."""
 

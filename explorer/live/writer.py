@@ -177,6 +177,18 @@ class LiveIndex:
             self._writer.join(max(0.0, deadline - time.monotonic()))
         self._embedder.join(max(0.0, deadline - time.monotonic()))
 
+    def wait_opened(self, timeout: float) -> bool:
+        """Wait until the writer has opened the index (created, migrated or rebuilt it) or
+        failed to (:attr:`open_error` says why); ``False`` if neither happened within
+        ``timeout`` (the writer may be waiting for another process's lease: then that process
+        keeps the index)."""
+        return self._opened.wait(timeout)
+
+    @property
+    def open_error(self) -> str | None:
+        """Why the writer could not open the index, once it gave up."""
+        return self._open_error
+
     def subscribe(self, callback: Callable[[LiveEvent], None]) -> Callable[[], None]:
         """Call ``callback`` with every event from now on (on a background thread); returns a
         function that unsubscribes it."""
@@ -299,7 +311,7 @@ class LiveIndex:
             if lease is None:
                 return
             try:
-                self._run_owner()
+                self._run_owner(lease)
             finally:
                 lease.release()
         except Exception as exc:  # outside the writer loop, which reports its own
@@ -376,9 +388,9 @@ class LiveIndex:
         self._set_state(WatcherState.STOPPED, message, persist=None)
         self._event("error", message)
 
-    def _run_owner(self) -> None:
+    def _run_owner(self, lease: WriterLease) -> None:
         try:
-            db = IndexDB.open(self.vault, self.data_dir)
+            db = IndexDB.open_writer(lease, self.vault, self.data_dir)
         except Exception as exc:
             self._fail_open("cannot open the index", exc)
             return

@@ -90,7 +90,10 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 
     window.table.select_row(1)
     second = window.shown_paths()[1]
-    qtbot.keyClick(window.table, "2")
+    with qtbot.waitSignal(
+        window.quality.judging.saved, timeout=SAFETY_MS
+    ):  # written off the GUI thread
+        qtbot.keyClick(window.table, "2")
 
     assert tsv.read_text("utf-8") == f"{QUERY}\t{second}\t2\n"
     assert load_judgments(tsv) == {QUERY: {second: 2}}  # what eval --judgments reads
@@ -132,7 +135,8 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 
     # Delete removes the grade: the file, the cell and the panel say so.
     window.table.select_row(row_of(window, second))
-    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
+        qtbot.keyClick(window.table, Qt.Key.Key_Delete)
     assert load_judgments(tsv) == {}
     assert cell(window, row_of(window, second), Column.GRADE) == ""
     assert UNJUDGED not in [cell(window, r, Column.GRADE) for r in range(window.proxy.rowCount())]
@@ -158,7 +162,8 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
     menu = window.table.grade_menu(hit)
     grade_menu = next(a.menu() for a in menu.actions() if a.text() == "&Grade")
     assert isinstance(grade_menu, QMenu)
-    next(a for a in grade_menu.actions() if a.text().startswith("&3")).trigger()
+    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
+        next(a for a in grade_menu.actions() if a.text().startswith("&3")).trigger()
     assert load_judgments(tsv)[QUERY] == {hit.path: 3}
     qtbot.waitUntil(lambda: _equal(len(window.quality.rows()), 3), timeout=SAFETY_MS)
 
