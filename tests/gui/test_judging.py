@@ -3,6 +3,7 @@ Grade column shows it, and the Quality dock scores the judged queries as ``eval`
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
@@ -221,3 +223,48 @@ def _at_least(value: int, least: int) -> None:
 
 def _equal(a: object, b: object) -> None:
     assert a == b, (a, b)
+
+
+class GatedEmbedder(FakeEmbedder):
+    """A FakeEmbedder that holds the embedding of one chosen text until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gated: str | None = None
+        self.entered = threading.Event()
+        self.released = threading.Event()
+
+    def embed(self, texts: list[str]) -> Matrix:
+        if self.gated is not None and self.gated in texts:
+            self.gated = None
+            self.entered.set()
+            self.released.wait(SAFETY_MS / 1000)
+        return super().embed(texts)
+
+
+def test_the_window_s_query_is_answered_while_the_dock_scores_a_large_judged_set(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path, data_dir: Path
+) -> None:
+    """The Quality dock's questions and the window's query share one reader: the window's goes
+    in between two judged queries, not after the last of them."""
+    judged = [f"deploy step {i}" for i in range(300)]
+    tsv = judgments_path(sample_copy.resolve(), str(data_dir))
+    tsv.parent.mkdir(parents=True, exist_ok=True)
+    tsv.write_text("".join(f"{q}\tnotes/a.md\t1\n" for q in judged), "utf-8")
+    embedder = GatedEmbedder()
+    window = make_window(EmbedderProvider.of(embedder), sample_copy)
+    wait_indexed(qtbot, window)
+    window.set_query(QUERY)
+    wait_for_results(qtbot, window, QUERY)
+
+    order: list[str] = []
+    window.quality.updated.connect(lambda _report: order.append("quality"))
+    window.resultsShown.connect(lambda response: order.append(f"search: {response.query}"))
+    embedder.gated = judged[0]  # the dock's first question waits in the model
+    window.quality.show()
+    qtbot.waitUntil(embedder.entered.is_set, timeout=SAFETY_MS)
+    window.set_query("cdn purge")  # asked while the dock is scoring
+    embedder.released.set()
+    qtbot.waitUntil(lambda: _equal("quality" in order, True), timeout=SAFETY_MS)
+    assert order.index("search: cdn purge") < order.index("quality"), order
+    assert window.quality.report is not None and len(window.quality.report.rows) == len(judged)
