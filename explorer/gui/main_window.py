@@ -83,12 +83,24 @@ from explorer.gui.status_widgets import (
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.gui.why_not import WhyNotDialog
-from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
+from explorer.live import (
+    EmbeddingState,
+    EmbedDone,
+    ErrorEvent,
+    Health,
+    LiveEvent,
+    LiveIndex,
+    NoticeEvent,
+    SyncEvent,
+    VectorsStored,
+    WatcherState,
+)
 from explorer.live.problems import Problem
 from explorer.search.cached import CachedLists
-from explorer.search.compare import Comparison, compare_responses, covering
-from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
+from explorer.search.compare import Comparison
+from explorer.search.hybrid import Hit, SearchOptions, SearchResponse
 from explorer.search.query import Query
+from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
 #: Live changes are coalesced into one re-search at most this often.
@@ -120,15 +132,10 @@ class MainWindow(QMainWindow):
         self.watch = watch
         self.vault: Path | None = None
         self.session: VaultSession | None = None
-        self.lists: CachedLists | None = None  # the two lists of the shown query
-        self.last_raw: str | None = None  # the query of the last search that came back
-        self.response: SearchResponse | None = None  # what the table shows
-        self.query: Query | None = None
+        # The query on screen: its lists, the settings shown and the pinned baseline, from
+        # which the response, its lists and the comparison are derived.
+        self.shown = Shown(SearchOptions(limit=RESULT_LIMIT))
         self.last_event: LiveEvent | None = None
-        self._shown_candidates: Candidates | None = None  # after the similarity floor
-        self.baseline: SearchOptions | None = None  # the pinned settings, compared with
-        self.comparison: Comparison | None = None  # the baseline against what is shown
-        self._baseline_shown: tuple[SearchResponse, Candidates] | None = None
         self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
         self._auto_selecting = False
         self._model_state: ModelState | None = None
@@ -317,6 +324,29 @@ class MainWindow(QMainWindow):
     def searching(self) -> bool:
         return self.session is not None and self.session.searching
 
+    @property
+    def lists(self) -> CachedLists | None:
+        return self.shown.lists
+
+    @property
+    def response(self) -> SearchResponse | None:
+        """What the table shows."""
+        return self.shown.response
+
+    @property
+    def query(self) -> Query | None:
+        return self.shown.query
+
+    @property
+    def baseline(self) -> SearchOptions | None:
+        """The pinned settings, compared with."""
+        return self.shown.baseline
+
+    @property
+    def comparison(self) -> Comparison | None:
+        """The baseline against what is shown."""
+        return self.shown.comparison
+
     def live_settled(self) -> bool:
         """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
         return self.session is not None and self.session.settled()
@@ -336,8 +366,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
         self.preview.set_vault(path)
         self.table.obsidian_vault = is_obsidian_vault(path)
-        self.lists = self.response = self.query = None
-        self.last_raw = None
+        self.shown = self.shown.cleared()
         self.model.clear()
         self.no_match.show_for(None)
         self.distributions.show_response(None, None)
@@ -428,17 +457,14 @@ class MainWindow(QMainWindow):
         self.debounce.stop()
         if self.session is None or not self.session.is_open:
             return
-        options = self.options()
-        if self.baseline is not None:  # one fetch for both: the baseline is fused from it too
-            options = covering(self.baseline, options)
-        self.session.search(self.search_field.text(), options)
+        # One fetch for both: the baseline is fused from it too.
+        self.session.search(self.search_field.text(), self.shown.fetch(self.options()))
         self.summary.setText("searching…")
 
     def _search_finished(self, result: SearchResult) -> None:
         if result.error is not None or result.candidates is None:
-            self.lists = self.response = None
-            self.comparison = self._baseline_shown = None
-            self.last_raw = result.raw
+            error = result.error or "search failed"
+            self.shown = self.shown.failed(result.raw, error)
             self.model.clear()
             self.no_match.show_for(None)
             self.distributions.show_response(None, None)
@@ -446,51 +472,38 @@ class MainWindow(QMainWindow):
                 self.compare_bar.show_comparison(self.baseline, None, "no result to compare")
             self.preview.clear()
             self.summary.setText("")
-            self._show_empty(html.escape(safe_text(result.error or "search failed")))
+            self._show_empty(html.escape(safe_text(error)))
             self._update_banner()
             return
-        if result.raw != self.last_raw:
+        if result.raw != self.shown.raw:
             self._chosen_path = None  # a new query: follow its top hit
         # Movement marks compare a refresh of the same query with what is on screen; not when
         # the vector list just arrived (every row would move, which says nothing).
+        response = self.response
         same_query = (
-            result.raw == self.last_raw
-            and self.response is not None
-            and self.response.semantic.available == result.candidates.semantic.available
+            result.raw == self.shown.raw
+            and response is not None
+            and response.semantic.available == result.candidates.semantic.available
         )
-        self.last_raw = result.raw
-        self.lists = CachedLists.of(result.raw, result.candidates, result.options)
-        self.query = result.candidates.query
+        lists = CachedLists.of(result.raw, result.candidates, result.options)
+        self.shown = self.shown.with_lists(lists)
         self.refuse(compare=same_query)
 
     def refuse(self, *, compare: bool = True) -> None:
         """Fuse the cached lists with the current settings and show them (no new search)."""
-        options = self.options()
-        baseline = self.baseline
-        if (
-            self.lists is None
-            or not self.lists.covers(options)
-            or (baseline is not None and not self.lists.covers(baseline))
-        ):
-            self.search_now()
+        shown = self.shown.with_options(self.options())
+        if shown.needs_search:
+            self.search_now()  # what is on screen stays until the new lists arrive
             return
-        response, self._shown_candidates = self.lists.fuse(options)
-        self.response = response
-        self.comparison = self._baseline_shown = None
+        self.shown = shown
+        response, baseline = shown.response, shown.baseline
+        assert response is not None  # the lists answer the settings
         if baseline is not None:
-            base_response, base_candidates = self.lists.fuse(baseline)
-            self._baseline_shown = (base_response, base_candidates)
-            self.comparison = compare_responses(
-                base_response,
-                response,
-                candidates_a=base_candidates,
-                candidates_b=self._shown_candidates,
-            )
-            self.compare_bar.show_comparison(baseline, self.comparison)
+            self.compare_bar.show_comparison(baseline, shown.comparison)
         self._show_grades()
-        self.model.set_response(response, compare=compare, baseline=self.comparison)
+        self.model.set_response(response, compare=compare, baseline=shown.comparison)
         self.no_match.show_for(response)
-        self.distributions.show_response(response, self._shown_candidates)
+        self.distributions.show_response(response, shown.candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self._restore_selection(self._chosen_path)
@@ -506,7 +519,7 @@ class MainWindow(QMainWindow):
 
     def unpin_baseline(self) -> None:
         """Back to the plain results: no Base column, moves at the last step (Ctrl+Shift+B)."""
-        self.baseline = self.comparison = self._baseline_shown = None
+        self.shown = self.shown.with_baseline(None)
         self.compare_bar.unpinned()
         self.table.setColumnHidden(Column.BASE, True)
         if self.lists is not None:
@@ -516,12 +529,13 @@ class MainWindow(QMainWindow):
         """Pin the first settings of ``pair`` and show the second (Compare ▸ …), one click."""
         baseline, tried = pair.settings(self.options())
         self.fusion.set_options(tried)
-        self.baseline = baseline  # before the mode changes: its re-fuse compares already
+        # Before the mode changes: its re-fuse compares already.
+        self.shown = self.shown.with_baseline(baseline)
         self.set_mode(tried.mode)
         self._pin(baseline)
 
     def _pin(self, baseline: SearchOptions) -> None:
-        self.baseline = baseline
+        self.shown = self.shown.with_baseline(baseline)
         self.compare_bar.show_comparison(baseline, None)
         self.table.setColumnHidden(Column.BASE, False)
         if self.lists is not None:
@@ -598,28 +612,27 @@ class MainWindow(QMainWindow):
     # ================================================================== live index
 
     def _live_event(self, event: LiveEvent) -> None:
+        """Re-search when a change may affect what is shown (the panels follow the session
+        themselves; the progress bar follows the health)."""
         self.last_event = event
-        kind = event.kind
-        if kind in ("sync", "embed-done"):
-            self.stall.mark(f"{kind}: {event.message}")
-        if kind == "sync" and event.touched:
+        if isinstance(event, SyncEvent | EmbedDone):
+            self.stall.mark(f"{event.kind}: {event.message}")
+        if isinstance(event, SyncEvent) and event.touched:
             self._schedule_refresh(event.touched, REFRESH_MS)
             # The shown note is rendered again if it changed, or if its links may lead
             # elsewhere now.
             self.preview.notes_changed(event.touched)
-        elif kind == "embed-progress":
-            self.index_status.show_progress("Embedding", event.done, event.total, event.rate)
+        elif isinstance(event, VectorsStored):
             # New vectors: worth a re-search when the shown result has none yet, or when they
-            # belong to notes on screen (the rest arrives with embed-done).
-            if self.response is not None and (
-                not self.response.semantic.available
-                or {h.path for h in self.response.hits} & event.touched
+            # belong to notes on screen (the rest arrives with EmbedDone).
+            response = self.response
+            if response is not None and (
+                not response.semantic.available or {h.path for h in response.hits} & event.touched
             ):
                 self._schedule_refresh(None, EMBED_REFRESH_MS)
-        elif kind == "embed-done":
-            self.index_status.hide_progress()
+        elif isinstance(event, EmbedDone):
             self._schedule_refresh(None, REFRESH_MS)
-        elif kind in ("error", "notice") and event.message:
+        elif isinstance(event, ErrorEvent | NoticeEvent) and event.message:
             self.statusBar().showMessage(safe_text(event.message), 8000)
 
     def _schedule_refresh(self, touched: frozenset[str] | None, delay: int) -> None:
@@ -711,17 +724,14 @@ class MainWindow(QMainWindow):
 
     def _explain_context(self, hit: Hit, response: SearchResponse) -> ExplainContext:
         """What the preview's explanation of ``hit`` needs: its rank and the lists it came from."""
-        row = self.comparison.row(hit.path) if self.comparison is not None else None
-        if (
-            row is not None
-            and row.rank_a is not None
-            and row.rank_b is None
-            and (self._baseline_shown is not None)
-        ):  # a baseline row that left the top: explained where the baseline had it
-            base_response, base_candidates = self._baseline_shown
-            return explain_context(hit, row.rank_a, base_response, base_candidates)
+        shown = self.shown
+        row = shown.comparison.row(hit.path) if shown.comparison is not None else None
+        base = shown.baseline_shown
+        if row is not None and row.rank_a is not None and row.rank_b is None and base is not None:
+            # A baseline row that left the top: explained where the baseline had it.
+            return explain_context(hit, row.rank_a, base[0], base[1])
         rank = self.model.row_of(hit.path) + 1
-        return explain_context(hit, rank, response, self._shown_candidates)
+        return explain_context(hit, rank, response, shown.candidates)
 
     def _row_clicked(self, _index: QModelIndex) -> None:
         """A click on the selected hit after following links in the preview shows it again
