@@ -26,7 +26,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     Qt,
-    QTimer,
     QUrl,
     Signal,
 )
@@ -67,7 +66,8 @@ from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
 from explorer.gui.search_bar import MODE_BUTTONS, SearchBar
-from explorer.gui.session import SearchResult, VaultSession
+from explorer.gui.search_flow import SearchFlow
+from explorer.gui.session import VaultSession
 from explorer.gui.settings import Settings
 from explorer.gui.skipped_dialog import SkippedDialog
 from explorer.gui.stall import StallMonitor
@@ -84,7 +84,6 @@ from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.gui.why_not import WhyNotDialog
 from explorer.live import (
-    EmbeddingState,
     EmbedDone,
     ErrorEvent,
     Health,
@@ -92,8 +91,6 @@ from explorer.live import (
     LiveIndex,
     NoticeEvent,
     SyncEvent,
-    VectorsStored,
-    WatcherState,
 )
 from explorer.live.problems import Problem
 from explorer.search.cached import CachedLists
@@ -103,10 +100,6 @@ from explorer.search.query import Query
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
-#: Live changes are coalesced into one re-search at most this often.
-REFRESH_MS = 400
-#: While embedding, results are re-searched at most this often (vectors keep arriving).
-EMBED_REFRESH_MS = 2000
 RESULT_LIMIT = 100
 
 
@@ -132,9 +125,6 @@ class MainWindow(QMainWindow):
         self.watch = watch
         self.vault: Path | None = None
         self.session: VaultSession | None = None
-        # The query on screen: its lists, the settings shown and the pinned baseline, from
-        # which the response, its lists and the comparison are derived.
-        self.shown = Shown(SearchOptions(limit=RESULT_LIMIT))
         self.last_event: LiveEvent | None = None
         self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
         self._auto_selecting = False
@@ -152,7 +142,6 @@ class MainWindow(QMainWindow):
         self.menus = build_menus(self)
         self.recent_menu = self.menus.recent
         self._build_shortcuts()
-        self._build_timers()
         self.stall = StallMonitor(self)
         if stall_monitor:
             self.stall.start()
@@ -179,6 +168,12 @@ class MainWindow(QMainWindow):
         self.fusion.changed.connect(self._fusion_changed)
         self.summary = QLabel(central)
         self.summary.setObjectName("summary")
+        # The query on screen: searched, re-fused and kept current by the flow.
+        self.flow = SearchFlow(self.search_field.text, self.options, self)
+        self.flow.searchStarted.connect(lambda: self.summary.setText("searching…"))
+        self.flow.showing.connect(self._show)
+        self.flow.failed.connect(self._search_failed)
+        self.refresh_timer = self.flow.refresh_timer
         self.compare_bar = CompareBar(central)
         self.compare_bar.pinRequested.connect(self.pin_baseline)
         self.compare_bar.unpinRequested.connect(self.unpin_baseline)
@@ -277,11 +272,6 @@ class MainWindow(QMainWindow):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
             shortcut.activated.connect(lambda m=mode: self.set_mode(m))
 
-    def _build_timers(self) -> None:
-        self.refresh_timer = QTimer(self)
-        self.refresh_timer.setSingleShot(True)
-        self.refresh_timer.timeout.connect(self._refresh)
-
     def _restore_settings(self) -> None:
         s = self.settings
         for option, restore in (
@@ -322,7 +312,12 @@ class MainWindow(QMainWindow):
 
     @property
     def searching(self) -> bool:
-        return self.session is not None and self.session.searching
+        return self.flow.searching
+
+    @property
+    def shown(self) -> Shown:
+        """The query on screen (lists, settings, baseline; the rest derived)."""
+        return self.flow.shown
 
     @property
     def lists(self) -> CachedLists | None:
@@ -366,7 +361,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
         self.preview.set_vault(path)
         self.table.obsidian_vault = is_obsidian_vault(path)
-        self.shown = self.shown.cleared()
         self.model.clear()
         self.no_match.show_for(None)
         self.distributions.show_response(None, None)
@@ -374,10 +368,10 @@ class MainWindow(QMainWindow):
         session = VaultSession(path, self.data_dir, self.provider, watch=self.watch, parent=self)
         session.opened.connect(self._session_opened)
         session.openFailed.connect(self._session_failed)
-        session.searched.connect(self._search_finished)
         session.liveEvent.connect(self._live_event)
         session.healthChanged.connect(self._health_changed)
         self.session = session
+        self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)
 
@@ -386,12 +380,12 @@ class MainWindow(QMainWindow):
 
     def _close_session(self, wait: bool = False) -> None:
         self.debounce.stop()
-        self.refresh_timer.stop()
+        self.flow.detach()
         self.quality.close_vault(wait=wait)
         self.around.close_vault()
         if self.session is not None:
             session, self.session = self.session, None
-            for signal in (session.searched, session.liveEvent, session.healthChanged):
+            for signal in (session.liveEvent, session.healthChanged):
                 signal.disconnect()
             session.close(wait=wait)
             session.deleteLater()
@@ -455,49 +449,29 @@ class MainWindow(QMainWindow):
         """Search the field's text now (Enter, the debounce timer, a refresh).  Before the
         index is open this does nothing: the search runs as soon as it is."""
         self.debounce.stop()
-        if self.session is None or not self.session.is_open:
-            return
-        # One fetch for both: the baseline is fused from it too.
-        self.session.search(self.search_field.text(), self.shown.fetch(self.options()))
-        self.summary.setText("searching…")
-
-    def _search_finished(self, result: SearchResult) -> None:
-        if result.error is not None or result.candidates is None:
-            error = result.error or "search failed"
-            self.shown = self.shown.failed(result.raw, error)
-            self.model.clear()
-            self.no_match.show_for(None)
-            self.distributions.show_response(None, None)
-            if self.baseline is not None:
-                self.compare_bar.show_comparison(self.baseline, None, "no result to compare")
-            self.preview.clear()
-            self.summary.setText("")
-            self._show_empty(html.escape(safe_text(error)))
-            self._update_banner()
-            return
-        if result.raw != self.shown.raw:
-            self._chosen_path = None  # a new query: follow its top hit
-        # Movement marks compare a refresh of the same query with what is on screen; not when
-        # the vector list just arrived (every row would move, which says nothing).
-        response = self.response
-        same_query = (
-            result.raw == self.shown.raw
-            and response is not None
-            and response.semantic.available == result.candidates.semantic.available
-        )
-        lists = CachedLists.of(result.raw, result.candidates, result.options)
-        self.shown = self.shown.with_lists(lists)
-        self.refuse(compare=same_query)
+        self.flow.search_now()
 
     def refuse(self, *, compare: bool = True) -> None:
         """Fuse the cached lists with the current settings and show them (no new search)."""
-        shown = self.shown.with_options(self.options())
-        if shown.needs_search:
-            self.search_now()  # what is on screen stays until the new lists arrive
-            return
-        self.shown = shown
+        self.flow.refuse(compare=compare)
+
+    def _search_failed(self, shown: Shown) -> None:
+        self.model.clear()
+        self.no_match.show_for(None)
+        self.distributions.show_response(None, None)
+        if shown.baseline is not None:
+            self.compare_bar.show_comparison(shown.baseline, None, "no result to compare")
+        self.preview.clear()
+        self.summary.setText("")
+        self._show_empty(html.escape(safe_text(shown.error or "search failed")))
+        self._update_banner()
+
+    def _show(self, shown: Shown, compare: bool, new_query: bool) -> None:
+        """Show the query on screen: the table, the comparison, the panels below it."""
+        if new_query:
+            self._chosen_path = None  # a new query: follow its top hit
         response, baseline = shown.response, shown.baseline
-        assert response is not None  # the lists answer the settings
+        assert response is not None  # the flow shows what its lists answer
         if baseline is not None:
             self.compare_bar.show_comparison(baseline, shown.comparison)
         self._show_grades()
@@ -519,29 +493,22 @@ class MainWindow(QMainWindow):
 
     def unpin_baseline(self) -> None:
         """Back to the plain results: no Base column, moves at the last step (Ctrl+Shift+B)."""
-        self.shown = self.shown.with_baseline(None)
         self.compare_bar.unpinned()
         self.table.setColumnHidden(Column.BASE, True)
-        if self.lists is not None:
-            self.refuse(compare=False)
+        self.flow.pin(None)
 
     def compare_pair(self, pair: Pair) -> None:
         """Pin the first settings of ``pair`` and show the second (Compare ▸ …), one click."""
         baseline, tried = pair.settings(self.options())
         self.fusion.set_options(tried)
-        # Before the mode changes: its re-fuse compares already.
-        self.shown = self.shown.with_baseline(baseline)
+        self.flow.set_baseline(baseline)  # before the mode changes: its re-fuse compares
         self.set_mode(tried.mode)
         self._pin(baseline)
 
     def _pin(self, baseline: SearchOptions) -> None:
-        self.shown = self.shown.with_baseline(baseline)
         self.compare_bar.show_comparison(baseline, None)
         self.table.setColumnHidden(Column.BASE, False)
-        if self.lists is not None:
-            self.refuse(compare=False)
-        else:
-            self.search_now()
+        self.flow.pin(baseline)
 
     def _place_base_column(self) -> None:
         """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
@@ -591,15 +558,12 @@ class MainWindow(QMainWindow):
         self.empty.show()
 
     def _mode_changed(self, _mode: str) -> None:
-        if self.lists is not None:
-            self.refuse(compare=False)
-        else:
-            self.search_now()
+        self.flow.settings_changed(compare=False)
         self._update_banner()
 
     def _fusion_changed(self) -> None:
         if self.lists is not None:
-            self.refuse(compare=True)
+            self.flow.refuse(compare=True)
         self.quality.schedule()  # the judged queries' scores under the new settings
 
     def add_filter(self, kind: str, value: str) -> None:
@@ -612,72 +576,23 @@ class MainWindow(QMainWindow):
     # ================================================================== live index
 
     def _live_event(self, event: LiveEvent) -> None:
-        """Re-search when a change may affect what is shown (the panels follow the session
-        themselves; the progress bar follows the health)."""
+        """What the window itself does with the live index's events (the flow re-searches,
+        the panels follow the session, the progress bar follows the health)."""
         self.last_event = event
         if isinstance(event, SyncEvent | EmbedDone):
             self.stall.mark(f"{event.kind}: {event.message}")
         if isinstance(event, SyncEvent) and event.touched:
-            self._schedule_refresh(event.touched, REFRESH_MS)
             # The shown note is rendered again if it changed, or if its links may lead
             # elsewhere now.
             self.preview.notes_changed(event.touched)
-        elif isinstance(event, VectorsStored):
-            # New vectors: worth a re-search when the shown result has none yet, or when they
-            # belong to notes on screen (the rest arrives with EmbedDone).
-            response = self.response
-            if response is not None and (
-                not response.semantic.available or {h.path for h in response.hits} & event.touched
-            ):
-                self._schedule_refresh(None, EMBED_REFRESH_MS)
-        elif isinstance(event, EmbedDone):
-            self._schedule_refresh(None, REFRESH_MS)
         elif isinstance(event, ErrorEvent | NoticeEvent) and event.message:
             self.statusBar().showMessage(safe_text(event.message), 8000)
 
-    def _schedule_refresh(self, touched: frozenset[str] | None, delay: int) -> None:
-        """Re-search the current query soon, if a change may affect it: it names a note shown,
-        or it could match (a path filter rules out notes elsewhere; anything else may now
-        match).  The re-search runs on the search thread; if the hits are the same, nothing
-        visible changes."""
-        response = self.response
-        if self.lists is None and response is None:
-            return
-        if touched is not None and response is not None and self.query is not None:
-            shown = {hit.path for hit in response.hits}
-            paths = tuple(self.query.paths)
-            if not shown & touched and paths and not any(t.startswith(paths) for t in touched):
-                return
-        if self.refresh_timer.isActive() and self.refresh_timer.remainingTime() <= delay:
-            return
-        self.refresh_timer.start(delay)
-
-    def _refresh(self) -> None:
-        if self.searching:
-            self.refresh_timer.start(REFRESH_MS)  # after the search under way
-        else:
-            self.search_now()
-
     def _health_changed(self, health: Health) -> None:
-        self.index_status.show_health(health, model_text(self.provider))
+        self.index_status.follow(health, model_text(self.provider), settled=self.live_settled())
         if health.problem != self._problem:
             self._problem = health.problem
             self._update_banner()
-        watcher, embedding = health.watcher, health.embedding
-        starting = watcher is not None and watcher.state is WatcherState.STARTING
-        if starting and not self.live_settled():
-            # The start-up reconcile reports only when it is done: show that it is under way.
-            self.index_status.show_busy("Indexing the vault…")
-        elif (
-            embedding is not None
-            and embedding.state is EmbeddingState.EMBEDDING
-            and embedding.total
-        ):
-            self.index_status.show_progress(
-                "Embedding", embedding.done, embedding.total, embedding.rate
-            )
-        else:
-            self.index_status.hide_progress()
 
     def _model_changed(self, _state: ModelState | None = None) -> None:
         """The model's state changed (or may have): show it, and re-search when it arrived."""
@@ -692,7 +607,7 @@ class MainWindow(QMainWindow):
         self._update_banner()
         if previous is not None and state in (ModelState.READY, ModelState.FAILED):
             # The model arrived (or never will): hybrid results replace the lexical ones.
-            self._schedule_refresh(None, 0)
+            self.flow.schedule_refresh(None, 0)
 
     def banner_text(self) -> str | None:
         """What keeps the index behind, then why semantic search is not in the result."""
