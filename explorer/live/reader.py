@@ -152,7 +152,7 @@ class IndexReader:
                 self._queue = [job for job in self._queue if job.group != group]
                 heapq.heapify(self._queue)
             heapq.heappush(self._queue, _Job(priority, seq, group, fn, future))
-            running = self._running[-1] if self._running else None
+            running = self._current()
             self._ready.notify()
         for job in stale:
             job.future.cancel()
@@ -266,7 +266,11 @@ class IndexReader:
         return self._vectors
 
     def _current(self) -> _Job | None:
-        return self._running[-1] if self._running else None
+        """The innermost job under way (read from any thread: the reader may pop it)."""
+        try:
+            return self._running[-1]
+        except IndexError:
+            return None
 
     def _checkpoint(self, context: ReadContext) -> None:
         job = self._current()
@@ -284,7 +288,7 @@ class IndexReader:
     def _abandoned(self) -> int:
         """The progress handler (reader thread): non-zero aborts the running statement, when
         the job it belongs to is no longer wanted."""
-        job = self._running[-1] if self._running else None
+        job = self._current()
         if job is None:
             return 0
         return int(not self.wanted(job.group, job.seq))
