@@ -93,10 +93,8 @@ from explorer.live import (
     SyncEvent,
 )
 from explorer.live.problems import Problem
-from explorer.search.cached import CachedLists
 from explorer.search.compare import Comparison
 from explorer.search.hybrid import Hit, SearchOptions, SearchResponse
-from explorer.search.query import Query
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
@@ -320,17 +318,9 @@ class MainWindow(QMainWindow):
         return self.flow.shown
 
     @property
-    def lists(self) -> CachedLists | None:
-        return self.shown.lists
-
-    @property
     def response(self) -> SearchResponse | None:
         """What the table shows."""
         return self.shown.response
-
-    @property
-    def query(self) -> Query | None:
-        return self.shown.query
 
     @property
     def baseline(self) -> SearchOptions | None:
@@ -451,10 +441,6 @@ class MainWindow(QMainWindow):
         self.debounce.stop()
         self.flow.search_now()
 
-    def refuse(self, *, compare: bool = True) -> None:
-        """Fuse the cached lists with the current settings and show them (no new search)."""
-        self.flow.refuse(compare=compare)
-
     def _search_failed(self, shown: Shown) -> None:
         self.model.clear()
         self.no_match.show_for(None)
@@ -562,7 +548,7 @@ class MainWindow(QMainWindow):
         self._update_banner()
 
     def _fusion_changed(self) -> None:
-        if self.lists is not None:
+        if self.shown.lists is not None:
             self.flow.refuse(compare=True)
         self.quality.schedule()  # the judged queries' scores under the new settings
 
@@ -635,7 +621,7 @@ class MainWindow(QMainWindow):
             return
         if not self._auto_selecting:
             self._chosen_path = hit.path
-        self.preview.show_hit(hit, self.query, self._explain_context(hit, response))
+        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit, response))
 
     def _explain_context(self, hit: Hit, response: SearchResponse) -> ExplainContext:
         """What the preview's explanation of ``hit`` needs: its rank and the lists it came from."""
@@ -654,13 +640,14 @@ class MainWindow(QMainWindow):
         hit, response = self.table.current_hit(), self.response
         if hit is None or response is None or self.preview.shown_path == hit.path:
             return
-        self.preview.reopen_hit(hit, self.query, self._explain_context(hit, response))
+        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit, response))
 
     def _graded_query(self) -> str | None:
         """The query a grade is for: the one whose hits are shown (None for the listing)."""
-        if self.lists is None or self.response is None or self.response.listing:
+        lists, response = self.shown.lists, self.response
+        if lists is None or response is None or response.listing:
             return None
-        return self.lists.raw
+        return lists.raw
 
     def grade(self, hit: Hit, grade: int | None) -> None:
         """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
