@@ -179,10 +179,6 @@ class WhyNotDialog(QDialog):
         if self.note_field.text():
             self._complete(self.note_field.text())
 
-    def matches(self, typed: str) -> list[str]:
-        """The paths the field offers for ``typed``, best first (on the calling thread)."""
-        return [m.note.path for m in lookup(typed, self.notes, COMPLETIONS)]
-
     def _complete(self, typed: str) -> None:
         """Match ``typed`` against the notes on the picker's thread; the newest text wins."""
         request = self._typed.next()
