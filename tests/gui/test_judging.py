@@ -21,6 +21,7 @@ from explorer.evaluate.runner import EvalSettings, evaluate_vault
 from explorer.gui.main_window import MainWindow
 from explorer.gui.quality_panel import EMPTY_TEXT, QualityReport
 from explorer.gui.results_model import UNJUDGED, Column, ResultsModel, ResultsProxy, Role
+from explorer.gui.workers import run_in_pool
 from explorer.search.hybrid import Hit
 from explorer.search.options import MODES
 from tests.gui.conftest import (
@@ -268,3 +269,31 @@ def test_the_window_s_query_is_answered_while_the_dock_scores_a_large_judged_set
     qtbot.waitUntil(lambda: _equal("quality" in order, True), timeout=SAFETY_MS)
     assert order.index("search: cdn purge") < order.index("quality"), order
     assert window.quality.report is not None and len(window.quality.report.rows) == len(judged)
+
+
+def test_a_grade_shows_at_once_and_reaches_the_file_off_the_gui_thread(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    window = open_judging(qtbot, make_window, fake_provider, sample_copy)
+    tsv = judgments_path(sample_copy.resolve(), str(data_dir))
+    busy, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # the grading thread is busy with an earlier grade
+        busy.set()
+        release.wait(SAFETY_MS / 1000)
+
+    run_in_pool(hold, pool=window.quality.judging.pool)
+    assert busy.wait(SAFETY_MS / 1000)
+    window.table.select_row(0)
+    first = window.shown_paths()[0]
+    qtbot.keyClick(window.table, "3")
+    assert cell(window, 0, Column.GRADE) == "3"  # shown at once …
+    assert not tsv.exists()  # … while the file waits for the grading thread
+    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS) as saved:
+        release.set()
+    assert load_judgments(tsv) == {QUERY: {first: 3}}
+    assert str(saved.args[0]).startswith("graded ")
