@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -141,8 +142,13 @@ class VaultSession(QObject):
         reply = Reply(self)
         self._replies.add(reply)
         future = self.reader.submit(fn, group=group, priority=priority)
-        future.add_done_callback(lambda done: self._settled.emit(reply, done))
+        future.add_done_callback(partial(self._done, reply))
         return reply
+
+    def _done(self, reply: Reply, future: Future[Any]) -> None:
+        # The reader's thread (or the caller's, for a job dropped at once): hand it over.
+        if not self.closed:  # a closed session may be deleted already: nothing to deliver
+            self._settled.emit(reply, future)
 
     def _deliver(self, reply: Reply, future: Future[Any]) -> None:
         self._replies.discard(reply)
