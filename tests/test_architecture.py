@@ -47,6 +47,24 @@ def test_layers_without_cycles_as_import_linter_sees_them() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
+    # The panels reach the index only through the window's session (explorer/gui/session.py).
+    assert "The window opens its index in one place: the vault session KEPT" in proc.stdout
+
+
+def test_the_window_opens_its_index_in_one_place() -> None:
+    """Every read of the window goes through its session's reader: one ``IndexDB.open…`` call
+    in explorer/gui/, and it is the read-only one."""
+    import re
+    from pathlib import Path
+
+    gui = Path(explorer.__file__).parent / "gui"
+    calls = [
+        (path.name, line.strip())
+        for path in sorted(gui.rglob("*.py"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if re.search(r"IndexDB\.open\w*\(|\bIndexDB\(", line)
+    ]
+    assert calls == [("session.py", "return IndexDB.open_reader(self.vault, self.data_dir)")], calls
 
 
 def imported_test_modules(tree: ast.Module) -> set[str]:

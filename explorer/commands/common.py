@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, say, whole_number
-from explorer.index.db import IndexDB, connect_versioned, data_dir, index_path
-from explorer.index.migrations import LATEST_VERSION
+from explorer.index.db import IndexDB, IndexUnavailable, data_dir, index_path
 from explorer.live.problems import describe
 from explorer.search import options as search_options
 
@@ -50,17 +49,13 @@ def open_index(args: argparse.Namespace, vault: Path) -> IndexDB:
 
 
 def open_readonly(vault: Path, data: str | None) -> IndexDB:
-    """The index of ``vault`` on a read-only connection, as it is; bad input if there is none,
-    or if it was written by a newer version."""
-    path = require_index(vault, data)
-    conn, version = connect_versioned(path, readonly=True)
-    if version > LATEST_VERSION:
-        conn.close()
-        raise UsageError(
-            f"the index at {path} was written by a newer vault-explorer (schema {version}); "
-            "upgrade, or rebuild it with this version (vault-explorer index)"
-        )
-    return IndexDB(conn, path, vault)
+    """The index of ``vault`` on a read-only connection (:meth:`IndexDB.open_reader`): nothing
+    is created, migrated or moved aside; bad input if there is none, if its writer has not
+    migrated it yet, or if it was written by a newer version."""
+    try:
+        return IndexDB.open_reader(vault, data)
+    except IndexUnavailable as exc:
+        raise UsageError(str(exc)) from None
 
 
 def say_ignored(options: search_options.SearchOptions, given: list[str]) -> None:

@@ -18,7 +18,7 @@ from typing import Any, TextIO
 from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.live import LiveEvent, LiveIndex
+from explorer.live import LiveEvent, LiveIndex, SyncEvent
 
 #: Seconds between two "embedding N/M" lines (the end of a run is always logged).
 PROGRESS_EVERY = 5.0
@@ -60,7 +60,7 @@ class EventPrinter:
         if event.kind == "error":
             self.errors.append(event.message)
         self.line(event.message, event.time, stream)
-        if event.report is not None:
+        if isinstance(event, SyncEvent) and event.report is not None:
             for path, reason in sorted(event.report.skipped.items()):
                 self.line(f"  skipped {path}: {reason}", event.time, stream)
 

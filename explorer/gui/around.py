@@ -9,22 +9,22 @@ ones muted.  A click on either list opens that note in the preview, as the next 
 history.
 
 The panel is a dock beside the preview: it follows the preview (:attr:`PreviewPane.note_opened`)
-and the live index (:meth:`AroundPanel.index_changed`: a note saved, vectors embedded), and
-reads on its own thread with its own connection and vector matrix (:class:`AroundReader`,
-loaded once and refreshed only when the index changes).  Only the newest request's answer is
-shown; nothing is read while the dock is hidden.
+and the session's live events (:meth:`AroundPanel.index_changed`: a note saved, vectors
+embedded), and reads through the vault session (:meth:`~explorer.gui.session.VaultSession.query`:
+its reader's connection and vector matrix, :func:`read_around`).  Only the newest request's
+answer is shown; nothing is read while the dock is hidden.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
 import re
 import sqlite3
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path, PurePosixPath
+from pathlib import PurePosixPath
 
 from PySide6.QtCore import (
     QModelIndex,
@@ -32,7 +32,6 @@ from PySide6.QtCore import (
     QRectF,
     QSize,
     Qt,
-    QThreadPool,
     QTimer,
     Signal,
 )
@@ -53,11 +52,13 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
+from explorer.gui.session import VaultSession
 from explorer.gui.theme import tints
-from explorer.gui.workers import Latest, Worker, run_in_pool
-from explorer.index.db import IndexDB
+from explorer.gui.workers import Latest
 from explorer.index.links import backlinks
-from explorer.index.vectors import VectorIndex
+from explorer.live import LiveEvent
+from explorer.live.events import changes_results
+from explorer.live.reader import ReadContext
 from explorer.search.explain import NoteNotIndexed
 from explorer.search.related import LinkLookup, RelatedNotes, related, stored_links
 
@@ -127,54 +128,24 @@ class Around:
     related: RelatedNotes
 
 
-class AroundReader:
-    """The panel's connection and vector matrix (no Qt): opened at the first request, kept
-    until :meth:`close`, so the matrix is read once and refreshed only when the index changes
-    (:meth:`VectorIndex.refresh`)."""
-
-    def __init__(
-        self,
-        vault: Path,
-        data_dir: str | None,
-        model: str,
-        *,
-        backlinks: BacklinkLookup = stored_backlinks,
-        links: LinkLookup = stored_links,
-    ) -> None:
-        self.vault, self.data_dir, self.model = vault, data_dir, model
-        self.backlinks, self.links = backlinks, links
-        self._lock = threading.Lock()
-        self._db: IndexDB | None = None
-        self._vectors = VectorIndex(model)
-        self.opened = 0  # connections opened, for the tests
-
-    def _open(self) -> IndexDB:
-        if self._db is None:
-            self._db = IndexDB.open(self.vault, self.data_dir)
-            self.opened += 1
-        return self._db
-
-    @property
-    def vectors(self) -> VectorIndex:
-        return self._vectors
-
-    def around(self, path: str, limit: int = RELATED_LIMIT) -> Around:
-        with self._lock:
-            db = self._open()
-            try:
-                near = related(db, self._vectors, path, limit, links=self.links)
-            except NoteNotIndexed:
-                stem = PurePosixPath(path).stem
-                near = RelatedNotes(path, stem, reason="this note is not in the index yet")
-                return Around(path, stem, [], near)
-            return Around(path, near.title, self.backlinks(db.conn, path), near)
-
-    def close(self) -> None:
-        with self._lock:
-            db, self._db = self._db, None
-            self._vectors = VectorIndex(self.model)
-            if db is not None:
-                db.close()
+def read_around(
+    ctx: ReadContext,
+    path: str,
+    model: str,
+    limit: int = RELATED_LIMIT,
+    *,
+    backlinks: BacklinkLookup = stored_backlinks,
+    links: LinkLookup = stored_links,
+) -> Around:
+    """What is around ``path`` (the session's reader thread): its backlinks and its nearest
+    notes by ``model``'s vectors, from the reader's shared matrix."""
+    try:
+        near = related(ctx.db, ctx.vectors(model), path, limit, links=links)
+    except NoteNotIndexed:
+        stem = PurePosixPath(path).stem
+        near = RelatedNotes(path, stem, reason="this note is not in the index yet")
+        return Around(path, stem, [], near)
+    return Around(path, near.title, backlinks(ctx.db.conn, path), near)
 
 
 # ----------------------------------------------------------------------------- showing a line
@@ -269,20 +240,17 @@ class AroundPanel(QDockWidget):
     shown = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, model: str, data_dir: str | None, parent: QWidget | None = None) -> None:
+    def __init__(self, model: str, parent: QWidget | None = None) -> None:
         super().__init__("Around This Note", parent)
         self.setObjectName("aroundDock")
         self.model = model  # the name the vectors are tagged with (the provider's)
-        self.data_dir = data_dir
-        self.vault: Path | None = None
-        self.reader: AroundReader | None = None
+        self.session: VaultSession | None = None
+        self.reads = 0  # answers asked for (tests)
         self.path: str | None = None  # the note followed (the preview's)
         self.around: Around | None = None  # what is listed
         self.error: str | None = None
         self._latest = Latest()
         self._stale = False  # the listed answer is older than the index or the note
-        self.pool = QThreadPool(self)  # one thread: the reader's connection stays on it
-        self.pool.setMaxThreadCount(1)
 
         body = QWidget(self)
         self.heading = QLabel(body)
@@ -352,22 +320,21 @@ class AroundPanel(QDockWidget):
 
     # ------------------------------------------------------------------ the vault
 
-    def open_vault(self, vault: Path) -> None:
+    def open_vault(self, session: VaultSession) -> None:
+        """Follow ``session``'s vault: read through it, list again when its index changes."""
         self.close_vault()
-        self.vault = vault
-        self.reader = AroundReader(vault, self.data_dir, self.model)
+        self.session = session
+        session.liveEvent.connect(self._live_event)
 
-    def close_vault(self, wait: bool = False) -> None:
-        """Forget the vault; its connection closes on the reader's thread (after any request
-        still running), waited for if ``wait``."""
+    def close_vault(self) -> None:
+        """Forget the vault (its session closes the connection)."""
         self.timer.stop()
         self._latest.next()
-        reader, self.reader = self.reader, None
-        if reader is not None:
-            Worker(reader.close).start(self.pool)
-            if wait:
-                self.pool.waitForDone(15_000)
-        self.vault = self.path = None
+        session, self.session = self.session, None
+        if session is not None:
+            with contextlib.suppress(RuntimeError, TypeError):  # the session may be gone
+                session.liveEvent.disconnect(self._live_event)
+        self.path = None
         self.around = None
         self._fill(None)
 
@@ -383,6 +350,10 @@ class AroundPanel(QDockWidget):
             self.timer.stop()
             self._read()
 
+    def _live_event(self, event: LiveEvent) -> None:
+        if changes_results(event):
+            self.index_changed()
+
     def index_changed(self) -> None:
         """The index changed (a note saved, vectors embedded): list again, after some quiet."""
         self._stale = True
@@ -394,20 +365,17 @@ class AroundPanel(QDockWidget):
             self._read()
 
     def _read(self) -> None:
-        reader, path = self.reader, self.path
-        if reader is None or path is None:
+        session, path, model = self.session, self.path, self.model
+        if session is None or path is None:
             return
         self._stale = False
         request = self._latest.next()
+        self.reads += 1
         if self.around is None or self.around.path != path:
             self.heading.setText(f"<b>{_escape(PurePosixPath(path).stem)}</b> — reading…")
-        run_in_pool(
-            reader.around,
-            path,
-            on_result=partial(self._read_done, request),
-            on_error=partial(self._read_failed, request),
-            pool=self.pool,
-        )
+        reply = session.query(lambda ctx: read_around(ctx, path, model), group="around")
+        reply.answered.connect(partial(self._read_done, request))
+        reply.failed.connect(partial(self._read_failed, request))
 
     def _read_done(self, request: int, around: Around) -> None:
         if not self._latest.is_current(request):

@@ -26,7 +26,6 @@ from PySide6.QtCore import (
     QModelIndex,
     QObject,
     Qt,
-    QTimer,
     QUrl,
     Signal,
 )
@@ -66,7 +65,7 @@ from explorer.gui.resources import icon_path, sample_vault
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results_view import ResultsView
 from explorer.gui.search_bar import MODE_BUTTONS, SearchBar
-from explorer.gui.search_service import SearchResult, SearchService
+from explorer.gui.search_flow import SearchFlow
 from explorer.gui.session import VaultSession
 from explorer.gui.settings import Settings
 from explorer.gui.skipped_dialog import SkippedDialog
@@ -83,20 +82,23 @@ from explorer.gui.status_widgets import (
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.gui.why_not import WhyNotDialog
-from explorer.live import EmbeddingState, Health, LiveEvent, LiveIndex, WatcherState
+from explorer.live import (
+    EmbedDone,
+    ErrorEvent,
+    Health,
+    LiveEvent,
+    LiveIndex,
+    NoticeEvent,
+    SyncEvent,
+)
 from explorer.live.problems import Problem
 from explorer.preview.explain import ExplainContext, explain_context
 from explorer.preview.note import filter_token
-from explorer.search.cached import CachedLists
-from explorer.search.compare import Comparison, compare_responses, covering
-from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
-from explorer.search.query import Query
+from explorer.search.compare import Comparison
+from explorer.search.hybrid import Hit, SearchOptions, SearchResponse
+from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
-#: Live changes are coalesced into one re-search at most this often.
-REFRESH_MS = 400
-#: While embedding, results are re-searched at most this often (vectors keep arriving).
-EMBED_REFRESH_MS = 2000
 RESULT_LIMIT = 100
 
 
@@ -122,15 +124,7 @@ class MainWindow(QMainWindow):
         self.watch = watch
         self.vault: Path | None = None
         self.session: VaultSession | None = None
-        self.lists: CachedLists | None = None  # the two lists of the shown query
-        self.last_raw: str | None = None  # the query of the last search that came back
-        self.response: SearchResponse | None = None  # what the table shows
-        self.query: Query | None = None
         self.last_event: LiveEvent | None = None
-        self._shown_candidates: Candidates | None = None  # after the similarity floor
-        self.baseline: SearchOptions | None = None  # the pinned settings, compared with
-        self.comparison: Comparison | None = None  # the baseline against what is shown
-        self._baseline_shown: tuple[SearchResponse, Candidates] | None = None
         self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
         self._auto_selecting = False
         self._model_state: ModelState | None = None
@@ -147,7 +141,6 @@ class MainWindow(QMainWindow):
         self.menus = build_menus(self)
         self.recent_menu = self.menus.recent
         self._build_shortcuts()
-        self._build_timers()
         self.stall = StallMonitor(self)
         if stall_monitor:
             self.stall.start()
@@ -174,6 +167,12 @@ class MainWindow(QMainWindow):
         self.fusion.changed.connect(self._fusion_changed)
         self.summary = QLabel(central)
         self.summary.setObjectName("summary")
+        # The query on screen: searched, re-fused and kept current by the flow.
+        self.flow = SearchFlow(self.search_field.text, self.options, self)
+        self.flow.searchStarted.connect(lambda: self.summary.setText("searching…"))
+        self.flow.showing.connect(self._show)
+        self.flow.failed.connect(self._search_failed)
+        self.refresh_timer = self.flow.refresh_timer
         self.compare_bar = CompareBar(central)
         self.compare_bar.pinRequested.connect(self.pin_baseline)
         self.compare_bar.unpinRequested.connect(self.unpin_baseline)
@@ -246,13 +245,15 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
-        self.quality = QualityPanel(self.provider, self.data_dir, self.options, self)
+        self.quality = QualityPanel(self.data_dir, self.options, self)
         self.quality.queryActivated.connect(self.set_query)
+        self.quality.judging.changed.connect(self._show_grades)
+        self.quality.judging.saved.connect(lambda text: self.statusBar().showMessage(text, 10_000))
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
         self.quality.hide()  # View ▸ Quality Panel
 
         # View ▸ Around This Note: backlinks and related notes of the note in the preview.
-        self.around = AroundPanel(self.provider.name, self.data_dir, self)
+        self.around = AroundPanel(self.provider.name, self)
         self.around.openRequested.connect(self.preview.open_note)
         self.preview.note_opened.connect(self.around.show_note)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
@@ -269,11 +270,6 @@ class MainWindow(QMainWindow):
         for number, (mode, _) in enumerate(MODE_BUTTONS, start=1):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
             shortcut.activated.connect(lambda m=mode: self.set_mode(m))
-
-    def _build_timers(self) -> None:
-        self.refresh_timer = QTimer(self)
-        self.refresh_timer.setSingleShot(True)
-        self.refresh_timer.timeout.connect(self._refresh)
 
     def _restore_settings(self) -> None:
         s = self.settings
@@ -306,10 +302,6 @@ class MainWindow(QMainWindow):
     # ================================================================== the session's parts
 
     @property
-    def service(self) -> SearchService | None:
-        return self.session.service if self.session is not None else None
-
-    @property
     def live(self) -> LiveIndex | None:
         return self.session.live if self.session is not None else None
 
@@ -319,7 +311,27 @@ class MainWindow(QMainWindow):
 
     @property
     def searching(self) -> bool:
-        return self.session is not None and self.session.searching
+        return self.flow.searching
+
+    @property
+    def shown(self) -> Shown:
+        """The query on screen (lists, settings, baseline; the rest derived)."""
+        return self.flow.shown
+
+    @property
+    def response(self) -> SearchResponse | None:
+        """What the table shows."""
+        return self.shown.response
+
+    @property
+    def baseline(self) -> SearchOptions | None:
+        """The pinned settings, compared with."""
+        return self.shown.baseline
+
+    @property
+    def comparison(self) -> Comparison | None:
+        """The baseline against what is shown."""
+        return self.shown.comparison
 
     def live_settled(self) -> bool:
         """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
@@ -340,8 +352,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
         self.preview.set_vault(path)
         self.table.obsidian_vault = is_obsidian_vault(path)
-        self.lists = self.response = self.query = None
-        self.last_raw = None
         self.model.clear()
         self.no_match.show_for(None)
         self.distributions.show_response(None, None)
@@ -349,10 +359,10 @@ class MainWindow(QMainWindow):
         session = VaultSession(path, self.data_dir, self.provider, watch=self.watch, parent=self)
         session.opened.connect(self._session_opened)
         session.openFailed.connect(self._session_failed)
-        session.searched.connect(self._search_finished)
         session.liveEvent.connect(self._live_event)
         session.healthChanged.connect(self._health_changed)
         self.session = session
+        self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)
 
@@ -361,22 +371,22 @@ class MainWindow(QMainWindow):
 
     def _close_session(self, wait: bool = False) -> None:
         self.debounce.stop()
-        self.refresh_timer.stop()
+        self.flow.detach()
+        self.quality.close_vault(wait=wait)
+        self.around.close_vault()
         if self.session is not None:
             session, self.session = self.session, None
-            for signal in (session.searched, session.liveEvent, session.healthChanged):
+            for signal in (session.liveEvent, session.healthChanged):
                 signal.disconnect()
             session.close(wait=wait)
             session.deleteLater()
-        self.quality.close_vault(wait=wait)
-        self.around.close_vault(wait=wait)
         self.index_status.hide_progress()
         self._problem = None  # that index's
 
     def _session_opened(self, notices: list[str]) -> None:
-        if self.vault is not None:
-            self.quality.open_vault(self.vault)  # its thread opens the index after the search's
-            self.around.open_vault(self.vault)
+        if self.session is not None:
+            self.quality.open_vault(self.session)
+            self.around.open_vault(self.session)
         for notice in notices:
             self.statusBar().showMessage(safe_text(notice), 10_000)
         self.search_now()
@@ -430,71 +440,31 @@ class MainWindow(QMainWindow):
         """Search the field's text now (Enter, the debounce timer, a refresh).  Before the
         index is open this does nothing: the search runs as soon as it is."""
         self.debounce.stop()
-        if self.session is None or not self.session.is_open:
-            return
-        options = self.options()
-        if self.baseline is not None:  # one fetch for both: the baseline is fused from it too
-            options = covering(self.baseline, options)
-        self.session.search(self.search_field.text(), options)
-        self.summary.setText("searching…")
+        self.flow.search_now()
 
-    def _search_finished(self, result: SearchResult) -> None:
-        if result.error is not None or result.candidates is None:
-            self.lists = self.response = None
-            self.comparison = self._baseline_shown = None
-            self.last_raw = result.raw
-            self.model.clear()
-            self.no_match.show_for(None)
-            self.distributions.show_response(None, None)
-            if self.baseline is not None:
-                self.compare_bar.show_comparison(self.baseline, None, "no result to compare")
-            self.preview.clear()
-            self.summary.setText("")
-            self._show_empty(html.escape(safe_text(result.error or "search failed")))
-            self._update_banner()
-            return
-        if result.raw != self.last_raw:
+    def _search_failed(self, shown: Shown) -> None:
+        self.model.clear()
+        self.no_match.show_for(None)
+        self.distributions.show_response(None, None)
+        if shown.baseline is not None:
+            self.compare_bar.show_comparison(shown.baseline, None, "no result to compare")
+        self.preview.clear()
+        self.summary.setText("")
+        self._show_empty(html.escape(safe_text(shown.error or "search failed")))
+        self._update_banner()
+
+    def _show(self, shown: Shown, compare: bool, new_query: bool) -> None:
+        """Show the query on screen: the table, the comparison, the panels below it."""
+        if new_query:
             self._chosen_path = None  # a new query: follow its top hit
-        # Movement marks compare a refresh of the same query with what is on screen; not when
-        # the vector list just arrived (every row would move, which says nothing).
-        same_query = (
-            result.raw == self.last_raw
-            and self.response is not None
-            and self.response.semantic.available == result.candidates.semantic.available
-        )
-        self.last_raw = result.raw
-        self.lists = CachedLists.of(result.raw, result.candidates, result.options)
-        self.query = result.candidates.query
-        self.refuse(compare=same_query)
-
-    def refuse(self, *, compare: bool = True) -> None:
-        """Fuse the cached lists with the current settings and show them (no new search)."""
-        options = self.options()
-        baseline = self.baseline
-        if (
-            self.lists is None
-            or not self.lists.covers(options)
-            or (baseline is not None and not self.lists.covers(baseline))
-        ):
-            self.search_now()
-            return
-        response, self._shown_candidates = self.lists.fuse(options)
-        self.response = response
-        self.comparison = self._baseline_shown = None
+        response, baseline = shown.response, shown.baseline
+        assert response is not None  # the flow shows what its lists answer
         if baseline is not None:
-            base_response, base_candidates = self.lists.fuse(baseline)
-            self._baseline_shown = (base_response, base_candidates)
-            self.comparison = compare_responses(
-                base_response,
-                response,
-                candidates_a=base_candidates,
-                candidates_b=self._shown_candidates,
-            )
-            self.compare_bar.show_comparison(baseline, self.comparison)
+            self.compare_bar.show_comparison(baseline, shown.comparison)
         self._show_grades()
-        self.model.set_response(response, compare=compare, baseline=self.comparison)
+        self.model.set_response(response, compare=compare, baseline=shown.comparison)
         self.no_match.show_for(response)
-        self.distributions.show_response(response, self._shown_candidates)
+        self.distributions.show_response(response, shown.candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self._restore_selection(self._chosen_path)
@@ -510,28 +480,22 @@ class MainWindow(QMainWindow):
 
     def unpin_baseline(self) -> None:
         """Back to the plain results: no Base column, moves at the last step (Ctrl+Shift+B)."""
-        self.baseline = self.comparison = self._baseline_shown = None
         self.compare_bar.unpinned()
         self.table.setColumnHidden(Column.BASE, True)
-        if self.lists is not None:
-            self.refuse(compare=False)
+        self.flow.pin(None)
 
     def compare_pair(self, pair: Pair) -> None:
         """Pin the first settings of ``pair`` and show the second (Compare ▸ …), one click."""
         baseline, tried = pair.settings(self.options())
         self.fusion.set_options(tried)
-        self.baseline = baseline  # before the mode changes: its re-fuse compares already
+        self.flow.set_baseline(baseline)  # before the mode changes: its re-fuse compares
         self.set_mode(tried.mode)
         self._pin(baseline)
 
     def _pin(self, baseline: SearchOptions) -> None:
-        self.baseline = baseline
         self.compare_bar.show_comparison(baseline, None)
         self.table.setColumnHidden(Column.BASE, False)
-        if self.lists is not None:
-            self.refuse(compare=False)
-        else:
-            self.search_now()
+        self.flow.pin(baseline)
 
     def _place_base_column(self) -> None:
         """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
@@ -581,15 +545,12 @@ class MainWindow(QMainWindow):
         self.empty.show()
 
     def _mode_changed(self, _mode: str) -> None:
-        if self.lists is not None:
-            self.refuse(compare=False)
-        else:
-            self.search_now()
+        self.flow.settings_changed(compare=False)
         self._update_banner()
 
     def _fusion_changed(self) -> None:
-        if self.lists is not None:
-            self.refuse(compare=True)
+        if self.shown.lists is not None:
+            self.flow.refuse(compare=True)
         self.quality.schedule()  # the judged queries' scores under the new settings
 
     def add_filter(self, kind: str, value: str) -> None:
@@ -602,76 +563,23 @@ class MainWindow(QMainWindow):
     # ================================================================== live index
 
     def _live_event(self, event: LiveEvent) -> None:
+        """What the window itself does with the live index's events (the flow re-searches,
+        the panels follow the session, the progress bar follows the health)."""
         self.last_event = event
-        kind = event.kind
-        if kind in ("sync", "embed-done"):
-            self.stall.mark(f"{kind}: {event.message}")
-        if kind == "embed-done" or (kind == "sync" and event.touched):
-            self.quality.invalidate()  # the judged queries' lists may have changed
-            self.around.index_changed()  # backlinks and neighbours may have changed
-        if kind == "sync" and event.touched:
-            self._schedule_refresh(event.touched, REFRESH_MS)
+        if isinstance(event, SyncEvent | EmbedDone):
+            self.stall.mark(f"{event.kind}: {event.message}")
+        if isinstance(event, SyncEvent) and event.touched:
             # The shown note is rendered again if it changed, or if its links may lead
             # elsewhere now.
             self.preview.notes_changed(event.touched)
-        elif kind == "embed-progress":
-            self.index_status.show_progress("Embedding", event.done, event.total, event.rate)
-            # New vectors: worth a re-search when the shown result has none yet, or when they
-            # belong to notes on screen (the rest arrives with embed-done).
-            if self.response is not None and (
-                not self.response.semantic.available
-                or {h.path for h in self.response.hits} & event.touched
-            ):
-                self._schedule_refresh(None, EMBED_REFRESH_MS)
-        elif kind == "embed-done":
-            self.index_status.hide_progress()
-            self._schedule_refresh(None, REFRESH_MS)
-        elif kind in ("error", "notice") and event.message:
+        elif isinstance(event, ErrorEvent | NoticeEvent) and event.message:
             self.statusBar().showMessage(safe_text(event.message), 8000)
 
-    def _schedule_refresh(self, touched: frozenset[str] | None, delay: int) -> None:
-        """Re-search the current query soon, if a change may affect it: it names a note shown,
-        or it could match (a path filter rules out notes elsewhere; anything else may now
-        match).  The re-search runs on the search thread; if the hits are the same, nothing
-        visible changes."""
-        response = self.response
-        if self.lists is None and response is None:
-            return
-        if touched is not None and response is not None and self.query is not None:
-            shown = {hit.path for hit in response.hits}
-            paths = tuple(self.query.paths)
-            if not shown & touched and paths and not any(t.startswith(paths) for t in touched):
-                return
-        if self.refresh_timer.isActive() and self.refresh_timer.remainingTime() <= delay:
-            return
-        self.refresh_timer.start(delay)
-
-    def _refresh(self) -> None:
-        if self.searching:
-            self.refresh_timer.start(REFRESH_MS)  # after the search under way
-        else:
-            self.search_now()
-
     def _health_changed(self, health: Health) -> None:
-        self.index_status.show_health(health, model_text(self.provider))
+        self.index_status.follow(health, model_text(self.provider), settled=self.live_settled())
         if health.problem != self._problem:
             self._problem = health.problem
             self._update_banner()
-        watcher, embedding = health.watcher, health.embedding
-        starting = watcher is not None and watcher.state is WatcherState.STARTING
-        if starting and not self.live_settled():
-            # The start-up reconcile reports only when it is done: show that it is under way.
-            self.index_status.show_busy("Indexing the vault…")
-        elif (
-            embedding is not None
-            and embedding.state is EmbeddingState.EMBEDDING
-            and embedding.total
-        ):
-            self.index_status.show_progress(
-                "Embedding", embedding.done, embedding.total, embedding.rate
-            )
-        else:
-            self.index_status.hide_progress()
 
     def _model_changed(self, _state: ModelState | None = None) -> None:
         """The model's state changed (or may have): show it, and re-search when it arrived."""
@@ -686,7 +594,7 @@ class MainWindow(QMainWindow):
         self._update_banner()
         if previous is not None and state in (ModelState.READY, ModelState.FAILED):
             # The model arrived (or never will): hybrid results replace the lexical ones.
-            self._schedule_refresh(None, 0)
+            self.flow.schedule_refresh(None, 0)
 
     def banner_text(self) -> str | None:
         """What keeps the index behind, then why semantic search is not in the result."""
@@ -714,21 +622,18 @@ class MainWindow(QMainWindow):
             return
         if not self._auto_selecting:
             self._chosen_path = hit.path
-        self.preview.show_hit(hit, self.query, self._explain_context(hit, response))
+        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit, response))
 
     def _explain_context(self, hit: Hit, response: SearchResponse) -> ExplainContext:
         """What the preview's explanation of ``hit`` needs: its rank and the lists it came from."""
-        row = self.comparison.row(hit.path) if self.comparison is not None else None
-        if (
-            row is not None
-            and row.rank_a is not None
-            and row.rank_b is None
-            and (self._baseline_shown is not None)
-        ):  # a baseline row that left the top: explained where the baseline had it
-            base_response, base_candidates = self._baseline_shown
-            return explain_context(hit, row.rank_a, base_response, base_candidates)
+        shown = self.shown
+        row = shown.comparison.row(hit.path) if shown.comparison is not None else None
+        base = shown.baseline_shown
+        if row is not None and row.rank_a is not None and row.rank_b is None and base is not None:
+            # A baseline row that left the top: explained where the baseline had it.
+            return explain_context(hit, row.rank_a, base[0], base[1])
         rank = self.model.row_of(hit.path) + 1
-        return explain_context(hit, rank, response, self._shown_candidates)
+        return explain_context(hit, rank, response, shown.candidates)
 
     def _row_clicked(self, _index: QModelIndex) -> None:
         """A click on the selected hit after following links in the preview shows it again
@@ -736,20 +641,20 @@ class MainWindow(QMainWindow):
         hit, response = self.table.current_hit(), self.response
         if hit is None or response is None or self.preview.shown_path == hit.path:
             return
-        self.preview.reopen_hit(hit, self.query, self._explain_context(hit, response))
+        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit, response))
 
     def _graded_query(self) -> str | None:
         """The query a grade is for: the one whose hits are shown (None for the listing)."""
-        if self.lists is None or self.response is None or self.response.listing:
+        lists, response = self.shown.lists, self.response
+        if lists is None or response is None or response.listing:
             return None
-        return self.lists.raw
+        return lists.raw
 
     def grade(self, hit: Hit, grade: int | None) -> None:
         """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
-        query = self._graded_query()
-        message = self.quality.grade(query, hit, grade)
-        self._show_grades()
-        self.statusBar().showMessage(message, 10_000)
+        refused = self.quality.grade(self._graded_query(), hit, grade)
+        if refused is not None:  # else it shows at once; ``saved`` tells when it is on disk
+            self.statusBar().showMessage(refused, 10_000)
 
     def _show_grades(self) -> None:
         grades, judged = self.quality.grades(self._graded_query())
@@ -793,22 +698,15 @@ class MainWindow(QMainWindow):
     def show_tune(self) -> None:
         """View ▸ Tune on Judgments…: sweep the fusion settings on this vault's judged queries
         (from the window's current settings); "Apply best" sets the fusion controls."""
-        if self.vault is None:
+        if self.session is None:
             self.statusBar().showMessage("Open a vault to tune on its judgments", 5000)
             return
         panel = self.tune_panel
-        if panel is None or panel.vault != self.vault:
+        if panel is None or panel.session is not self.session:
             if panel is not None:
                 panel.stop()
                 panel.deleteLater()
-            panel = SweepPanel(
-                self.vault,
-                self.data_dir,
-                self.provider,
-                self.options,
-                self.fusion.apply_preset,
-                self,
-            )
+            panel = SweepPanel(self.session, self.options, self.fusion.apply_preset, self)
             self.vaultOpened.connect(panel.vault_changed)
             self.fusion.changed.connect(panel.current_changed)
             self.tune_panel = panel
@@ -820,16 +718,16 @@ class MainWindow(QMainWindow):
     def show_why_not(self, path: str | None = None) -> WhyNotDialog | None:
         """Search ▸ Why Not This Note… (or a hit's Why Here?): every reason a note is where it
         is for the field's query and the settings on screen; with ``path``, explained at once."""
-        if self.vault is None:
+        if self.session is None:
             self.statusBar().showMessage("Open a vault to ask why a note is not shown", 5000)
             return None
         query, options = self.search_field.text(), self.options()
         dialog = self.why_not
-        if dialog is None or dialog.vault != self.vault:
+        if dialog is None or dialog.session is not self.session:
             if dialog is not None:
                 dialog.close()
                 dialog.deleteLater()
-            dialog = WhyNotDialog(self.vault, self.data_dir, self.provider, query, options, self)
+            dialog = WhyNotDialog(self.session, query, options, self)
             self.why_not = dialog
         else:
             dialog.set_context(query, options)

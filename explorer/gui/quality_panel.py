@@ -1,26 +1,31 @@
 """Judging in the window: grades saved as they are given, and the Quality dock that scores them.
 
-A grade (keys 0–3 on a hit, Delete to remove it) goes at once to the vault's own
-``judgments.tsv`` (:func:`~explorer.evaluate.judgments.judgments_path`: beside the index, never
-inside it), in the format ``vault-explorer eval --judgments`` reads.  :class:`Judging` owns that
-file for the open vault; a damaged file is reported and never overwritten.
+A grade (keys 0–3 on a hit, Delete to remove it) is shown at once and written to the vault's
+own ``judgments.tsv`` (:func:`~explorer.evaluate.judgments.judgments_path`: beside the index,
+never inside it) on a thread of its own, in the order given, in the format
+``vault-explorer eval --judgments`` reads; ``saved`` tells the window when it is on disk.
+:class:`Judging` owns that file for the open vault; a damaged file is reported and never
+overwritten.
 
 The Quality dock lists every judged query with its nDCG@10 and first relevant rank in each
-mode, the mean on top.  The scores are computed by :class:`QualityService` on its own thread with
-its own connection to the index, exactly as ``eval`` computes them (both lists of each query
-fetched without a floor, then fused per mode with the window's fusion settings,
-:func:`~explorer.evaluate.runner.rankings`).  The lists are kept per query, so a change of the
-fusion settings or a new grade costs a re-fusion, not a search; a change of the index drops them.
+mode, the mean on top.  The scores are computed by :class:`QualityService` on the vault
+session's reader (:meth:`~explorer.gui.session.VaultSession.query`: its connection and vector
+matrix, one judged query at a time, so the window's own search goes in between), exactly as
+``eval`` computes them (both lists of each query fetched without a floor, then fused per mode
+with the window's fusion settings, :func:`~explorer.evaluate.runner.rankings`).  The lists are
+kept per query, so a change of the fusion settings or a new grade costs a re-fusion, not a
+search; a change of the index drops them.
 Recomputing is debounced and happens only while the dock is visible.
 """
 
 from __future__ import annotations
 
+import contextlib
 import html
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
@@ -37,24 +42,24 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import DatasetError, load_judgments
 from explorer.evaluate.judgments import JudgmentFile, judgments_path
 from explorer.evaluate.quality import QualityReport, score
 from explorer.evaluate.runner import QueryRun, collect_candidates
 from explorer.evaluate.settings import CUTOFF, EVAL_EMBED_TIMEOUT_S, RUN_LIMIT, EvalSettings
-from explorer.gui.workers import Latest, Worker
-from explorer.index.db import IndexDB
+from explorer.gui.session import VaultSession
+from explorer.gui.workers import run_in_pool
+from explorer.live import LiveEvent
+from explorer.live.events import changes_results
+from explorer.live.reader import ReadContext
 from explorer.search.cached import fetch_options
-from explorer.search.hybrid import Candidates, Hit, Searcher, SearchOptions
+from explorer.search.hybrid import Candidates, Hit, SearchOptions
 from explorer.search.options import MODES
 
 Judgments = dict[str, dict[str, int]]
 
 #: A grade waits this long for the next before the scores are recomputed.
 RECOMPUTE_MS = 300
-#: Closing with ``wait`` waits this long at most for a computation under way.
-CLOSE_WAIT_MS = 5_000
 EMPTY_TEXT = "no judgments yet — press 0–3 on a hit"
 MODE_LABELS = {"fts": "lex", "semantic": "sem", "hybrid": "hyb"}
 QUERY_ROLE = Qt.ItemDataRole.UserRole + 1  # the query of a row (its text is made safe to show)
@@ -74,14 +79,18 @@ def query_key(raw: str | None) -> str | None:
 
 
 class Judging(QObject):
-    """The open vault's judgments file: grades per query, saved at once."""
+    """The open vault's judgments file: grades per query, shown at once, saved in order off the
+    GUI thread."""
 
     changed = Signal()
+    saved = Signal(str)  # what to tell the user once a grade is on disk (or why it is not)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.file: JudgmentFile | None = None
         self._all: Judgments = {}
+        self.pool = QThreadPool(self)  # one thread: grades reach the file in the order given
+        self.pool.setMaxThreadCount(1)
 
     @property
     def path(self) -> Path | None:
@@ -93,7 +102,7 @@ class Judging(QObject):
 
     def open(self, vault: Path, data_dir: str | None) -> None:
         self.file = JudgmentFile(judgments_path(vault, data_dir))
-        self._reload()
+        self._all = _read(self.file)
         self.changed.emit()
 
     def close(self) -> None:
@@ -111,140 +120,149 @@ class Judging(QObject):
         grades = dict(self._all.get(key, {})) if key else {}
         return grades, bool(grades)
 
-    def set_grade(self, raw: str | None, hit: Hit, grade: int | None) -> str:
-        """Save ``grade`` (None: remove it) of ``hit`` for query ``raw``; what to tell the user."""
+    def set_grade(self, raw: str | None, hit: Hit, grade: int | None) -> str | None:
+        """Grade ``hit`` for query ``raw`` (None: remove the grade): shown at once, written on
+        the grading thread (``saved`` then says so).  What to tell the user now, when the grade
+        is refused."""
         key = query_key(raw)
-        if self.file is None:
+        file = self.file
+        if file is None:
             return "Open a vault to grade its notes"
         if key is None:
             return "Type a query first: a grade is for a hit of a query"
-        title = safe_text(hit.title or hit.path)
-        shown = safe_text(key)
-        try:
-            self.file.set_grade(key, hit.path, grade)
-        except (DatasetError, OSError) as exc:
-            return f"Not graded: {safe_text(str(exc))}"
-        self._reload()
-        self.changed.emit()
-        where = safe_text(str(self.file.path))
+        if file.error is not None:
+            damaged = f"{file.path}: not overwriting a damaged file: {file.error}"
+            return f"Not graded: {safe_text(damaged)}"
+        notes = self._all.setdefault(key, {})
         if grade is None:
-            return f"removed the grade of {title} for '{shown}' — saved to {where}"
-        return f"graded {title} {grade} for '{shown}' — saved to {where}"
+            notes.pop(hit.path, None)
+            if not notes:
+                del self._all[key]
+        else:
+            notes[hit.path] = grade
+        self.changed.emit()
+        title, shown = safe_text(hit.title or hit.path), safe_text(key)
+        where = safe_text(str(file.path))
+        done = (
+            f"removed the grade of {title} for '{shown}' — saved to {where}"
+            if grade is None
+            else f"graded {title} {grade} for '{shown}' — saved to {where}"
+        )
+        run_in_pool(
+            _write_grade,
+            file,
+            key,
+            hit.path,
+            grade,
+            done,
+            on_result=partial(self._written, file),
+            pool=self.pool,
+        )
+        return None
 
-    def _reload(self) -> None:
-        self._all = {}
-        if self.file is None or self.file.error is not None or not self.file.path.exists():
-            return
-        try:
-            self._all = load_judgments(self.file.path)
-        except DatasetError:  # pragma: no cover - JudgmentFile read the same file just now
-            self.file.load()
+    def _written(self, file: JudgmentFile, outcome: tuple[str, Judgments | None]) -> None:
+        message, reread = outcome
+        if file is not self.file:
+            return  # another vault since
+        if reread is not None:  # not written: show what the file holds
+            self._all = reread
+            self.changed.emit()
+        self.saved.emit(message)
+
+    def wait_saved(self, msecs: int = 5_000) -> bool:
+        """Wait for the grades under way to reach the file (the window's exit)."""
+        return self.pool.waitForDone(msecs)
+
+
+def _write_grade(
+    file: JudgmentFile, key: str, path: str, grade: int | None, done: str
+) -> tuple[str, Judgments | None]:
+    """The grading thread: write one grade; the message, and the file's grades if it failed."""
+    try:
+        file.set_grade(key, path, grade)
+    except (DatasetError, OSError) as exc:
+        return f"Not graded: {safe_text(str(exc))}", _read(file)
+    return done, None
+
+
+def _read(file: JudgmentFile) -> Judgments:
+    if file.error is not None or not file.path.exists():
+        return {}
+    try:
+        return load_judgments(file.path)
+    except DatasetError:  # pragma: no cover - JudgmentFile read the same file just now
+        file.load()
+        return {}
 
 
 # ============================================================================ the scores
 
 
-class _Superseded(Exception):
-    """A newer computation (or closing) made this one pointless."""
-
-
 class QualityService(QObject):
-    """Scores the judgments on its own thread, with its own connection to the vault's index."""
+    """Scores the judgments on the vault session's reader, one judged query at a time."""
 
     computed = Signal(object)  # QualityReport of the latest request
     failed = Signal(str)
 
-    def __init__(
-        self, vault: Path, data_dir: str | None, provider: EmbedderProvider, parent: QObject
-    ) -> None:
+    def __init__(self, session: VaultSession, parent: QObject) -> None:
         super().__init__(parent)
-        self.vault = vault
-        self.data_dir = data_dir
-        self.provider = provider
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
-        self.latest = Latest()
+        self.session = session
         self.fetched = 0  # queries searched (tests prove that re-scoring needs no search)
-        self._closed = threading.Event()
         self._generation = 0  # bumped when the index changes: the kept lists are stale
-        self._db: IndexDB | None = None
-        self._searcher: Searcher | None = None
-        self._lists: dict[ListKey, Candidates] = {}
+        self._lists: dict[ListKey, Candidates] = {}  # used on the reader thread only
         self._lists_generation = 0
+        self._closed = False
 
     def invalidate(self) -> None:
         self._generation += 1
 
-    def compute(self, judgments: Judgments, options: SearchOptions) -> int:
-        request = self.latest.next()
-        worker = Worker(self._compute, request, judgments, options)
-        worker.signals.returned.connect(self._deliver)
-        worker.signals.errored.connect(lambda exc: self.failed.emit(f"{exc}"))
-        worker.start(self.pool)
-        return request
-
-    def _check(self, request: int) -> None:
-        if self._closed.is_set() or not self.latest.is_current(request):
-            raise _Superseded
+    def compute(self, judgments: Judgments, options: SearchOptions) -> None:
+        generation = self._generation
+        reply = self.session.query(
+            lambda ctx: self._compute(ctx, judgments, options, generation), group="quality"
+        )
+        reply.answered.connect(self._deliver)
+        reply.failed.connect(lambda exc: self.failed.emit(f"{exc}"))
 
     def _compute(
-        self, request: int, judgments: Judgments, options: SearchOptions
-    ) -> tuple[int, QualityReport] | None:
-        try:
-            self._check(request)
-            if self._searcher is None:
-                self._db = IndexDB.open(self.vault, self.data_dir)
-                # Like eval, wait for each query's embedding: a busy machine must not change
-                # the scores (the window's 3 s limit would score such a query lexically).
-                self._searcher = Searcher(
-                    self._db,
-                    self.provider,
-                    wait_for_model=False,
-                    embed_timeout=EVAL_EMBED_TIMEOUT_S,
-                )
-            settings = EvalSettings(search=replace(options, mode="hybrid", limit=RUN_LIMIT))
-            fetch = fetch_options(settings.options(settings.candidate_mode))
+        self, ctx: ReadContext, judgments: Judgments, options: SearchOptions, generation: int
+    ) -> QualityReport:
+        # Like eval, wait for each query's embedding: a busy machine must not change the
+        # scores (the window's 3 s limit would score such a query lexically).
+        searcher = ctx.searcher(embed_timeout=EVAL_EMBED_TIMEOUT_S)
+        settings = EvalSettings(search=replace(options, mode="hybrid", limit=RUN_LIMIT))
+        fetch = fetch_options(settings.options(settings.candidate_mode))
 
-            def key(query: str) -> ListKey:
-                return (query, fetch.mode, fetch.depth, fetch.min_sim)
+        def key(query: str) -> ListKey:
+            return (query, fetch.mode, fetch.depth, fetch.min_sim)
 
-            if self._lists_generation != self._generation:
-                self._lists, self._lists_generation = {}, self._generation
-            missing = {q: q for q in judgments if key(q) not in self._lists}
-            started = time.perf_counter()
-            fresh = collect_candidates(
-                self._searcher, missing, settings, lambda *_: self._check(request)
-            )
-            self.fetched += len(missing)
-            for query, found in fresh.candidates.items():
-                if query not in fresh.degraded:  # without its vector list: fetch it next time
-                    self._lists[key(query)] = found
-            kept = {q: self._lists[key(q)] for q in judgments if key(q) in self._lists}
-            run = QueryRun(
-                candidates={**kept, **fresh.candidates},
-                rejected=dict(fresh.rejected),
-                degraded=dict(fresh.degraded),
-                seconds=time.perf_counter() - started,
-            )
-            return request, score(judgments, run, settings)
-        except _Superseded:
-            return None
+        if self._lists_generation != generation:
+            self._lists, self._lists_generation = {}, generation
+        missing = {q: q for q in judgments if key(q) not in self._lists}
+        started = time.perf_counter()
+        ctx.checkpoint()
+        # Between two judged queries the window's search (more urgent) runs, and a newer
+        # computation stops this one.
+        fresh = collect_candidates(searcher, missing, settings, lambda *_: ctx.checkpoint())
+        self.fetched += len(missing)
+        for query, found in fresh.candidates.items():
+            if query not in fresh.degraded:  # without its vector list: fetch it next time
+                self._lists[key(query)] = found
+        kept = {q: self._lists[key(q)] for q in judgments if key(q) in self._lists}
+        run = QueryRun(
+            candidates={**kept, **fresh.candidates},
+            rejected=dict(fresh.rejected),
+            degraded=dict(fresh.degraded),
+            seconds=time.perf_counter() - started,
+        )
+        return score(judgments, run, settings)
 
-    def _deliver(self, result: tuple[int, QualityReport] | None) -> None:
-        if result is not None and self.latest.is_current(result[0]) and not self._closed.is_set():
-            self.computed.emit(result[1])
+    def _deliver(self, report: QualityReport) -> None:
+        if not self._closed:
+            self.computed.emit(report)
 
-    def close(self, wait: bool = False) -> None:
-        self._closed.set()
-        self.latest.next()
-        Worker(self._close_db).start(self.pool)
-        if wait:
-            self.pool.waitForDone(CLOSE_WAIT_MS)
-
-    def _close_db(self) -> None:
-        db, self._db, self._searcher = self._db, None, None
-        if db is not None:
-            db.close()
+    def close(self) -> None:
+        self._closed = True
 
 
 # ============================================================================ the dock
@@ -258,14 +276,12 @@ class QualityPanel(QDockWidget):
 
     def __init__(
         self,
-        provider: EmbedderProvider,
         data_dir: str | None,
         options: Callable[[], SearchOptions],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__("Quality", parent)
         self.setObjectName("qualityDock")
-        self.provider = provider
         self.data_dir = data_dir
         self.options = options
         self.judging = Judging(self)
@@ -328,30 +344,41 @@ class QualityPanel(QDockWidget):
 
     # ------------------------------------------------------------------ the vault
 
-    def open_vault(self, vault: Path) -> None:
+    def open_vault(self, session: VaultSession) -> None:
+        """Judge and score ``session``'s vault; its live events tell when to score again."""
         self.close_vault()
-        self.service = QualityService(vault, self.data_dir, self.provider, self)
+        self.service = QualityService(session, self)
         self.service.computed.connect(self._computed)
         self.service.failed.connect(self._failed)
-        self.judging.open(vault, self.data_dir)
+        session.liveEvent.connect(self._live_event)
+        self.judging.open(session.vault, self.data_dir)
 
     def close_vault(self, wait: bool = False) -> None:
         self.timer.stop()
+        if wait:
+            self.judging.wait_saved()
         if self.service is not None:
             service, self.service = self.service, None
-            service.close(wait=wait)
+            with contextlib.suppress(RuntimeError, TypeError):  # the session may be gone
+                service.session.liveEvent.disconnect(self._live_event)
+            service.close()
             service.deleteLater()
         if self.judging.file is not None:
             self.judging.close()
         self.report = None
         self._fill(None)
 
-    def grade(self, raw: str | None, hit: Hit, grade: int | None) -> str:
-        """Grade ``hit`` for query ``raw`` (None removes the grade); the status-bar message."""
+    def grade(self, raw: str | None, hit: Hit, grade: int | None) -> str | None:
+        """Grade ``hit`` for query ``raw`` (None removes the grade); the status-bar message
+        when it is refused (``judging.saved`` says when it is on disk)."""
         return self.judging.set_grade(raw, hit, grade)
 
     def grades(self, raw: str | None) -> tuple[dict[str, int], bool]:
         return self.judging.grades(raw)
+
+    def _live_event(self, event: LiveEvent) -> None:
+        if changes_results(event):
+            self.invalidate()
 
     def invalidate(self) -> None:
         """The index changed: fetch the lists again at the next computation."""

@@ -68,7 +68,7 @@ class ScreenshotDriver:
         response = w.response
         if response is None or w.searching or response.query != self.query:
             return False
-        if w.service is None or w.refresh_timer.isActive() or w.debounce.isActive():
+        if w.session is None or w.refresh_timer.isActive() or w.debounce.isActive():
             return False
         health = w.health
         if health is None or not w.live_settled():

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.theme import tints
-from explorer.live import Health
+from explorer.live import EmbeddingState, Health, WatcherState
 from explorer.live.problems import Problem
 from explorer.search.hybrid import SearchResponse
 
@@ -271,6 +271,24 @@ class IndexStatus(QWidget):
         for widget in (self.progress, self.counts, self.skipped, self.model, self.watcher):
             layout.addWidget(widget)
         status_bar.addPermanentWidget(self)
+
+    def follow(self, health: Health, model_text: str, *, settled: bool) -> None:
+        """Show ``health``: the counts, and the one progress bar (the start-up reconcile under
+        way while it is not ``settled``, else the embedding queue's progress)."""
+        self.show_health(health, model_text)
+        watcher, embedding = health.watcher, health.embedding
+        starting = watcher is not None and watcher.state is WatcherState.STARTING
+        if starting and not settled:
+            # The start-up reconcile reports only when it is done: show that it is under way.
+            self.show_busy("Indexing the vault…")
+        elif (
+            embedding is not None
+            and embedding.state is EmbeddingState.EMBEDDING
+            and embedding.total
+        ):
+            self.show_progress("Embedding", embedding.done, embedding.total, embedding.rate)
+        else:
+            self.hide_progress()
 
     def show_health(self, health: Health, model_text: str) -> None:
         notes, vectors, pending = health.notes, health.vectors, health.pending_embeddings

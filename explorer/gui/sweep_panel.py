@@ -1,11 +1,12 @@
 """The Tune panel: every fusion setting of a grid scored on the vault's own judged queries.
 
 The judged queries (the vault's judgments file, :func:`~explorer.evaluate.judgments.judgments_path`)
-are searched once each on a pool thread with the panel's own index connection, both lists
-floor-free and deep (:func:`~explorer.evaluate.runner.collect_candidates`); then every point of
-:data:`~explorer.evaluate.sweep.DEFAULT_GRID` is fused and scored from those lists
-(:func:`~explorer.evaluate.sweep.sweep`): no model call per setting.  The base of the grid (the
-floors and the depth) is the window's settings when the sweep starts.
+are searched once each through the vault session's reader (its connection and vector matrix,
+one query at a time so that the window's own search goes in between), both lists floor-free and
+deep (:func:`~explorer.evaluate.runner.collect_candidates`); then, on the panel's own thread,
+every point of :data:`~explorer.evaluate.sweep.DEFAULT_GRID` is fused and scored from those
+lists (:func:`~explorer.evaluate.sweep.sweep`): no model call per setting.  The base of the
+grid (the floors and the depth) is the window's settings when the sweep starts.
 
 The chart is pyqtgraph, imported only when the panel first draws (about 0.6 s, paid by whoever
 opens the panel, not at start-up): nDCG@10 against the lexical weight share, one line per method
@@ -36,10 +37,10 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.embed.provider import ModelState
 from explorer.evaluate.datasets import DatasetError, load_judgments
 from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.runner import collect_candidates
+from explorer.evaluate.runner import QueryRun, collect_candidates
 from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S, RUN_LIMIT, EvalSettings
 from explorer.evaluate.sweep import (
     DEFAULT_GRID,
@@ -53,10 +54,11 @@ from explorer.evaluate.sweep import (
     sweep,
 )
 from explorer.evaluate.sweep import describe as describe_options
+from explorer.gui.session import VaultSession
 from explorer.gui.theme import is_dark
 from explorer.gui.workers import Latest, Worker
-from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
+from explorer.live.reader import ReadContext
 from explorer.search.hybrid import Candidates, Searcher, SearchOptions
 from explorer.search.query import QueryError
 
@@ -93,40 +95,53 @@ class TuneResult:
         return self.sweep.best
 
 
-def run_tune(
-    vault: Path,
-    data_dir: str | None,
-    provider: EmbedderProvider,
+@dataclass(frozen=True)
+class Collected:
+    """The judged queries' lists, fetched once: what every setting of the sweep is scored on."""
+
+    qrels: Mapping[str, Mapping[str, int]]
+    run: QueryRun
+    pending: int
+    base: SearchOptions
+
+
+def collect_tune(
+    searcher: Searcher,
     judgments: Path,
     current: SearchOptions,
     progress: Callable[[str, int, int], None],
     should_stop: Callable[[], bool],
-) -> TuneResult:
-    """The work of one sweep (pool thread, no Qt): search each judged query once, then score
-    every point of the default grid over ``current``'s floors and depth, and ``current``."""
+) -> Collected:
+    """Search each judged query once, floor-free and deep, with ``searcher`` (no Qt)."""
     qrels = load_judgments(judgments)
     if not qrels:
         raise DatasetError(f"{judgments}: no judgments in the file")
     base = replace(current, mode="hybrid", limit=RUN_LIMIT)
-
-    def report(phase: str, done: int, total: int, _note: str = "") -> None:
-        if should_stop():
-            raise Cancelled
-        progress(phase, done, total)
-
-    db = IndexDB.open(vault, data_dir)
-    try:
-        searcher = Searcher(db, provider, embed_timeout=EVAL_EMBED_TIMEOUT_S)
-        settings = EvalSettings(search=base, modes=("hybrid",))
-        run = collect_candidates(searcher, {q: q for q in qrels}, settings, report)
-        pending = (
-            pending_count(db, provider.name) if provider.state is not ModelState.DISABLED else 0
-        )
-    finally:
-        db.close()
+    settings = EvalSettings(search=base, modes=("hybrid",))
+    run = collect_candidates(
+        searcher, {q: q for q in qrels}, settings, _reporter(progress, should_stop)
+    )
+    provider = searcher.provider
+    pending = (
+        pending_count(searcher.db, provider.name)
+        if provider.state is not ModelState.DISABLED
+        else 0
+    )
     if not run.candidates:
         reasons = "; ".join(f"{q!r}: {why}" for q, why in list(run.rejected.items())[:3])
         raise DatasetError(f"none of the judged queries could be searched ({reasons})")
+    return Collected(qrels, run, pending, base)
+
+
+def sweep_tune(
+    collected: Collected,
+    progress: Callable[[str, int, int], None],
+    should_stop: Callable[[], bool],
+) -> TuneResult:
+    """Score every point of the default grid over the window's floors and depth, and the
+    window's settings, from the lists fetched (no Qt, no index)."""
+    run, qrels, base = collected.run, collected.qrels, collected.base
+    report = _reporter(progress, should_stop)
     swept = sweep(run.candidates, qrels, base, parse_grid(DEFAULT_GRID), progress=report)
     scored = score_setting(swept, run.candidates, qrels, base)
     return TuneResult(
@@ -135,10 +150,33 @@ def run_tune(
         len(qrels),
         dict(run.rejected),
         dict(run.degraded),
-        pending,
+        collected.pending,
         run.candidates,
         qrels,
     )
+
+
+def run_tune(
+    searcher: Searcher,
+    judgments: Path,
+    current: SearchOptions,
+    progress: Callable[[str, int, int], None],
+    should_stop: Callable[[], bool],
+) -> TuneResult:
+    """The work of one sweep in one go (no Qt): :func:`collect_tune`, then :func:`sweep_tune`."""
+    collected = collect_tune(searcher, judgments, current, progress, should_stop)
+    return sweep_tune(collected, progress, should_stop)
+
+
+def _reporter(
+    progress: Callable[[str, int, int], None], should_stop: Callable[[], bool]
+) -> Callable[..., None]:
+    def report(phase: str, done: int, total: int, _note: str = "") -> None:
+        if should_stop():
+            raise Cancelled
+        progress(phase, done, total)
+
+    return report
 
 
 def score_current(result: TuneResult, current: SearchOptions) -> SweepPoint:
@@ -163,28 +201,25 @@ class SweepPanel(QDialog):
 
     def __init__(
         self,
-        vault: Path,
-        data_dir: str | None,
-        provider: EmbedderProvider,
+        session: VaultSession,
         options: Callable[[], SearchOptions],
         apply: Callable[[SearchOptions], None],
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.vault = vault
-        self.data_dir = data_dir
-        self.provider = provider
+        self.session = session
+        self.vault = vault = session.vault
         self._options = options
         self._apply = apply
         self.tuned: TuneResult | None = None
-        self.judgments = judgments_path(vault, data_dir)
+        self.judgments = judgments_path(vault, session.data_dir)
         self.setWindowTitle(f"Tune on judgments — {safe_text(vault.name)}")
         self.resize(900, 620)
 
-        self.pool = QThreadPool(self)
+        self.pool = QThreadPool(self)  # the sweep's scoring (the searching is the reader's)
         self.pool.setMaxThreadCount(1)
         self.latest = Latest()
-        self._worker: Worker | None = None
+        self._running = False
         self._stop = threading.Event()  # of the running sweep
         self._signals = _Signals(self)
         self._signals.progress.connect(self._progress)
@@ -233,7 +268,7 @@ class SweepPanel(QDialog):
 
     @property
     def running(self) -> bool:
-        return self._worker is not None
+        return self._running
 
     def start(self) -> None:
         """Start a sweep (a running one is dropped), or say that there is nothing to judge by."""
@@ -247,23 +282,32 @@ class SweepPanel(QDialog):
         current = self._options()
         signals = self._signals
         stop = self._stop = threading.Event()
+        judgments = self.judgments
 
         def progress(phase: str, done: int, total: int) -> None:
             signals.progress.emit(request, phase, done, total)
 
-        worker = Worker(
-            run_tune,
-            self.vault,
-            self.data_dir,
-            self.provider,
-            self.judgments,
-            current,
-            progress,
-            stop.is_set,
-        )
-        worker.signals.returned.connect(lambda result: self._done(request, result))
-        worker.signals.errored.connect(lambda exc: self._error(request, exc))
-        self._worker = worker
+        def collect(ctx: ReadContext) -> Collected:
+            searcher = ctx.searcher(embed_timeout=EVAL_EMBED_TIMEOUT_S)
+
+            def step(phase: str, done: int, total: int) -> None:
+                progress(phase, done, total)
+                ctx.checkpoint()  # the window's search goes in between
+
+            return collect_tune(searcher, judgments, current, step, stop.is_set)
+
+        def collected(found: Collected) -> None:
+            if not self.latest.is_current(request):
+                return
+            worker = Worker(sweep_tune, found, progress, stop.is_set)
+            worker.signals.returned.connect(lambda result: self._done(request, result))
+            worker.signals.errored.connect(lambda exc: self._error(request, exc))
+            worker.start(self.pool)
+
+        reply = self.session.query(collect, group="tune")
+        reply.answered.connect(collected)
+        reply.failed.connect(lambda exc: self._error(request, exc))
+        self._running = True
         self.progress.setRange(0, 0)
         self.progress.setFormat("Searching the judged queries…")
         self.progress.show()
@@ -271,15 +315,12 @@ class SweepPanel(QDialog):
             f"Sweeping {_grid_size(current)} fusion settings on the judged queries of "
             f"<code>{html.escape(safe_text(str(self.judgments)))}</code>…"
         )
-        worker.start(self.pool)
 
     def stop(self, wait: bool = False) -> None:
         """Abort the running sweep (its result is dropped); with ``wait``, wait for its thread."""
-        worker, self._worker = self._worker, None
+        self._running = False
         self.latest.next()
         self._stop.set()
-        if worker is not None:
-            worker.abort()
         self.progress.hide()
         if wait:
             self.pool.waitForDone(10_000)
@@ -294,7 +335,7 @@ class SweepPanel(QDialog):
     def _done(self, request: int, result: TuneResult) -> None:
         if not self.latest.is_current(request):
             return
-        self._worker = None
+        self._running = False
         self.progress.hide()
         self.tuned = result
         self.apply_button.setEnabled(True)
@@ -305,7 +346,7 @@ class SweepPanel(QDialog):
     def _error(self, request: int, exc: BaseException) -> None:
         if not self.latest.is_current(request) or isinstance(exc, Cancelled):
             return
-        self._worker = None
+        self._running = False
         self.progress.hide()
         message = safe_text(str(exc)) or type(exc).__name__
         self.status.setText(f"The sweep could not run: {html.escape(message)}")

@@ -2,19 +2,16 @@
 the note is where it is (:func:`explorer.search.explain.explain`).
 
 The note field completes a few typed letters of a path or title against the open index's notes
-(:func:`explorer.search.notes_lookup.lookup`, best first).  The notes are read and every
-explanation computed on the dialog's one worker thread, with the dialog's own index connection
-and searcher (:class:`Reader`), opened at the first request and kept while the dialog is shown,
-so the vector matrix is read once, not at every explanation; only the newest request's answer
-is shown.
+(:func:`explorer.search.notes_lookup.lookup`, best first), matched on a thread of the dialog's
+own, never on the GUI thread.  The notes are read and every explanation computed through the
+vault session (:meth:`~explorer.gui.session.VaultSession.query`: its reader's connection and
+vector matrix, shared with the window); only the newest request's answer is shown.
 """
 
 from __future__ import annotations
 
 import html
-import threading
 from functools import partial
-from pathlib import Path
 
 from PySide6.QtCore import QStringListModel, Qt, QThreadPool, Signal
 from PySide6.QtGui import QFontDatabase
@@ -32,13 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S
-from explorer.gui.workers import Latest, Worker, run_in_pool
-from explorer.index.db import IndexDB
+from explorer.gui.session import VaultSession
+from explorer.gui.workers import Latest, run_in_pool
+from explorer.live.reader import ReadContext
 from explorer.search.explain import Explanation, explain
-from explorer.search.hybrid import Searcher
-from explorer.search.notes_lookup import NoteRef, lookup, notes
+from explorer.search.notes_lookup import Match, NoteRef, lookup, notes
 from explorer.search.options import SearchOptions
 
 #: Completions offered at most.
@@ -59,44 +55,18 @@ REASON_TEXT = {
 }
 
 
-class Reader:
-    """The dialog's connection and searcher (no Qt): opened at the first request, kept until
-    :meth:`close`, so the vector matrix is loaded once and refreshed only when the index
-    changes (:meth:`VectorIndex.refresh`)."""
-
-    def __init__(self, vault: Path, data_dir: str | None, provider: EmbedderProvider) -> None:
-        self.vault, self.data_dir, self.provider = vault, data_dir, provider
-        self._lock = threading.Lock()
-        self._db: IndexDB | None = None
-        self._searcher: Searcher | None = None
-        self.opened = 0  # connections opened, for the tests
-
-    def _open(self) -> Searcher:
-        if self._searcher is None:
-            self._db = IndexDB.open(self.vault, self.data_dir)
-            self.opened += 1
-            self._searcher = Searcher(
-                self._db, self.provider, wait_for_model=False, embed_timeout=EVAL_EMBED_TIMEOUT_S
-            )
-        return self._searcher
-
-    @property
-    def is_open(self) -> bool:
-        return self._db is not None
-
-    def notes(self) -> list[NoteRef]:
-        with self._lock:
-            return notes(self._open().db.conn)
-
-    def explain(self, query: str, path: str, options: SearchOptions) -> Explanation:
-        with self._lock:
-            return explain(self._open(), query, path, options)
-
-    def close(self) -> None:
-        with self._lock:
-            db, self._db, self._searcher = self._db, None, None
-            if db is not None:
-                db.close()
+def resolve(typed: str, known: list[NoteRef], labels: dict[str, str]) -> str | None:
+    """The note the field means: a path as typed, a completion's label, else the best fuzzy
+    match (or the text as typed)."""
+    typed = typed.strip()
+    if not typed:
+        return None
+    if any(n.path == typed for n in known):
+        return typed
+    if typed in labels:
+        return labels[typed]
+    found = lookup(typed, known, 1)
+    return found[0].note.path if found else typed
 
 
 def reasons_text(e: Explanation) -> str:
@@ -108,12 +78,11 @@ class WhyNotDialog(QDialog):
 
     explained = Signal(object)  # Explanation
     failed = Signal(str)
+    completed = Signal(object)  # the completion labels offered, each time they change
 
     def __init__(
         self,
-        vault: Path,
-        data_dir: str | None,
-        provider: EmbedderProvider,
+        session: VaultSession,
         query: str,
         options: SearchOptions,
         parent: QWidget | None = None,
@@ -121,16 +90,17 @@ class WhyNotDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("Why Not This Note?")
         self.resize(760, 520)
-        self.vault, self.data_dir, self.provider = vault, data_dir, provider
+        self.session = session
+        self.vault = session.vault
         self.query, self.options = query, options
         self.notes: list[NoteRef] = []
         self.notes_loaded = False
         self.explanation: Explanation | None = None
         self.error: str | None = None
         self._latest = Latest()
+        self._typed = Latest()  # the newest text to match
         self._labels: dict[str, str] = {}  # completion label -> path
-        self.reader = Reader(vault, data_dir, provider)
-        self.pool = QThreadPool(self)  # one thread: the reader's connection stays on it
+        self.pool = QThreadPool(self)  # one thread: the picker's matching
         self.pool.setMaxThreadCount(1)
 
         self.context = QLabel(self)
@@ -199,9 +169,9 @@ class WhyNotDialog(QDialog):
     # ------------------------------------------------------------------ picking the note
 
     def _load_notes(self) -> None:
-        run_in_pool(
-            self.reader.notes, on_result=self._notes_read, on_error=self._fail, pool=self.pool
-        )
+        reply = self.session.query(lambda ctx: notes(ctx.db.conn), group="why-not-notes")
+        reply.answered.connect(self._notes_read)
+        reply.failed.connect(self._fail)
 
     def _notes_read(self, found: list[NoteRef]) -> None:
         self.notes = found
@@ -209,14 +179,24 @@ class WhyNotDialog(QDialog):
         if self.note_field.text():
             self._complete(self.note_field.text())
 
-    def matches(self, typed: str) -> list[str]:
-        """The paths the field offers for ``typed``, best first."""
-        return [m.note.path for m in lookup(typed, self.notes, COMPLETIONS)]
-
     def _complete(self, typed: str) -> None:
-        found = lookup(typed, self.notes, COMPLETIONS)
+        """Match ``typed`` against the notes on the picker's thread; the newest text wins."""
+        request = self._typed.next()
+        run_in_pool(
+            lookup,
+            typed,
+            self.notes,
+            COMPLETIONS,
+            on_result=partial(self._completed, request),
+            pool=self.pool,
+        )
+
+    def _completed(self, request: int, found: list[Match]) -> None:
+        if not self._typed.is_current(request):
+            return
         self._labels = {m.note.label: m.note.path for m in found}
         self.completions.setStringList(list(self._labels))
+        self.completed.emit(list(self._labels))
         if found:
             self.completer.complete()
 
@@ -225,23 +205,16 @@ class WhyNotDialog(QDialog):
         self.note_field.setText(path)
         self.explain_path(path)
 
-    def resolve(self, typed: str) -> str | None:
-        """The note the field means: a path as typed, a completion's label, else the best
-        fuzzy match."""
-        typed = typed.strip()
-        if not typed:
-            return None
-        if any(n.path == typed for n in self.notes):
-            return typed
-        if typed in self._labels:
-            return self._labels[typed]
-        found = lookup(typed, self.notes, 1)
-        return found[0].note.path if found else typed
-
     def explain_field(self) -> None:
-        path = self.resolve(self.note_field.text())
-        if path is not None:
-            self.explain_path(path)
+        """Explain the note the field means (:func:`resolve`, on the picker's thread)."""
+        run_in_pool(
+            resolve,
+            self.note_field.text(),
+            self.notes,
+            dict(self._labels),
+            on_result=lambda path: self.explain_path(path) if path is not None else None,
+            pool=self.pool,
+        )
 
     # ------------------------------------------------------------------ explaining
 
@@ -251,15 +224,14 @@ class WhyNotDialog(QDialog):
             self.note_field.setText(path)
         request = self._latest.next()
         self.reasons.setText(f"Explaining {safe_text(path)}…")
-        run_in_pool(
-            self.reader.explain,
-            self.query,
-            path,
-            self.options,
-            on_result=partial(self._explained, request),
-            on_error=partial(self._failed, request),
-            pool=self.pool,
-        )
+        query, options = self.query, self.options
+
+        def run(ctx: ReadContext) -> Explanation:
+            return explain(ctx.searcher(embed_timeout=EVAL_EMBED_TIMEOUT_S), query, path, options)
+
+        reply = self.session.query(run, group="why-not")
+        reply.answered.connect(partial(self._explained, request))
+        reply.failed.connect(partial(self._failed, request))
 
     def _explained(self, request: int, e: Explanation) -> None:
         if not self._latest.is_current(request):
@@ -272,12 +244,6 @@ class WhyNotDialog(QDialog):
     def _failed(self, request: int, exc: Exception) -> None:
         if self._latest.is_current(request):
             self._fail(exc)
-
-    def done(self, result: int) -> None:
-        """Closing the dialog releases its connection and matrix (on the reader's thread, after
-        any request still running); the next request opens them again."""
-        Worker(self.reader.close).start(self.pool)
-        super().done(result)
 
     def _fail(self, exc: Exception) -> None:
         self.explanation, self.error = None, safe_text(str(exc))

@@ -2,6 +2,12 @@
 
 The index is derived data.  A missing, corrupt, unreadable or too-new database is moved out of
 the way and built again from the vault; :attr:`IndexDB.notices` tells the user it happened.
+
+Opening says what it is for.  :meth:`IndexDB.open_writer` (the holder of the writer lease) may
+create, migrate and move a damaged file aside; :meth:`IndexDB.open_reader` never writes: a
+read-only connection to the index as it is, which waits for the writer to create or migrate it.
+:meth:`IndexDB.open` is the writer's open for a process that is the only user of its index
+(a command run to its end, a test).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
@@ -24,6 +31,9 @@ ENV_DATA_DIR = "VAULT_EXPLORER_DATA"
 #: How long a connection waits for another's write lock before it says the index is busy.
 BUSY_TIMEOUT_MS = 30_000
 APP_NAME = "vault-explorer"
+
+if TYPE_CHECKING:
+    from explorer.index.lease import WriterLease
 
 
 class IndexError_(RuntimeError):
@@ -162,6 +172,53 @@ class IndexDB:
         return db
 
     @classmethod
+    def open_writer(
+        cls,
+        lease: WriterLease,
+        vault: Path,
+        data: str | os.PathLike[str] | None = None,
+    ) -> IndexDB:
+        """:meth:`open` for the holder of the index's writer lease: the one that may create,
+        migrate and rebuild it while other connections read it."""
+        path = index_path(vault.expanduser().resolve(), data)
+        if not lease.held or lease.db_path != path:
+            raise ValueError(f"the writer lease held is not the one of {path}")
+        return cls.open(vault, data, path=path)
+
+    @classmethod
+    def open_reader(
+        cls,
+        vault: Path,
+        data: str | os.PathLike[str] | None = None,
+        *,
+        path: Path | None = None,
+    ) -> IndexDB:
+        """A read-only connection (SQLite's ``mode=ro``) to the index of ``vault`` as it is:
+        nothing is created, migrated or moved aside.  :class:`IndexNotReady` when there is no
+        index yet or its schema is older than this program's (the writer migrates it);
+        :class:`IndexUnavailable` when it cannot be read or is from a newer program."""
+        vault = vault.expanduser().resolve()
+        path = path or index_path(vault, data)
+        if not path.exists():
+            raise IndexNotReady(f"no index for {vault} yet (run: vault-explorer index {vault})")
+        try:
+            conn, version = connect_versioned(path, readonly=True)
+        except sqlite3.Error as exc:
+            raise IndexUnavailable(describe_error(exc, path)) from exc
+        if version != LATEST_VERSION:
+            conn.close()
+            if version > LATEST_VERSION:
+                raise IndexTooNew(
+                    f"the index at {path} was written by a newer vault-explorer (schema "
+                    f"{version}); upgrade, or rebuild it with this version (vault-explorer index)"
+                )
+            raise IndexNotReady(
+                f"the index at {path} has schema {version}; its writer has not migrated it "
+                f"to {LATEST_VERSION} yet"
+            )
+        return cls(conn, path, vault)
+
+    @classmethod
     def open_existing(cls, vault: Path, data: str | os.PathLike[str] | None = None) -> IndexDB:
         """Open an existing index as it is: no migration, no rebuild, no sync (``status``)."""
         vault = vault.expanduser().resolve()
@@ -259,6 +316,15 @@ class IndexDB:
         except sqlite3.DatabaseError as exc:
             return str(exc)
         return None
+
+
+class IndexNotReady(IndexUnavailable):
+    """The index is not there yet, or not at this program's schema yet: its writer creates or
+    migrates it (a reader waits for that, or says how to make it)."""
+
+
+class IndexTooNew(IndexUnavailable):
+    """The index was written by a newer program: this one neither reads nor rewrites it."""
 
 
 class _Damaged(Exception):

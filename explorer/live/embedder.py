@@ -24,7 +24,7 @@ from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB, connect
 from explorer.index.embedding import pending_count, store_vectors
-from explorer.live.events import EventLog
+from explorer.live.events import EmbedDone, ErrorEvent, EventLog, NoticeEvent, VectorsStored
 from explorer.live.health import EmbeddingHealth, EmbeddingState
 from explorer.live.problems import Problem, diagnose, log_problem
 
@@ -165,7 +165,7 @@ class EmbeddingQueue:
             reason = f"embedding stopped: {problem.message}"
             problem = Problem(problem.kind, reason)
             self._set(state=EmbeddingState.UNAVAILABLE, reason=reason, problem=problem)
-            self.events.emit("error", reason)
+            self.events.emit(ErrorEvent, reason)
         finally:
             if db is not None:
                 db.close()
@@ -179,7 +179,7 @@ class EmbeddingQueue:
             except EmbedderUnavailable as exc:
                 if self.provider.state in (ModelState.FAILED, ModelState.DISABLED):
                     self._set(state=EmbeddingState.UNAVAILABLE, reason=str(exc))
-                    self.events.emit("notice", f"vectors are not being updated: {exc}")
+                    self.events.emit(NoticeEvent, f"vectors are not being updated: {exc}")
                     return None
                 self._set(state=EmbeddingState.LOADING, reason=str(exc))
                 continue
@@ -204,11 +204,9 @@ class EmbeddingQueue:
                     rate = done / seconds if seconds > 0 else 0.0
                     self._set(state=EmbeddingState.IDLE, total=done, rate=rate, note="")
                     self.events.emit(
-                        "embed-done",
+                        EmbedDone,
                         f"embedded {done} chunks in {seconds:.1f}s ({rate:.0f}/s)",
                         done=done,
-                        total=done,
-                        rate=rate,
                     )
                     run_started, done = None, 0
                 with self._lock:
@@ -232,7 +230,7 @@ class EmbeddingQueue:
                 delay = min(self.max_retry_delay, self.retry_delay * 2 ** (failures - 1))
                 reason = f"embedding failed ({type(exc).__name__}: {exc}); retry in {delay:g} s"
                 self._set(state=EmbeddingState.RETRYING, reason=reason)
-                self.events.emit("error", reason)
+                self.events.emit(ErrorEvent, reason)
                 self._stop.wait(delay)
                 continue
             try:
@@ -252,7 +250,7 @@ class EmbeddingQueue:
                     reason=reason,
                     problem=Problem(problem.kind, reason),
                 )
-                self.events.emit("error", reason)
+                self.events.emit(ErrorEvent, reason)
                 self._stop.wait(delay)
                 continue
             if failures:
@@ -268,13 +266,9 @@ class EmbeddingQueue:
             paths = list(dict.fromkeys(r.path for r in rows))
             self._set(done=done, total=total, rate=rate, note=paths[-1])
             self.events.emit(
-                "embed-progress",
+                VectorsStored,
                 f"embedded {done}/{total} chunks ({rate:.0f}/s), {paths[-1]}",
                 touched=frozenset(paths),
-                done=done,
-                total=total,
-                rate=rate,
-                note=paths[-1],
             )
 
     def _next_rows(

@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from explorer.index.sync import SyncReport
 
@@ -27,18 +27,75 @@ T = TypeVar("T")
 
 
 @dataclass(frozen=True)
-class LiveEvent:
-    """Something the live index did, for an event log."""
+class Event:
+    """Something the live index did, for an event log: when, and one line saying what.  Each
+    kind is a class of its own (``kind`` names it in a log); how far embedding has got is not
+    an event but the index's :class:`~explorer.live.health.Health`."""
 
-    kind: str  # "sync" | "embed-progress" | "embed-done" | "watcher" | "error" | "notice"
     time: float
     message: str
+    kind: ClassVar[str] = "event"
+
+    @classmethod
+    def now(cls, message: str, **fields: Any) -> Self:
+        return cls(time.time(), message, **fields)
+
+
+@dataclass(frozen=True)
+class SyncEvent(Event):
+    """The writer applied a batch or a reconcile; ``touched``: notes whose results may
+    change."""
+
     report: SyncReport | None = None
-    touched: frozenset[str] = frozenset()  # note paths whose results may change
+    touched: frozenset[str] = frozenset()
+    kind: ClassVar[str] = "sync"
+
+
+@dataclass(frozen=True)
+class VectorsStored(Event):
+    """The embedder stored a batch of vectors, of the notes in ``touched``."""
+
+    touched: frozenset[str] = frozenset()
+    kind: ClassVar[str] = "embed-progress"
+
+
+@dataclass(frozen=True)
+class EmbedDone(Event):
+    """The embedding queue emptied (``done`` chunks embedded in the run), or another process's
+    writer changed vectors."""
+
     done: int = 0
-    total: int = 0
-    rate: float = 0.0
-    note: str = ""
+    kind: ClassVar[str] = "embed-done"
+
+
+@dataclass(frozen=True)
+class WatcherEvent(Event):
+    """The watcher's state changed."""
+
+    kind: ClassVar[str] = "watcher"
+
+
+@dataclass(frozen=True)
+class ErrorEvent(Event):
+    """Something failed (the index stays as the last commit)."""
+
+    kind: ClassVar[str] = "error"
+
+
+@dataclass(frozen=True)
+class NoticeEvent(Event):
+    """Something the user should know (an index rebuilt, a writer gone)."""
+
+    kind: ClassVar[str] = "notice"
+
+
+LiveEvent = SyncEvent | VectorsStored | EmbedDone | WatcherEvent | ErrorEvent | NoticeEvent
+
+
+def changes_results(event: LiveEvent) -> bool:
+    """Whether after ``event`` what the index answers may differ: notes changed, or vectors
+    arrived."""
+    return isinstance(event, EmbedDone) or (isinstance(event, SyncEvent) and bool(event.touched))
 
 
 class Subscribers(Generic[T]):
@@ -94,6 +151,6 @@ class EventLog:
             self._log.append(event)
         self._subscribers.publish(event, event.kind)
 
-    def emit(self, kind: str, message: str, **fields: Any) -> None:
+    def emit(self, kind: type[LiveEvent], message: str, **fields: Any) -> None:
         """Publish an event of ``kind`` that happened now."""
-        self.publish(LiveEvent(kind, time.time(), message, **fields))
+        self.publish(kind.now(message, **fields))

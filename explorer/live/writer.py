@@ -27,7 +27,15 @@ from explorer.index.db import IndexDB, IndexUnavailable, connect, index_path
 from explorer.index.lease import Holder, IndexHeld, WriterLease, holder
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.live.embedder import EMBED_BATCH, EmbeddingQueue
-from explorer.live.events import EventLog, LiveEvent
+from explorer.live.events import (
+    EmbedDone,
+    ErrorEvent,
+    EventLog,
+    LiveEvent,
+    NoticeEvent,
+    SyncEvent,
+    WatcherEvent,
+)
 from explorer.live.health import (
     Health,
     HealthBoard,
@@ -177,6 +185,18 @@ class LiveIndex:
             self._writer.join(max(0.0, deadline - time.monotonic()))
         self._embedder.join(max(0.0, deadline - time.monotonic()))
 
+    def wait_opened(self, timeout: float) -> bool:
+        """Wait until the writer has opened the index (created, migrated or rebuilt it) or
+        failed to (:attr:`open_error` says why); ``False`` if neither happened within
+        ``timeout`` (the writer may be waiting for another process's lease: then that process
+        keeps the index)."""
+        return self._opened.wait(timeout)
+
+    @property
+    def open_error(self) -> str | None:
+        """Why the writer could not open the index, once it gave up."""
+        return self._open_error
+
     def subscribe(self, callback: Callable[[LiveEvent], None]) -> Callable[[], None]:
         """Call ``callback`` with every event from now on (on a background thread); returns a
         function that unsubscribes it."""
@@ -221,7 +241,7 @@ class LiveIndex:
 
     # ------------------------------------------------------------------ events
 
-    def _event(self, kind: str, message: str, **fields: Any) -> None:
+    def _event(self, kind: type[LiveEvent], message: str, **fields: Any) -> None:
         self._events.emit(kind, message, **fields)
 
     def _idle(self) -> bool:
@@ -248,7 +268,7 @@ class LiveIndex:
         if persist is not None:
             self._persist(persist)
         if changed and state is not WatcherState.STARTING:
-            self._event("watcher", f"watcher {state.value}" + (f": {reason}" if reason else ""))
+            self._event(WatcherEvent, f"watcher {state.value}" + (f": {reason}" if reason else ""))
 
     def _watcher_health(self) -> WatcherHealth:
         """The state, and who keeps the index current: the other process while this one only
@@ -299,7 +319,7 @@ class LiveIndex:
             if lease is None:
                 return
             try:
-                self._run_owner()
+                self._run_owner(lease)
             finally:
                 lease.release()
         except Exception as exc:  # outside the writer loop, which reports its own
@@ -318,7 +338,7 @@ class LiveIndex:
             if lease is not None:
                 if self._state is WatcherState.READER:
                     self._set_state(WatcherState.STARTING, None, persist=None)
-                    self._event("notice", "the other writer has gone: this one keeps the index")
+                    self._event(NoticeEvent, "the other writer has gone: this one keeps the index")
                 return lease
             other = holder(self._db_path) or Holder(None, "another process", "", None)
             if not self.share:
@@ -359,9 +379,9 @@ class LiveIndex:
         if generation is not None and current != generation:
             message = "the index was updated by the process that keeps it"
             if changed:
-                self._event("sync", message, touched=frozenset(changed))
+                self._event(SyncEvent, message, touched=frozenset(changed))
             else:  # vectors arrived, or notes were deleted
-                self._event("embed-done", message)
+                self._event(EmbedDone, message)
         return current, now_ns
 
     def _fail_open(self, doing: str | None, exc: Exception) -> None:
@@ -374,18 +394,18 @@ class LiveIndex:
         with self._lock:
             self._problem = Problem(problem.kind, message)
         self._set_state(WatcherState.STOPPED, message, persist=None)
-        self._event("error", message)
+        self._event(ErrorEvent, message)
 
-    def _run_owner(self) -> None:
+    def _run_owner(self, lease: WriterLease) -> None:
         try:
-            db = IndexDB.open(self.vault, self.data_dir)
+            db = IndexDB.open_writer(lease, self.vault, self.data_dir)
         except Exception as exc:
             self._fail_open("cannot open the index", exc)
             return
         self._db = db
         self._opened.set()
         for notice in db.notices:
-            self._event("notice", notice)
+            self._event(NoticeEvent, notice)
         final_reason = None
         try:
             self._writer_loop(db)
@@ -396,7 +416,7 @@ class LiveIndex:
             log_problem(log, problem, "the index writer stopped")
             final_reason = f"the index writer stopped: {problem.message}"
             self._set_problem(Problem(problem.kind, final_reason))
-            self._event("error", final_reason)
+            self._event(ErrorEvent, final_reason)
         finally:
             if self._watcher is not None:
                 self._watcher.stop()
@@ -540,7 +560,7 @@ class LiveIndex:
             self._sync_failures += 1
         self._reconcile.clear()
         self._set_problem(Problem(problem.kind, message))
-        self._event("error", message + "; a full reconcile will follow")
+        self._event(ErrorEvent, message + "; a full reconcile will follow")
         # The index is not following the vault: the state says so until a sync succeeds.
         if self._state in (WatcherState.RUNNING, WatcherState.STARTING):
             self._sync_degraded = True
@@ -579,5 +599,8 @@ class LiveIndex:
         self._count(db)
         self._persist(db)
         self._event(
-            "sync", f"{what}: {report.summary()}", report=report, touched=frozenset(report.touched)
+            SyncEvent,
+            f"{what}: {report.summary()}",
+            report=report,
+            touched=frozenset(report.touched),
         )

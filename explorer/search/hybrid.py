@@ -24,6 +24,7 @@ from explorer.search import evidence, fusion
 from explorer.search.lexical import PASSES, filter_clause, lexical_list
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
+from explorer.search.query_embedding import EXECUTOR, NORMAL
 from explorer.search.snippet import body_start
 
 #: Lower bounds of the convex fusion's normalisation, per list (a list not named here is
@@ -179,9 +180,6 @@ class SearchResponse:
         return out
 
 
-_EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
-
-
 class Searcher:
     """Runs searches over one open index, with the model of ``provider`` (or none)."""
 
@@ -193,7 +191,10 @@ class Searcher:
         wait_for_model: bool = True,
         embed_timeout: float = EMBED_TIMEOUT_S,
         vectors: VectorIndex | None = None,
+        priority: int = NORMAL,
     ) -> None:
+        """``priority``: where the query's embedding queues
+        (:mod:`explorer.search.query_embedding`: the window's own query goes first)."""
         self.db = db
         self.provider = provider
         self.wait_for_model = wait_for_model
@@ -201,6 +202,7 @@ class Searcher:
         #: The vector matrix, reloaded when the index changes.  A long-lived caller that makes a
         #: searcher per request hands in its own, so the matrix is read once, not per request.
         self._vectors = vectors
+        self.priority = priority
 
     def search(self, raw: str, options: SearchOptions | None = None) -> SearchResponse:
         """Parse, run both lists as the mode needs, fuse, demote stale notes, cut to limit."""
@@ -244,7 +246,7 @@ class Searcher:
             return SemanticStatus(False, str(exc), name)
         text = result.query.free_text
         started = time.perf_counter()
-        future = _EXECUTOR.submit(embedder.embed, [text])
+        future = EXECUTOR.submit(embedder.embed, [text], priority=self.priority)
         try:
             query_vec = future.result(timeout=self.embed_timeout)
         except concurrent.futures.TimeoutError:

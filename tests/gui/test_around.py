@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.around import HTML_ROLE, UNLINKED_BADGE, Around, AroundPanel, line_html
+from explorer.gui.session import VaultSession
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
 from tests.gui.conftest import (
@@ -42,13 +43,24 @@ def indexed(vault: Path, data_dir: Path, write: Write) -> Path:
 
 
 @pytest.fixture
-def panel(qtbot: QtBot, indexed: Path, data_dir: Path) -> Iterator[AroundPanel]:
-    dock = AroundPanel(FakeEmbedder().name, str(data_dir))
+def session(
+    qtbot: QtBot, indexed: Path, data_dir: Path, fake_provider: EmbedderProvider
+) -> Iterator[VaultSession]:
+    session = VaultSession(indexed, str(data_dir), fake_provider, live=False)
+    with qtbot.waitSignal(session.opened, timeout=SAFETY_MS):
+        session.open()
+    yield session
+    session.close(wait=True)
+
+
+@pytest.fixture
+def panel(qtbot: QtBot, session: VaultSession) -> Iterator[AroundPanel]:
+    dock = AroundPanel(FakeEmbedder().name)
     qtbot.addWidget(dock)
     dock.show()
-    dock.open_vault(indexed)
+    dock.open_vault(session)
     yield dock
-    dock.close_vault(wait=True)
+    dock.close_vault()
 
 
 def shown_for(qtbot: QtBot, panel: AroundPanel, path: str) -> Around:
@@ -103,7 +115,7 @@ def test_nothing_is_read_while_hidden(qtbot: QtBot, panel: AroundPanel) -> None:
     panel.hide()
     panel.show_note("ops/deploy.md")
     qtbot.wait(50)  # nothing to wait for: a hidden panel reads nothing
-    assert panel.around is None and panel.reader is not None and panel.reader.opened == 0
+    assert panel.around is None and panel.reads == 0
     with qtbot.waitSignal(panel.shown, timeout=SAFETY_MS):
         panel.show()
     assert panel.around is not None and panel.around.path == "ops/deploy.md"
@@ -149,12 +161,14 @@ def obsidian(tmp_path: Path, data_dir: Path) -> Path:
 
 
 def test_the_fixture_vaults_backlinks_and_related_notes(
-    qtbot: QtBot, obsidian: Path, data_dir: Path
+    qtbot: QtBot, obsidian: Path, data_dir: Path, fake_provider: EmbedderProvider
 ) -> None:
-    panel = AroundPanel(FakeEmbedder().name, str(data_dir))
+    session = VaultSession(obsidian, str(data_dir), fake_provider, live=False)
+    session.open()
+    panel = AroundPanel(FakeEmbedder().name)
     qtbot.addWidget(panel)
     panel.show()
-    panel.open_vault(obsidian)
+    panel.open_vault(session)
     try:
         for path in ("Home.md", "Properties.md", "Callouts.md"):
             shown_for(qtbot, panel, path)
@@ -182,7 +196,8 @@ def test_the_fixture_vaults_backlinks_and_related_notes(
         assert rows["Embedded note.md"].text(2) == "linked →"
         assert "3 not linked" in panel.related_label.text()
     finally:
-        panel.close_vault(wait=True)
+        panel.close_vault()
+        session.close(wait=True)
 
 
 def test_in_the_window_a_click_opens_the_note_in_the_preview(

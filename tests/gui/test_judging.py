@@ -3,6 +3,7 @@ Grade column shows it, and the Quality dock scores the judged queries as ``eval`
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
+from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
@@ -20,6 +22,7 @@ from explorer.evaluate.settings import EvalSettings
 from explorer.gui.main_window import MainWindow
 from explorer.gui.quality_panel import EMPTY_TEXT, QualityReport
 from explorer.gui.results_model import UNJUDGED, Column, ResultsModel, ResultsProxy, Role
+from explorer.gui.workers import run_in_pool
 from explorer.search.hybrid import Hit
 from explorer.search.options import MODES
 from tests.gui.conftest import (
@@ -91,7 +94,10 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 
     window.table.select_row(1)
     second = window.shown_paths()[1]
-    qtbot.keyClick(window.table, "2")
+    with qtbot.waitSignal(
+        window.quality.judging.saved, timeout=SAFETY_MS
+    ):  # written off the GUI thread
+        qtbot.keyClick(window.table, "2")
 
     assert tsv.read_text("utf-8") == f"{QUERY}\t{second}\t2\n"
     assert load_judgments(tsv) == {QUERY: {second: 2}}  # what eval --judgments reads
@@ -133,7 +139,8 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 
     # Delete removes the grade: the file, the cell and the panel say so.
     window.table.select_row(row_of(window, second))
-    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
+        qtbot.keyClick(window.table, Qt.Key.Key_Delete)
     assert load_judgments(tsv) == {}
     assert cell(window, row_of(window, second), Column.GRADE) == ""
     assert UNJUDGED not in [cell(window, r, Column.GRADE) for r in range(window.proxy.rowCount())]
@@ -159,7 +166,8 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
     menu = window.table.grade_menu(hit)
     grade_menu = next(a.menu() for a in menu.actions() if a.text() == "&Grade")
     assert isinstance(grade_menu, QMenu)
-    next(a for a in grade_menu.actions() if a.text().startswith("&3")).trigger()
+    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
+        next(a for a in grade_menu.actions() if a.text().startswith("&3")).trigger()
     assert load_judgments(tsv)[QUERY] == {hit.path: 3}
     qtbot.waitUntil(lambda: _equal(len(window.quality.rows()), 3), timeout=SAFETY_MS)
 
@@ -217,3 +225,76 @@ def _at_least(value: int, least: int) -> None:
 
 def _equal(a: object, b: object) -> None:
     assert a == b, (a, b)
+
+
+class GatedEmbedder(FakeEmbedder):
+    """A FakeEmbedder that holds the embedding of one chosen text until released."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gated: str | None = None
+        self.entered = threading.Event()
+        self.released = threading.Event()
+
+    def embed(self, texts: list[str]) -> Matrix:
+        if self.gated is not None and self.gated in texts:
+            self.gated = None
+            self.entered.set()
+            self.released.wait(SAFETY_MS / 1000)
+        return super().embed(texts)
+
+
+def test_the_window_s_query_is_answered_while_the_dock_scores_a_large_judged_set(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path, data_dir: Path
+) -> None:
+    """The Quality dock's questions and the window's query share one reader: the window's goes
+    in between two judged queries, not after the last of them."""
+    judged = [f"deploy step {i}" for i in range(300)]
+    tsv = judgments_path(sample_copy.resolve(), str(data_dir))
+    tsv.parent.mkdir(parents=True, exist_ok=True)
+    tsv.write_text("".join(f"{q}\tnotes/a.md\t1\n" for q in judged), "utf-8")
+    embedder = GatedEmbedder()
+    window = make_window(EmbedderProvider.of(embedder), sample_copy)
+    wait_indexed(qtbot, window)
+    window.set_query(QUERY)
+    wait_for_results(qtbot, window, QUERY)
+
+    order: list[str] = []
+    window.quality.updated.connect(lambda _report: order.append("quality"))
+    window.resultsShown.connect(lambda response: order.append(f"search: {response.query}"))
+    embedder.gated = judged[0]  # the dock's first question waits in the model
+    window.quality.show()
+    qtbot.waitUntil(embedder.entered.is_set, timeout=SAFETY_MS)
+    window.set_query("cdn purge")  # asked while the dock is scoring
+    embedder.released.set()
+    qtbot.waitUntil(lambda: _equal("quality" in order, True), timeout=SAFETY_MS)
+    assert order.index("search: cdn purge") < order.index("quality"), order
+    assert window.quality.report is not None and len(window.quality.report.rows) == len(judged)
+
+
+def test_a_grade_shows_at_once_and_reaches_the_file_off_the_gui_thread(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    window = open_judging(qtbot, make_window, fake_provider, sample_copy)
+    tsv = judgments_path(sample_copy.resolve(), str(data_dir))
+    busy, release = threading.Event(), threading.Event()
+
+    def hold() -> None:  # the grading thread is busy with an earlier grade
+        busy.set()
+        release.wait(SAFETY_MS / 1000)
+
+    run_in_pool(hold, pool=window.quality.judging.pool)
+    assert busy.wait(SAFETY_MS / 1000)
+    window.table.select_row(0)
+    first = window.shown_paths()[0]
+    qtbot.keyClick(window.table, "3")
+    assert cell(window, 0, Column.GRADE) == "3"  # shown at once …
+    assert not tsv.exists()  # … while the file waits for the grading thread
+    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS) as saved:
+        release.set()
+    assert load_judgments(tsv) == {QUERY: {first: 3}}
+    assert str(saved.args[0]).startswith("graded ")

@@ -15,13 +15,14 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import load_judgments
 from explorer.evaluate.judgments import judgments_path
 from explorer.evaluate.runner import evaluate_vault
-from explorer.evaluate.settings import RUN_LIMIT, EvalSettings
+from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S, RUN_LIMIT, EvalSettings
 from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, share, sweep
 from explorer.gui.main_window import MainWindow
 from explorer.gui.sweep_panel import SweepPanel, TuneResult, run_tune, summary_html
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
+from explorer.search.hybrid import Searcher
 from explorer.search.options import RANKING, SearchOptions
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_indexed
 
@@ -254,7 +255,12 @@ def test_a_sweep_before_the_vectors_are_in_says_the_semantic_list_was_incomplete
 
     def tune() -> TuneResult:
         current = SearchOptions(limit=100)
-        return run_tune(vault, str(data_dir), provider, judgments, current, _ignore, lambda: False)
+        reader = IndexDB.open_reader(vault, str(data_dir))
+        try:
+            searcher = Searcher(reader, provider, embed_timeout=EVAL_EMBED_TIMEOUT_S)
+            return run_tune(searcher, judgments, current, _ignore, lambda: False)
+        finally:
+            reader.close()
 
     early = tune()
     assert early.pending == 2 and early.sweep.queries == 2

@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results_model import Role
+from explorer.gui.session import VaultSession
 from explorer.gui.why_not import WhyNotDialog
 from explorer.search.hybrid import Hit
 from explorer.search.options import SearchOptions
@@ -39,12 +40,31 @@ def indexed(vault: Path, data_dir: Path, write: Callable[[str, str], Path]) -> P
     return index_with_fake_vectors(vault, data_dir)
 
 
+def reading_session(
+    qtbot: QtBot, vault: Path, data_dir: Path, provider: EmbedderProvider
+) -> VaultSession:
+    """A session that only reads ``vault``'s index (no live index), open."""
+    session = VaultSession(vault, str(data_dir), provider, live=False)
+    with qtbot.waitSignal(session.opened, timeout=SAFETY_MS):
+        session.open()
+    return session
+
+
+@pytest.fixture
+def session(
+    qtbot: QtBot, indexed: Path, data_dir: Path, fake_provider: EmbedderProvider
+) -> Iterator[VaultSession]:
+    session = reading_session(qtbot, indexed, data_dir, fake_provider)
+    yield session
+    session.close(wait=True)
+
+
 @pytest.fixture
 def open_dialog(
-    qtbot: QtBot, indexed: Path, data_dir: Path, fake_provider: EmbedderProvider
+    qtbot: QtBot, session: VaultSession
 ) -> Iterator[Callable[[str, SearchOptions], WhyNotDialog]]:
     def make(query: str, options: SearchOptions) -> WhyNotDialog:
-        dialog = WhyNotDialog(indexed, str(data_dir), fake_provider, query, options)
+        dialog = WhyNotDialog(session, query, options)
         qtbot.addWidget(dialog)
         dialog.show()
         qtbot.waitUntil(lambda: dialog.notes_loaded, timeout=SAFETY_MS)
@@ -112,20 +132,22 @@ def test_only_stale_demoted(
     assert "stale: demoted below the shown hits" in dialog.reasons.text()
 
 
-def test_one_connection_serves_every_request_until_the_dialog_closes(
-    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+def test_one_connection_serves_every_request_of_the_session(
+    qtbot: QtBot,
+    session: VaultSession,
+    open_dialog: Callable[[str, SearchOptions], WhyNotDialog],
 ) -> None:
-    """The notes and every explanation share the dialog's reader: the vector matrix is read
-    once, not at each explanation; closing releases it and the next request opens it again."""
+    """The notes and every explanation go through the session's reader: one connection and
+    one vector matrix, read once, kept when the dialog closes and opens again."""
     dialog = open_dialog("deploy runbook", SearchOptions())
     explained(qtbot, dialog, "ops/deploy-runbook-2023.md")
+    matrix = session.reader._vectors
     explained(qtbot, dialog, "dev/release-notes.md")
-    assert dialog.reader.opened == 1
     dialog.close()
-    qtbot.waitUntil(lambda: not dialog.reader.is_open, timeout=SAFETY_MS)
     dialog.show()
     explained(qtbot, dialog, "dev/release-notes.md")
-    assert dialog.reader.opened == 2
+    assert session.reader.opened == 1
+    assert matrix is not None and session.reader._vectors is matrix
 
 
 def test_an_unknown_note_says_so(
@@ -141,7 +163,10 @@ def test_the_picker_finds_a_note_by_letters_of_its_title(
     qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
 ) -> None:
     dialog = open_dialog("deploy", SearchOptions())
-    qtbot.keyClicks(dialog.note_field, "crbru")  # "Crème brûlée": only in the title
+    with qtbot.waitSignal(  # matched off the GUI thread: the last letter's answer
+        dialog.completed, timeout=SAFETY_MS, check_params_cb=lambda labels: len(labels) > 0
+    ):
+        qtbot.keyClicks(dialog.note_field, "crbru")  # "Crème brûlée": only in the title
     assert dialog.completions.stringList()[0] == "recipes/quarterly-brulee.md — Crème brûlée"
     with qtbot.waitSignal(dialog.explained, timeout=SAFETY_MS):
         qtbot.keyClick(dialog.note_field, "\r")
@@ -200,9 +225,13 @@ def test_under_the_floor_with_the_real_model(
 ) -> None:
     options = replace(SearchOptions(), min_sim=0.3)
     query = "visitors glimpsed outdated stylesheets"
-    dialog = WhyNotDialog(seeded_sample, str(data_dir), real_provider, query, options)
+    session = reading_session(qtbot, seeded_sample, data_dir, real_provider)
+    dialog = WhyNotDialog(session, query, options)
     qtbot.addWidget(dialog)
     dialog.show()
-    reasons = explained(qtbot, dialog, "recipes/creme-brulee.md")
+    try:
+        reasons = explained(qtbot, dialog, "recipes/creme-brulee.md")
+    finally:
+        session.close(wait=True)
     assert "under-floor" in reasons and "no-words" in reasons
     assert "under-floor: under the vector floor" in dialog.reasons.text()

@@ -348,15 +348,16 @@ def test_closing_the_window_interrupts_a_search_held_inside_sqlite(
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     wait_for_results(qtbot, window, "")
-    service = window.service
-    assert service is not None and service.db is not None
-    hold = Hold(service.db.conn)
+    assert window.session is not None
+    reader = window.session.reader
+    assert reader.db is not None
+    hold = Hold(reader.db.conn)
     window.set_query("cdn purge deploy")
     qtbot.waitUntil(lambda: _assert_equal(hold.entered, 1), timeout=SAFETY_MS)
     assert window.summary.text() == "searching…"
     window.close()  # waits for the interrupted search only: it ends at once
-    assert service.cancelled == 1
-    assert service.db is None  # the search thread went on to close the connection
+    assert reader.cancelled == 1
+    assert reader.db is None  # the reader thread went on to close the connection
 
 
 def test_bidi_and_control_characters_in_names_are_shown_escaped(

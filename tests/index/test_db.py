@@ -6,12 +6,22 @@ import random
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from explorer.index import db as db_module
-from explorer.index.db import IndexDB, IndexUnavailable, index_path, is_damage, is_environment
+from explorer.index.db import (
+    IndexDB,
+    IndexNotReady,
+    IndexTooNew,
+    IndexUnavailable,
+    index_path,
+    is_damage,
+    is_environment,
+)
+from explorer.index.lease import WriterLease
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.sync import sync_vault
 from tests.privileges import unprivileged
@@ -266,3 +276,58 @@ def test_integrity_check_finds_damaged_pages(vault: Path, data_dir: Path) -> Non
     db = IndexDB.open_existing(vault, data_dir)
     assert db.integrity() is not None
     db.close()
+
+
+def test_the_reader_never_writes_a_missing_or_old_index(vault: Path, data_dir: Path) -> None:
+    """``open_reader`` creates nothing and migrates nothing: the writer does."""
+    with pytest.raises(IndexNotReady, match="no index"):
+        IndexDB.open_reader(vault, data_dir)
+    assert not index_path(vault, data_dir).exists()
+    assert not (data_dir / "indexes").exists()  # not even the folder
+    db = IndexDB.open(vault, data_dir)
+    db.conn.execute(f"PRAGMA user_version = {LATEST_VERSION - 1}")
+    db.close()
+    with pytest.raises(IndexNotReady, match="not migrated"):
+        IndexDB.open_reader(vault, data_dir)
+    conn = sqlite3.connect(index_path(vault, data_dir))
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION - 1  # left as is
+    conn.close()
+
+
+def test_a_reader_reads_and_cannot_write(
+    write: Callable[[str, str], Path], vault: Path, data_dir: Path
+) -> None:
+    write("a.md", "# A\n\nHello.\n")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    db.close()
+    reader = IndexDB.open_reader(vault, data_dir)
+    try:
+        assert reader.conn.execute("SELECT count(*) FROM notes").fetchone()[0] == 1
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            reader.conn.execute("DELETE FROM notes")
+    finally:
+        reader.close()
+
+
+def test_a_newer_index_is_not_read(vault: Path, data_dir: Path) -> None:
+    db = IndexDB.open(vault, data_dir)
+    db.conn.execute(f"PRAGMA user_version = {LATEST_VERSION + 1}")
+    db.close()
+    with pytest.raises(IndexTooNew, match="newer vault-explorer"):
+        IndexDB.open_reader(vault, data_dir)
+
+
+def test_only_the_holder_of_the_lease_opens_the_writer(vault: Path, data_dir: Path) -> None:
+    path = index_path(vault, data_dir)
+    other = WriterLease.acquire(index_path(vault, data_dir / "elsewhere"), "test")
+    try:
+        with pytest.raises(ValueError, match="writer lease"):
+            IndexDB.open_writer(other, vault, data_dir)
+    finally:
+        other.release()
+    assert not path.exists()
+    with WriterLease.acquire(path, "test") as lease:
+        db = IndexDB.open_writer(lease, vault, data_dir)
+        assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+        db.close()

@@ -1,4 +1,5 @@
-"""The search thread: a running search is cancelled by a newer query or by closing, at once.
+"""The vault session: one reader for every panel; a running search is cancelled by a newer
+query or by closing, at once.
 
 A search is held inside SQLite deterministically (:class:`tests.gui.conftest.Hold`).  Nothing
 here waits on a clock: each wait is for a condition, with a generous timeout only as a safety
@@ -17,7 +18,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.search_service import SearchResult, SearchService
+from explorer.gui.session import SearchResult, VaultSession
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
 from explorer.search.hybrid import SearchOptions
@@ -29,63 +30,63 @@ FTS = SearchOptions(mode="fts")
 @pytest.fixture
 def service(
     qtbot: QtBot, vault: Path, data_dir: Path, fake_provider: EmbedderProvider
-) -> Iterator[SearchService]:
+) -> Iterator[VaultSession]:
     for i in range(5):
         (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
     db = IndexDB.open(vault, data_dir)
     sync_vault(db)
     db.close()
-    svc = SearchService(vault, str(data_dir), fake_provider)
+    svc = VaultSession(vault, str(data_dir), fake_provider, live=False)
     with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
         svc.open()
-    assert svc.db is not None
-    conn = svc.db.conn
+    assert svc.reader.db is not None
+    conn = svc.reader.db.conn
     yield svc
     # Whatever happened, leave no search spinning (a failing run would otherwise never end).
     svc.close()
-    while svc.pool.activeThreadCount():
+    while svc.reader.alive:
         with contextlib.suppress(sqlite3.ProgrammingError):  # closed: nothing runs on it
             conn.interrupt()
-        svc.pool.waitForDone(100)
+        svc.reader.close(0.1)
 
 
-def results(svc: SearchService) -> list[SearchResult]:
+def results(svc: VaultSession) -> list[SearchResult]:
     out: list[SearchResult] = []
-    svc.finished.connect(out.append)
+    svc.searched.connect(out.append)
     return out
 
 
 def test_closing_interrupts_a_search_held_inside_sqlite(
-    qtbot: QtBot, service: SearchService
+    qtbot: QtBot, service: VaultSession
 ) -> None:
-    assert service.db is not None
-    hold = Hold(service.db.conn)
+    assert service.reader.db is not None
+    hold = Hold(service.reader.db.conn)
     delivered = results(service)
     service.search("deploy", FTS)
     qtbot.waitUntil(lambda: _assert(hold.entered == 1), timeout=SAFETY_MS)  # held in SQLite
     service.close()  # returns at once: it waits for nothing
-    # The search thread finishes by itself: the statement was interrupted, not released.
-    qtbot.waitUntil(lambda: _assert(service.pool.activeThreadCount() == 0), timeout=SAFETY_MS)
+    # The reader thread finishes by itself: the statement was interrupted, not released.
+    qtbot.waitUntil(lambda: _assert(not service.reader.alive), timeout=SAFETY_MS)
     QApplication.processEvents()  # deliver whatever the thread emitted
     assert delivered == []  # an interrupted search is no error, and no result
-    assert service.db is None  # and the connection is closed
+    assert service.reader.db is None  # and the connection is closed
 
 
 def test_closing_with_wait_returns_once_the_search_is_interrupted(
-    qtbot: QtBot, service: SearchService
+    qtbot: QtBot, service: VaultSession
 ) -> None:
-    assert service.db is not None
-    hold = Hold(service.db.conn)
+    assert service.reader.db is not None
+    hold = Hold(service.reader.db.conn)
     service.search("deploy", FTS)
     qtbot.waitUntil(lambda: _assert(hold.entered == 1), timeout=SAFETY_MS)
     service.close(wait=True)  # the window's exit: bounded, and short since it interrupts
-    assert service.pool.activeThreadCount() == 0
+    assert not service.reader.alive
     assert hold.entered == 1
 
 
-def test_a_new_query_supersedes_a_running_search(qtbot: QtBot, service: SearchService) -> None:
-    assert service.db is not None
-    hold = Hold(service.db.conn)
+def test_a_new_query_supersedes_a_running_search(qtbot: QtBot, service: VaultSession) -> None:
+    assert service.reader.db is not None
+    hold = Hold(service.reader.db.conn)
     delivered = results(service)
     first = service.search("deploy", FTS)
     qtbot.waitUntil(lambda: _assert(hold.entered == 1), timeout=SAFETY_MS)

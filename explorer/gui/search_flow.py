@@ -1,0 +1,172 @@
+"""The window's query, from the field to what the table shows: searching, re-fusing and
+re-searching when the index changes.
+
+:class:`SearchFlow` keeps the query on screen as one :class:`~explorer.search.shown.Shown`
+value (the lists fetched for it, the settings shown, the pinned baseline).  A search goes to the
+vault session (:meth:`~explorer.gui.session.VaultSession.search`, fetching once for the
+settings and the baseline); a change of the settings re-fuses the kept lists on the spot, and
+searches only when they cannot answer it.  The session's live events re-search the query when a
+change may affect it (coalesced by a timer).  The window shows what ``showing`` hands it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from explorer.gui.session import SearchResult, VaultSession
+from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
+from explorer.search.cached import CachedLists
+from explorer.search.hybrid import SearchOptions
+from explorer.search.shown import Shown
+
+#: Live changes are coalesced into one re-search at most this often.
+REFRESH_MS = 400
+#: While embedding, results are re-searched at most this often (vectors keep arriving).
+EMBED_REFRESH_MS = 2000
+
+
+class SearchFlow(QObject):
+    """The query on screen and how it is kept current (see the module)."""
+
+    searchStarted = Signal()
+    #: (Shown, compare: mark how rows moved, new query: the selection follows the top hit)
+    showing = Signal(object, bool, bool)
+    failed = Signal(object)  # Shown whose search failed (its ``error`` says why)
+
+    def __init__(
+        self,
+        text: Callable[[], str],
+        options: Callable[[], SearchOptions],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._text = text
+        self._options = options
+        self.shown = Shown(options())
+        self.session: VaultSession | None = None
+        self.refresh_timer = QTimer(self)
+        self.refresh_timer.setSingleShot(True)
+        self.refresh_timer.timeout.connect(self._refresh)
+
+    # ------------------------------------------------------------------ the vault
+
+    def attach(self, session: VaultSession) -> None:
+        """Search ``session``'s vault from now on; nothing of the last vault is shown."""
+        self.detach()
+        self.session = session
+        self.shown = self.shown.cleared()
+        session.searched.connect(self._finished)
+        session.liveEvent.connect(self._live_event)
+
+    def detach(self) -> None:
+        self.refresh_timer.stop()
+        session, self.session = self.session, None
+        if session is not None:
+            session.searched.disconnect(self._finished)
+            session.liveEvent.disconnect(self._live_event)
+
+    @property
+    def searching(self) -> bool:
+        return self.session is not None and self.session.searching
+
+    # ------------------------------------------------------------------ searching
+
+    def search_now(self) -> None:
+        """Search the field's text now.  Before the index is open this does nothing: the
+        window searches as soon as it is."""
+        session = self.session
+        if session is None or not session.is_open:
+            return
+        # One fetch for both: the baseline is fused from it too.
+        session.search(self._text(), self.shown.fetch(self._options()))
+        self.searchStarted.emit()
+
+    def _finished(self, result: SearchResult) -> None:
+        if result.error is not None or result.candidates is None:
+            self.shown = self.shown.failed(result.raw, result.error or "search failed")
+            self.failed.emit(self.shown)
+            return
+        new_query = result.raw != self.shown.raw
+        # Movement marks compare a refresh of the same query with what is on screen; not when
+        # the vector list just arrived (every row would move, which says nothing).
+        response = self.shown.response
+        same_query = (
+            not new_query
+            and response is not None
+            and response.semantic.available == result.candidates.semantic.available
+        )
+        lists = CachedLists.of(result.raw, result.candidates, result.options)
+        self.shown = self.shown.with_lists(lists)
+        self.refuse(compare=same_query, new_query=new_query)
+
+    def refuse(self, *, compare: bool = True, new_query: bool = False) -> None:
+        """Fuse the kept lists with the current settings and show them (no new search), or
+        search when they cannot answer the settings or the baseline."""
+        shown = self.shown.with_options(self._options())
+        if shown.needs_search:
+            self.search_now()  # what is on screen stays until the new lists arrive
+            return
+        self.shown = shown
+        self.showing.emit(shown, compare, new_query)
+
+    def settings_changed(self, *, compare: bool) -> None:
+        """The mode or the fusion settings changed: re-fuse what is kept, else search."""
+        if self.shown.lists is not None:
+            self.refuse(compare=compare)
+        else:
+            self.search_now()
+
+    # ------------------------------------------------------------------ the baseline
+
+    def set_baseline(self, baseline: SearchOptions | None) -> None:
+        """Pin ``baseline`` (None: unpin) without showing anything yet."""
+        self.shown = self.shown.with_baseline(baseline)
+
+    def pin(self, baseline: SearchOptions | None) -> None:
+        """Compare every result from now on with ``baseline`` (None: stop comparing)."""
+        self.set_baseline(baseline)
+        if self.shown.lists is not None:
+            self.refuse(compare=False)
+        elif baseline is not None:
+            self.search_now()
+
+    # ------------------------------------------------------------------ keeping it current
+
+    def _live_event(self, event: LiveEvent) -> None:
+        if isinstance(event, SyncEvent) and event.touched:
+            self.schedule_refresh(event.touched, REFRESH_MS)
+        elif isinstance(event, VectorsStored):
+            # New vectors: worth a re-search when the shown result has none yet, or when they
+            # belong to notes on screen (the rest arrives with EmbedDone).
+            response = self.shown.response
+            if response is not None and (
+                not response.semantic.available or {h.path for h in response.hits} & event.touched
+            ):
+                self.schedule_refresh(None, EMBED_REFRESH_MS)
+        elif isinstance(event, EmbedDone):
+            self.schedule_refresh(None, REFRESH_MS)
+
+    def schedule_refresh(self, touched: frozenset[str] | None, delay: int) -> None:
+        """Re-search the current query soon, if a change may affect it: it names a note shown,
+        or it could match (a path filter rules out notes elsewhere; anything else may now
+        match).  The re-search runs on the session's reader; if the hits are the same, nothing
+        visible changes."""
+        response, query = self.shown.response, self.shown.query
+        if self.shown.lists is None and response is None:
+            return
+        if touched is not None and response is not None and query is not None:
+            shown = {hit.path for hit in response.hits}
+            paths = tuple(query.paths)
+            if not shown & touched and paths and not any(t.startswith(paths) for t in touched):
+                return
+        if self.refresh_timer.isActive() and self.refresh_timer.remainingTime() <= delay:
+            return
+        self.refresh_timer.start(delay)
+
+    def _refresh(self) -> None:
+        if self.searching:
+            self.refresh_timer.start(REFRESH_MS)  # after the search under way
+        else:
+            self.search_now()

@@ -1,0 +1,307 @@
+"""The read side of an open vault: one thread, one read-only connection, one vector matrix.
+
+Whatever a window reads from its index (the search, the Quality dock's judged queries, the Tune
+run, Why Not, Around, the preview's links) runs here, as a *job*: a function of a
+:class:`ReadContext`, which holds the connection and the vector matrix (loaded once, refreshed
+when the index's generation moves).  So a process holds one matrix, however many panels read.
+
+Jobs come in groups.  A newer job of a group supersedes the older ones: a queued one is
+dropped (its future cancelled), a running one is stopped (its statement interrupted with
+``Connection.interrupt()``, a progress handler stops any later statement, and its next
+:meth:`ReadContext.checkpoint` raises :class:`Superseded`).  Jobs run most urgent first
+(:data:`~explorer.search.query_embedding.URGENT` before
+:data:`~explorer.search.query_embedding.NORMAL`), and a long job calls
+:meth:`ReadContext.checkpoint` between its steps, which runs any more urgent job queued
+meanwhile right there, on the same thread and connection: the window's search never waits for
+the Quality dock's judged queries.
+
+The connection is opened at the first job with :meth:`IndexDB.open_reader`, which never writes:
+while the index is missing or not migrated yet, the reader waits for the live index (the only
+writer) to create or migrate it.  No Qt here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import itertools
+import sqlite3
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB, IndexNotReady, IndexUnavailable
+from explorer.index.vectors import VectorIndex
+from explorer.live.writer import LiveIndex
+from explorer.search.hybrid import EMBED_TIMEOUT_S, Searcher
+from explorer.search.query_embedding import NORMAL, URGENT
+
+T = TypeVar("T")
+
+#: SQLite calls the cancellation check every this many virtual-machine steps (about a
+#: millisecond of work: often enough to stop promptly, rare enough to cost nothing).
+PROGRESS_STEPS = 100_000
+#: How often a reader waiting for the writer to create the index looks again (seconds).
+WAIT_STEP = 0.05
+
+__all__ = ["NORMAL", "URGENT", "IndexReader", "ReadContext", "Superseded"]
+
+
+class Superseded(Exception):
+    """A newer job of the same group (or closing) made this one pointless."""
+
+
+@dataclass(order=True)
+class _Job:
+    priority: int
+    seq: int
+    group: str = field(compare=False)
+    fn: Callable[[ReadContext], Any] = field(compare=False)
+    future: Future[Any] = field(compare=False)
+
+
+class ReadContext:
+    """What a job reads with: the connection, the shared vector matrix, searchers over both."""
+
+    def __init__(self, reader: IndexReader, db: IndexDB) -> None:
+        self._reader = reader
+        self.db = db
+        self.provider = reader.provider
+
+    def vectors(self, model: str) -> VectorIndex:
+        """The matrix of ``model``'s vectors, shared by every job (one model's at a time);
+        :meth:`VectorIndex.refresh` keeps it current."""
+        return self._reader._vectors_of(model)
+
+    def searcher(
+        self,
+        *,
+        embed_timeout: float = EMBED_TIMEOUT_S,
+        wait_for_model: bool = False,
+        priority: int | None = None,
+    ) -> Searcher:
+        """A searcher over this connection and the shared matrix; its query embedding queues at
+        the job's own priority unless told otherwise."""
+        if priority is None:
+            job = self._reader._current()
+            priority = job.priority if job is not None else NORMAL
+        return Searcher(
+            self.db,
+            self.provider,
+            wait_for_model=wait_for_model,
+            embed_timeout=embed_timeout,
+            vectors=self.vectors(self.provider.name),
+            priority=priority,
+        )
+
+    def checkpoint(self) -> None:
+        """Between two steps of a long job: stop here if a newer job of its group (or closing)
+        made it pointless, and run any more urgent job that is waiting."""
+        self._reader._checkpoint(self)
+
+
+class IndexReader:
+    """One thread that runs read jobs on one read-only connection (see the module)."""
+
+    def __init__(
+        self,
+        open_db: Callable[[], IndexDB],
+        provider: EmbedderProvider,
+        *,
+        writer: LiveIndex | None = None,
+        name: str = "index-reader",
+    ) -> None:
+        """``open_db`` opens the read-only connection (:meth:`IndexDB.open_reader`); while it
+        says :class:`IndexNotReady`, the reader waits for ``writer`` to create the index."""
+        self._open_db = open_db
+        self.provider = provider
+        self._writer = writer
+        self._queue: list[_Job] = []
+        self._order = itertools.count(1)
+        self._latest: dict[str, int] = {}
+        self._ready = threading.Condition()
+        self._closed = threading.Event()
+        self._running: list[_Job] = []  # the jobs under way, innermost last (reader thread)
+        self._vectors: VectorIndex | None = None
+        self._db: IndexDB | None = None
+        self.opened = 0  # connections opened (tests)
+        self.ran: dict[str, int] = {}  # jobs run to their end, per group (tests)
+        self.cancelled = 0  # jobs stopped under way by a newer one or by closing (tests)
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------ asking
+
+    def submit(
+        self, fn: Callable[[ReadContext], T], *, group: str, priority: int = NORMAL
+    ) -> Future[T]:
+        """Run ``fn(context)`` on the reader thread; a newer job of ``group`` supersedes this
+        one (its future is then cancelled, or ends with :class:`Superseded`)."""
+        future: Future[T] = Future()
+        with self._ready:
+            if self._closed.is_set():
+                future.cancel()
+                return future
+            seq = next(self._order)
+            self._latest[group] = seq
+            stale = [job for job in self._queue if job.group == group]
+            if stale:
+                self._queue = [job for job in self._queue if job.group != group]
+                heapq.heapify(self._queue)
+            heapq.heappush(self._queue, _Job(priority, seq, group, fn, future))
+            running = self._current()
+            self._ready.notify()
+        for job in stale:
+            job.future.cancel()
+        if running is not None and running.group == group:
+            self._interrupt()  # the search under way is superseded: stop its statement now
+        return future
+
+    def wanted(self, group: str, seq: int) -> bool:
+        return not self._closed.is_set() and self._latest.get(group) == seq
+
+    @property
+    def db(self) -> IndexDB | None:
+        """The reader's connection once open (only the reader thread uses it; tests look)."""
+        return self._db
+
+    @property
+    def is_open(self) -> bool:
+        return self._db is not None
+
+    def close(self, wait: float | None = None) -> None:
+        """Drop what is queued, stop the job under way, close the connection (on the reader
+        thread).  Waits at most ``wait`` seconds for that, or not at all."""
+        with self._ready:
+            self._closed.set()
+            queued, self._queue = self._queue, []
+            self._ready.notify()
+        for job in queued:
+            job.future.cancel()
+        self._interrupt()
+        if wait is not None:
+            self._thread.join(wait)
+
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    # ------------------------------------------------------------------ the reader thread
+
+    def _run(self) -> None:
+        try:
+            while True:
+                with self._ready:
+                    while not self._queue and not self._closed.is_set():
+                        self._ready.wait()
+                    if self._closed.is_set():
+                        return
+                    job = heapq.heappop(self._queue)
+                self._execute(job)
+        finally:
+            db, self._db, self._vectors = self._db, None, None
+            if db is not None:
+                db.close()
+
+    def _execute(self, job: _Job) -> None:
+        if not job.future.set_running_or_notify_cancel():
+            return
+        if not self.wanted(job.group, job.seq):
+            job.future.set_exception(Superseded())
+            return
+        self._running.append(job)
+        try:
+            for attempt in range(2):
+                try:
+                    result = job.fn(self._context())
+                except sqlite3.OperationalError as exc:
+                    if _interrupted(exc) and self.wanted(job.group, job.seq) and not attempt:
+                        continue  # an interrupt meant for the job before: once more
+                    if _interrupted(exc):
+                        self.cancelled += 1
+                        job.future.set_exception(Superseded())
+                    else:
+                        job.future.set_exception(exc)
+                except Superseded as exc:
+                    self.cancelled += 1
+                    job.future.set_exception(exc)
+                except BaseException as exc:  # the asker hears about it
+                    job.future.set_exception(exc)
+                else:
+                    self.ran[job.group] = self.ran.get(job.group, 0) + 1
+                    job.future.set_result(result)
+                return
+        finally:
+            self._running.pop()
+
+    def _context(self) -> ReadContext:
+        if self._db is None:
+            db = self._open()
+            db.conn.set_progress_handler(self._abandoned, PROGRESS_STEPS)
+            self._db = db
+            self.opened += 1
+        return ReadContext(self, self._db)
+
+    def _open(self) -> IndexDB:
+        """The read-only connection; while there is no current index yet, wait for the
+        writer to make it (or to give up: then its reason is the error)."""
+        while True:
+            try:
+                return self._open_db()
+            except IndexNotReady:
+                writer = self._writer
+                if writer is None:
+                    raise
+                if writer.wait_opened(0) and writer.open_error is not None:
+                    raise IndexUnavailable(writer.open_error) from None
+            if self._closed.wait(WAIT_STEP):
+                raise Superseded
+
+    def _vectors_of(self, model: str) -> VectorIndex:
+        if self._vectors is None or self._vectors.model != model:
+            self._vectors = VectorIndex(model)
+        return self._vectors
+
+    def _current(self) -> _Job | None:
+        """The innermost job under way (read from any thread: the reader may pop it)."""
+        try:
+            return self._running[-1]
+        except IndexError:
+            return None
+
+    def _checkpoint(self, context: ReadContext) -> None:
+        job = self._current()
+        if job is None:
+            return
+        if not self.wanted(job.group, job.seq):
+            raise Superseded
+        while True:
+            with self._ready:
+                if not self._queue or self._queue[0].priority >= job.priority:
+                    return
+                urgent = heapq.heappop(self._queue)
+            self._execute(urgent)
+
+    def _abandoned(self) -> int:
+        """The progress handler (reader thread): non-zero aborts the running statement, when
+        the job it belongs to is no longer wanted."""
+        job = self._current()
+        if job is None:
+            return 0
+        return int(not self.wanted(job.group, job.seq))
+
+    def _interrupt(self) -> None:
+        db = self._db
+        if db is not None and self._running:
+            with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
+                db.conn.interrupt()
+
+
+def _interrupted(exc: sqlite3.OperationalError) -> bool:
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None:
+        return bool(code == sqlite3.SQLITE_INTERRUPT)
+    return str(exc) == "interrupted"
