@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.embed.base import EmbedderUnavailable
-from explorer.embed.provider import EmbedderProvider
+from explorer.embed.provider import EmbedderProvider, model_languages
 from explorer.index.db import IndexDB
+from explorer.index.status import vault_languages
 from explorer.index.vectors import CosineSpread, VectorIndex
 from explorer.search import evidence, fusion
 from explorer.search.lexical import PASSES, filter_clause, lexical_list
@@ -169,6 +170,7 @@ class SearchResponse:
                 "available": self.semantic.available,
                 "reason": self.semantic.reason,
                 "model": self.semantic.model,
+                **query_language_json(self.query, self.semantic.model),
             },
             "closeMatch": self.close_match,
             "vectorSpread": self.spread.to_json() if self.spread is not None else None,
@@ -177,6 +179,19 @@ class SearchResponse:
         if self.listing:
             out["listing"] = "recent"
         return out
+
+
+def query_language_json(raw: str, model: str | None) -> dict[str, Any]:
+    """``queryLanguage`` (ISO 639-1, ``null`` when it cannot be told) and ``modelReadsQuery``
+    (``false`` when the model does not read that language, ``null`` when either is unknown)."""
+    language = parse_query(raw).language or None
+    reads = model_languages(model) if model else None
+    return {
+        "queryLanguage": language,
+        "modelReadsQuery": (language in reads)
+        if language is not None and reads is not None
+        else None,
+    }
 
 
 _EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
@@ -210,7 +225,7 @@ class Searcher:
 
     def candidates(self, raw: str, options: SearchOptions) -> Candidates:
         options.validate()
-        query = parse_query(raw)
+        query = parse_query(raw, vault_languages(self.db.conn))
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
         started = time.perf_counter()
         if query.is_listing:

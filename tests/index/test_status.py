@@ -59,6 +59,7 @@ def test_an_index_of_schema_2_keeps_its_aliases_and_reads_sound_after_the_upgrad
         "CREATE TABLE note_aliases (note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE "
         "CASCADE, alias TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (note_id, key)) "
         "WITHOUT ROWID; CREATE INDEX note_aliases_key ON note_aliases(key);"
+        "DROP INDEX notes_language; ALTER TABLE notes DROP COLUMN language;"
         "PRAGMA user_version = 2;"
     )
     conn.executemany("INSERT INTO note_aliases(note_id, key, alias) VALUES (?, ?, ?)", rows)
