@@ -115,8 +115,18 @@ class Query:
         """The terms that carry information: what the any-word pass matches and what snippets
         and the preview mark (a CJK run as its pairs).  A query made only of stop words keeps
         them all."""
-        terms = [s for t in self.terms for s in t.segments() if s.fts() is not None]
+        terms = self._segments()
         return [t for t in terms if not t.stop_in(self.stop_languages)] or terms
+
+    @property
+    def stop_terms(self) -> list[Term]:
+        """The terms the any-word pass leaves out (none when the query is only stop words)."""
+        terms = self._segments()
+        stop = [t for t in terms if t.stop_in(self.stop_languages)]
+        return [] if len(stop) == len(terms) else stop
+
+    def _segments(self) -> list[Term]:
+        return [s for t in self.terms for s in t.segments() if s.fts() is not None]
 
     @property
     def free_text(self) -> str:
