@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from explorer.index.text import cjk_pairs, cjk_pieces, has_cjk, space_cjk
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
-from explorer.vault.language import detect
+from explorer.vault.language import QUERY_VOTES, detect
 
 MAX_QUERY_CHARS = 1000
 
@@ -239,10 +239,19 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
         else:
             query.groups.append([term])
         pending_or = False
-    query.language = detect(query.free_text)
-    others = {query.language} if query.language else set(vault_languages)
-    query.stop_languages = frozenset({"en", *others})
+    query.language = detect(query.free_text, QUERY_VOTES)
+    query.stop_languages = frozenset({"en", *_stop_languages(query.language, vault_languages)})
     return query
+
+
+def _stop_languages(language: str, vault_languages: Iterable[str]) -> set[str]:
+    """The query's language when the vault has notes in it (a short English question can look
+    French to the rule, and then French stop words would drop its words); otherwise the vault's
+    languages; the query's language alone when the vault's are not known."""
+    vault = set(vault_languages)
+    if not vault:
+        return {language} if language else set()
+    return {language} if language in vault else vault
 
 
 def _term(token: str) -> Term | None:

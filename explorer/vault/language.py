@@ -92,9 +92,11 @@ _SNOWBALL_ENGLISH = """
 """
 ENGLISH = frozenset(_SNOWBALL_ENGLISH.split())
 
-#: Fewest stop words a text needs before its language is named, and how far ahead of the next
-#: language the first must be.
+#: Fewest stop-word votes a note needs before its language is named (a query needs
+#: :data:`QUERY_VOTES`: a few words of English can hold one French or Czech stop word), and how
+#: far ahead of the next language the first must be.
 MIN_VOTES = 1.0
+QUERY_VOTES = 2.0
 LEAD = 1.25
 #: Share of a text's letters that must be CJK for it to be a CJK text; share of those that must
 #: be kana for it to be Japanese.
@@ -149,8 +151,9 @@ def _voters(languages: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     return {word: tuple(langs) for word, langs in voters.items()}
 
 
-def detect(text: str) -> str:
-    """The language of ``text`` as an ISO 639-1 code, or ``""`` when the rule cannot tell."""
+def detect(text: str, min_votes: float = MIN_VOTES) -> str:
+    """The language of ``text`` as an ISO 639-1 code, or ``""`` when the rule cannot tell
+    (``min_votes``: the stop words it needs, see :func:`vote`)."""
     text = _CODE.sub(" ", text[:READ_CHARS])
     letters = sum(ch.isalpha() for ch in text)
     if letters == 0:
@@ -166,11 +169,14 @@ def detect(text: str) -> str:
     if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
         return "el"
     cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
-    return vote(_WORD.findall(text), _CYRILLIC if cyrillic else _LATIN)
+    return vote(_WORD.findall(text), _CYRILLIC if cyrillic else _LATIN, min_votes)
 
 
-def vote(words: Iterable[str], languages: tuple[str, ...] = _LATIN) -> str:
-    """The language whose stop words ``words`` hold most, if it leads clearly; else ``""``."""
+def vote(
+    words: Iterable[str], languages: tuple[str, ...] = _LATIN, min_votes: float = MIN_VOTES
+) -> str:
+    """The language whose stop words ``words`` hold most, if it has ``min_votes`` and leads
+    clearly; else ``""``.  A word that ``n`` lists hold gives each of them ``1 / n`` votes."""
     voters = _voters(languages)
     votes: dict[str, float] = {}
     for word in words:
@@ -178,7 +184,7 @@ def vote(words: Iterable[str], languages: tuple[str, ...] = _LATIN) -> str:
         for language in holders:  # a word many lists hold says little about which one
             votes[language] = votes.get(language, 0.0) + 1 / len(holders)
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
-    if not ranked or ranked[0][1] < MIN_VOTES:
+    if not ranked or ranked[0][1] < min_votes:
         return ""
     if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1]:
         return ""
