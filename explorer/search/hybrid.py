@@ -181,17 +181,19 @@ class SearchResponse:
         return out
 
 
+def model_reads(query: Query, model: str | None) -> bool | None:
+    """Whether ``model`` reads the language of ``query`` (``None``: either is not known)."""
+    reads = model_languages(model) if model else None
+    if reads is None or not query.language:
+        return None
+    return query.language in reads
+
+
 def query_language_json(raw: str, model: str | None) -> dict[str, Any]:
     """``queryLanguage`` (ISO 639-1, ``null`` when it cannot be told) and ``modelReadsQuery``
     (``false`` when the model does not read that language, ``null`` when either is unknown)."""
-    language = parse_query(raw).language or None
-    reads = model_languages(model) if model else None
-    return {
-        "queryLanguage": language,
-        "modelReadsQuery": (language in reads)
-        if language is not None and reads is not None
-        else None,
-    }
+    query = parse_query(raw)
+    return {"queryLanguage": query.language or None, "modelReadsQuery": model_reads(query, model)}
 
 
 _EXECUTOR = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="embed-query")
@@ -531,7 +533,8 @@ def evidence_lists(
             scored["fts"], candidates.lexical_tiers, candidates.lexical_coverage
         )
     if "vector" in scored:
-        found = evidence.vector_list_evidence(scored["vector"], candidates.spread)
+        unread = model_reads(candidates.query, candidates.semantic.model) is False
+        found = evidence.vector_list_evidence(scored["vector"], candidates.spread, unread=unread)
         while found and found[-1][1] <= 0:  # best first: the notes worth nothing are a tail
             found.pop()
         out["vector"] = found
