@@ -128,6 +128,31 @@ def test_status_json_and_text(notes: Path, capsys: pytest.CaptureFixture[str]) -
     assert "notes       2" in text and "bad.md: binary" in text
 
 
+def test_status_and_search_say_the_languages_the_model_does_not_read(
+    write: Write, vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i in range(3):
+        write(
+            f"de-{i}.md",
+            f"# Notiz {i}\n\nDas ist eine Notiz, die ich über den Dunkelmodus schrieb.\n",
+        )
+    write("en.md", "# Note\n\nThis is a note about the dark mode of the app.\n")
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["status", str(vault)]) == 0
+    line = "75 % German, 25 % English; all-MiniLM-L6-v2 reads English: meaning search is weak here"
+    assert f"languages   {line}" in capsys.readouterr().out
+    assert main(["status", str(vault), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["languages"] == {"de": 3, "en": 1} and data["languageLine"] == line
+    query = "Wie kann ich den Dunkelmodus einschalten?"
+    assert main(["search", str(vault), query, "--mode", "fts", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["semantic"]["queryLanguage"] == "de"
+    assert data["semantic"]["modelReadsQuery"] is False
+    assert [h["path"] for h in data["hits"]] == ["de-0.md", "de-1.md", "de-2.md"]
+
+
 def test_data_dir_option_moves_the_index(notes: Path, tmp_path: Path) -> None:
     target = tmp_path / "custom-data"
     assert main(["index", str(notes), "--no-embed", "--data-dir", str(target)]) == 0

@@ -111,6 +111,10 @@ _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 _CYRILLIC_LETTER = re.compile("[\u0400-\u04ff]")
 _GREEK_LETTER = re.compile("[\u0370-\u03ff]")
+_NOT_LATIN = re.compile(
+    "[\u0370-\u04ff\u1100-\u11ff\u3040-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\uff66-\uff9f]"
+)
 #: How much of a long note is read: the language of its first pages is its language.
 READ_CHARS = 8_000
 
@@ -155,20 +159,19 @@ def detect(text: str, min_votes: float = MIN_VOTES) -> str:
     """The language of ``text`` as an ISO 639-1 code, or ``""`` when the rule cannot tell
     (``min_votes``: the stop words it needs, see :func:`vote`)."""
     text = _CODE.sub(" ", text[:READ_CHARS])
-    letters = sum(ch.isalpha() for ch in text)
-    if letters == 0:
-        return ""
-    kana = len(_KANA.findall(text))
-    han = len(_HAN.findall(text))
-    hangul = len(_HANGUL.findall(text))
-    cjk = kana + han + hangul
-    if cjk >= CJK_SHARE * letters:
-        if hangul >= max(kana, han):
-            return "ko"
-        return "ja" if kana >= KANA_SHARE * (kana + han) else "zh"
-    if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
-        return "el"
-    cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
+    cyrillic = False
+    if _NOT_LATIN.search(text) is not None:  # most notes have no such letter: no counting
+        letters = sum(ch.isalpha() for ch in text)
+        kana = len(_KANA.findall(text))
+        han = len(_HAN.findall(text))
+        hangul = len(_HANGUL.findall(text))
+        if kana + han + hangul >= CJK_SHARE * letters:
+            if hangul >= max(kana, han):
+                return "ko"
+            return "ja" if kana >= KANA_SHARE * (kana + han) else "zh"
+        if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
+            return "el"
+        cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
     return vote(_WORD.findall(text), _CYRILLIC if cyrillic else _LATIN, min_votes)
 
 
@@ -180,7 +183,8 @@ def vote(
     voters = _voters(languages)
     votes: dict[str, float] = {}
     for word in words:
-        holders = voters.get(fold(word), ())
+        lowered = word.lower()
+        holders = voters.get(lowered if lowered.isascii() else fold(lowered), ())
         for language in holders:  # a word many lists hold says little about which one
             votes[language] = votes.get(language, 0.0) + 1 / len(holders)
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
