@@ -10,8 +10,8 @@ strings (``"…"`` with ``""`` for a quote), never as syntax, so no query can ca
 error; a term with no letters or digits, which FTS5 would read as an empty phrase, is dropped from
 the lexical expression. Stop words (:mod:`explorer.search.stopwords`) are kept by the phrase and
 all-words expressions and left out of the any-word one: English's, and those of the query's
-language (:func:`explorer.vault.language.detect`), or of the vault's languages when the query's
-cannot be told.
+language (:func:`explorer.vault.language.detect`) where the vault has notes in it, else those of
+the vault's languages.
 
 Chinese and Japanese are written without spaces, so a question in them is one "word" that only a
 note holding the whole sentence matches.  The phrase and all-words passes keep such a run whole;
@@ -199,7 +199,7 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
     """Parse ``raw``; raises :class:`QueryError` only for a query over the length limit.
 
     ``vault_languages`` are the languages of the vault's notes: their stop words are left out
-    of the any-word pass when the query's own language cannot be told."""
+    of the any-word pass when the query's own language cannot be told or is none of them."""
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query is {len(raw):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
     text = _CONTROL.sub(" ", raw)
