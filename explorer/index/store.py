@@ -67,7 +67,8 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
     The text searched is what a reader sees (a link's shown text, not its syntax); the chunks
     keep their spans in the note's own text, which the preview scrolls to.
     """
-    body = space_cjk(note.search_text)
+    text = note.search_text
+    body = space_cjk(text)
     values = (
         note.title,
         " ".join(note.tags),
@@ -81,7 +82,7 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
         time.time_ns(),
         links.name_key(st.rel),
         links.path_key(st.rel),
-        detect(note.search_text),
+        detect(text),
     )
     row = conn.execute("SELECT id FROM notes WHERE path = ?", (st.rel,)).fetchone()
     if row is None:

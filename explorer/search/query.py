@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from explorer.index.text import cjk_pairs, cjk_pieces, has_cjk, space_cjk
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
@@ -115,18 +116,12 @@ class Query:
         """The terms that carry information: what the any-word pass matches and what snippets
         and the preview mark (a CJK run as its pairs).  A query made only of stop words keeps
         them all."""
-        terms = self._segments()
-        return [t for t in terms if not t.stop_in(self.stop_languages)] or terms
+        return list(_split(tuple(self.terms), self.stop_languages)[0])
 
     @property
     def stop_terms(self) -> list[Term]:
         """The terms the any-word pass leaves out (none when the query is only stop words)."""
-        terms = self._segments()
-        stop = [t for t in terms if t.stop_in(self.stop_languages)]
-        return [] if len(stop) == len(terms) else stop
-
-    def _segments(self) -> list[Term]:
-        return [s for t in self.terms for s in t.segments() if s.fts() is not None]
+        return list(_split(tuple(self.terms), self.stop_languages)[1])
 
     @property
     def free_text(self) -> str:
@@ -242,6 +237,20 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
     query.language = detect(query.free_text, QUERY_VOTES)
     query.stop_languages = frozenset({"en", *_stop_languages(query.language, vault_languages)})
     return query
+
+
+@lru_cache(maxsize=256)
+def _split(
+    terms: tuple[Term, ...], languages: frozenset[str]
+) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """``terms`` as the any-word pass searches them (:meth:`Term.segments`), cut into the content
+    terms and the stop words of ``languages`` (all content when every one is a stop word).  A
+    search asks this several times for the same query: it is worked out once."""
+    segments = [s for t in terms for s in t.segments() if s.fts() is not None]
+    stop = tuple(t for t in segments if t.stop_in(languages))
+    if len(stop) == len(segments):
+        return tuple(segments), ()
+    return tuple(t for t in segments if not t.stop_in(languages)), stop
 
 
 def _stop_languages(language: str, vault_languages: Iterable[str]) -> set[str]:

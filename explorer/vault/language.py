@@ -105,7 +105,8 @@ CJK_SHARE = 0.2
 KANA_SHARE = 0.1
 
 _CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\{\{.*?\}\}|<[^>\s]+>|https?://\S+", re.DOTALL)
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+#: Punctuation read as a space between words (the apostrophe stays: ``don't``, ``aujourd'hui``).
+_PUNCTUATION = str.maketrans(dict.fromkeys('!"#$%&()*+,./:;<=>?@[\\]^_`{|}~«»“”„‟…–—¿¡·', " "))
 _EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 _KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
 _HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -147,13 +148,22 @@ def stop_words(language: str) -> frozenset[str]:
 
 
 @cache
-def _voters(languages: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
-    """Each folded stop word and the languages whose list holds it."""
-    voters: dict[str, list[str]] = {}
+def _voters(languages: tuple[str, ...]) -> dict[str, tuple[tuple[str, float], ...]]:
+    """Each folded stop word and the languages whose list holds it, each with its share of
+    the word's vote (``1 / n`` for a word that ``n`` lists hold)."""
+    holders: dict[str, list[str]] = {}
     for language in languages:
         for word in stop_words(language):
-            voters.setdefault(word, []).append(language)
-    return {word: tuple(langs) for word, langs in voters.items()}
+            holders.setdefault(word, []).append(language)
+    return {
+        word: tuple((language, 1 / len(langs)) for language in langs)
+        for word, langs in holders.items()
+    }
+
+
+@cache
+def _stop_keys(languages: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_voters(languages))
 
 
 def detect(text: str, min_votes: float = MIN_VOTES) -> str:
@@ -173,21 +183,23 @@ def detect(text: str, min_votes: float = MIN_VOTES) -> str:
         if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
             return "el"
         cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
-    return vote(_WORD.findall(text), _CYRILLIC if cyrillic else _LATIN, min_votes)
+    words = text.lower().translate(_PUNCTUATION).split()
+    return vote(words, _CYRILLIC if cyrillic else _LATIN, min_votes)
 
 
 def vote(
     words: Iterable[str], languages: tuple[str, ...] = _LATIN, min_votes: float = MIN_VOTES
 ) -> str:
     """The language whose stop words ``words`` hold most, if it has ``min_votes`` and leads
-    clearly; else ``""``.  A word that ``n`` lists hold gives each of them ``1 / n`` votes."""
+    clearly; else ``""``.  Each distinct stop word votes once (a text's words, not their
+    repetitions, tell its language); a word that ``n`` lists hold gives each ``1 / n`` vote."""
     voters = _voters(languages)
+    seen = set(map(str.lower, words))
+    folded = {w if w.isascii() else fold(w) for w in seen}
     votes: dict[str, float] = {}
-    for word in words:
-        lowered = word.lower()
-        holders = voters.get(lowered if lowered.isascii() else fold(lowered), ())
-        for language in holders:  # a word many lists hold says little about which one
-            votes[language] = votes.get(language, 0.0) + 1 / len(holders)
+    for word in folded & _stop_keys(languages):  # each stop word once, however often used
+        for language, share in voters[word]:
+            votes[language] = votes.get(language, 0.0) + share
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
     if not ranked or ranked[0][1] < min_votes:
         return ""
