@@ -61,6 +61,8 @@ def cmd_status(args: argparse.Namespace) -> int:
     say(f"database    {index.database} ({index.database_bytes / 1e6:.1f} MB)")
     say(f"notes       {index.notes}")
     say(f"chunks      {index.chunks}")
+    if index.language_line:
+        say(f"languages   {index.language_line}")
     say(f"model       {index.model}")
     say(f"vectors     {index.vectors} (pending embeddings: {index.pending_embeddings})")
     for other, count in index.other_models.items():

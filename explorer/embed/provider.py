@@ -139,6 +139,18 @@ class EmbedderProvider:
         return self._embedder
 
 
+#: The languages each known model reads (ISO 639-1 codes); its cosines outside them bunch
+#: together and meaning search is weak there.
+MODEL_LANGUAGES: dict[str, frozenset[str]] = {
+    "all-MiniLM-L6-v2": frozenset({"en"}),
+}
+
+
+def model_languages(name: str) -> frozenset[str] | None:
+    """The languages the model ``name`` reads, or ``None`` when that is not known."""
+    return MODEL_LANGUAGES.get(name.removeprefix("sentence-transformers/"))
+
+
 _SHARED: dict[str, EmbedderProvider] = {}
 _SHARED_LOCK = threading.Lock()
 

@@ -259,6 +259,10 @@ class IndexStatus(QWidget):
         self.model.setObjectName("modelState")
         self.watcher = QLabel(self)
         self.watcher.setObjectName("watcherState")
+        #: The vault's languages and what the model reads of them (hidden until known).
+        self.languages = QLabel(self)
+        self.languages.setObjectName("vaultLanguages")
+        self.languages.hide()
         self.skipped = QPushButton(self)
         self.skipped.setObjectName("skippedButton")
         self.skipped.setFlat(True)
@@ -268,7 +272,8 @@ class IndexStatus(QWidget):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(12)
-        for widget in (self.progress, self.counts, self.skipped, self.model, self.watcher):
+        widgets = (self.progress, self.counts, self.skipped, self.languages, self.model)
+        for widget in (*widgets, self.watcher):
             layout.addWidget(widget)
         status_bar.addPermanentWidget(self)
 
@@ -300,6 +305,10 @@ class IndexStatus(QWidget):
             self.skipped.show()
         else:
             self.skipped.hide()
+        line = health.index.language_line if health.index is not None else None
+        self.languages.setText(line or "")
+        self.languages.setToolTip("The languages of the notes, detected as they are indexed")
+        self.languages.setVisible(bool(line))
         self.model.setText(model_text)
         watcher = health.watcher
         state = watcher.state.value if watcher is not None else "starting"

@@ -145,10 +145,23 @@ def m003_alias_key_before_alias() -> str:
         """
 
 
+def m004_note_language() -> str:
+    """Each note's language (:func:`explorer.vault.language.detect`: an ISO 639-1 code, ``''``
+    when it cannot be told), which ``status`` and the window sum up and the any-word pass reads
+    for its stop words.  Notes indexed before it are marked to be read again by the next sync,
+    which detects it (their chunks keep their vectors, keyed by their text)."""
+    return """
+        ALTER TABLE notes ADD COLUMN language TEXT NOT NULL DEFAULT '';
+        CREATE INDEX notes_language ON notes(language);
+        UPDATE notes SET size = -1, hash = '';
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_create_tables,
     m002_links,
     m003_alias_key_before_alias,
+    m004_note_language,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

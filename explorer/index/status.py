@@ -3,15 +3,75 @@
 from __future__ import annotations
 
 import os
+import sqlite3
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from explorer.embed.provider import model_languages
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
 from explorer.index.migrations import FTS_TOKENIZER, LATEST_VERSION
+from explorer.vault.language import name as language_name
+
+#: A language needs this share of the notes whose language is known to count as one of the
+#: vault's (for the stop words of a query whose own language cannot be told).
+VAULT_LANGUAGE_SHARE = 0.1
+#: The vault's notes the model reads must be at least this share, or the language line warns.
+READ_SHARE = 0.5
+
+
+def language_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """How many notes are in each language (``""``: not told), most first."""
+    rows = conn.execute(
+        "SELECT language, count(*) AS n FROM notes GROUP BY language ORDER BY n DESC, language"
+    )
+    return {str(language): int(n) for language, n in rows}
+
+
+_LANGUAGES: dict[int, tuple[sqlite3.Connection, tuple[int, int], tuple[str, ...]]] = {}
+
+
+def vault_languages(conn: sqlite3.Connection) -> tuple[str, ...]:
+    """The languages of at least :data:`VAULT_LANGUAGE_SHARE` of the notes whose language is
+    known, most first; counted again only when the index has changed since the last call
+    (``PRAGMA data_version`` and this connection's own changes)."""
+    stamp = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
+    cached = _LANGUAGES.get(id(conn))
+    if cached is not None and cached[0] is conn and cached[1] == stamp:
+        return cached[2]
+    counts = {k: n for k, n in language_counts(conn).items() if k}
+    known = sum(counts.values())
+    languages = tuple(k for k, n in counts.items() if n >= VAULT_LANGUAGE_SHARE * known)
+    if len(_LANGUAGES) >= 16:  # the connections of a long-lived process come and go
+        _LANGUAGES.clear()
+    _LANGUAGES[id(conn)] = (conn, stamp, languages)
+    return languages
+
+
+def language_line(counts: dict[str, int], model: str) -> str | None:
+    """The vault's languages and what the model reads of them, as one line ("72 % German,
+    20 % English; all-MiniLM-L6-v2 reads English: meaning search is weak here"); ``None`` for
+    an empty vault or one whose notes' languages are all unknown."""
+    known = {k: n for k, n in counts.items() if k}
+    total = sum(known.values())
+    if total == 0:
+        return None
+    shown = [(k, n) for k, n in sorted(known.items(), key=lambda kv: -kv[1]) if n / total >= 0.01]
+    parts = [f"{round(100 * n / total)} % {language_name(k)}" for k, n in shown[:3]]
+    if len(shown) > 3:
+        parts.append(f"{len(known) - 3} more")
+    line = ", ".join(parts)
+    reads = model_languages(model)
+    if reads is None:
+        return line
+    read = sum(n for k, n in known.items() if k in reads)
+    if read >= READ_SHARE * total:
+        return line
+    names = " and ".join(language_name(k) for k in sorted(reads))
+    return f"{line}; {model} reads {names}: meaning search is weak here"
 
 
 def damaged_vectors(db: IndexDB, model: str) -> int:
@@ -68,6 +128,13 @@ class IndexReport:
     fts_integrity: str | None = None
     damaged_vectors: int | None = None
     notices: tuple[str, ...] = ()
+    #: Notes per detected language (``""``: not told), most first.
+    languages: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def language_line(self) -> str | None:
+        """The vault's languages and whether the model reads them (:func:`language_line`)."""
+        return language_line(self.languages, self.model)
 
     @property
     def last_sync_age(self) -> float | None:
@@ -97,6 +164,8 @@ class IndexReport:
             "ftsIntegrity": self.fts_integrity,
             "damagedVectors": self.damaged_vectors,
             "notices": list(self.notices),
+            "languages": dict(self.languages),
+            "languageLine": self.language_line,
         }
 
 
@@ -157,4 +226,5 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
         fts_integrity=(db.fts_integrity() or "ok") if check_fts else None,
         damaged_vectors=damaged_vectors(db, model) if check_fts else None,
         notices=tuple(db.notices),
+        languages=language_counts(conn),
     )

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from explorer.index import links
 from explorer.index.text import space_cjk
+from explorer.vault.language import detect
 from explorer.vault.parse import ParsedNote, content_hash
 from explorer.vault.scan import FileStat, escape_name
 
@@ -66,7 +67,8 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
     The text searched is what a reader sees (a link's shown text, not its syntax); the chunks
     keep their spans in the note's own text, which the preview scrolls to.
     """
-    body = space_cjk(note.search_text)
+    text = note.search_text
+    body = space_cjk(text)
     values = (
         note.title,
         " ".join(note.tags),
@@ -80,13 +82,14 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
         time.time_ns(),
         links.name_key(st.rel),
         links.path_key(st.rel),
+        detect(text),
     )
     row = conn.execute("SELECT id FROM notes WHERE path = ?", (st.rel,)).fetchone()
     if row is None:
         cur = conn.execute(
             "INSERT INTO notes(title, tags, body, status, size, mtime_ns, hash, body_start, "
-            "warnings, indexed_ns, name_key, path_key, path) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "warnings, indexed_ns, name_key, path_key, language, path) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (*values, st.rel),
         )
         note_id = int(cur.lastrowid or 0)
@@ -94,8 +97,8 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
         note_id = int(row[0])
         conn.execute(
             "UPDATE notes SET title = ?, tags = ?, body = ?, status = ?, size = ?, mtime_ns = ?, "
-            "hash = ?, body_start = ?, warnings = ?, indexed_ns = ?, name_key = ?, path_key = ? "
-            "WHERE id = ?",
+            "hash = ?, body_start = ?, warnings = ?, indexed_ns = ?, name_key = ?, path_key = ?, "
+            "language = ? WHERE id = ?",
             (*values, note_id),
         )
         conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))

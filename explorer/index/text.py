@@ -39,3 +39,29 @@ def unspace_cjk(text: str) -> str:
     for _ in range(2):  # overlapping matches need a second pass
         out = _SPACED.sub("", out)
     return out
+
+
+_CJK_RUN = re.compile(f"[{_CJK_CLASS}]+")
+
+
+def cjk_pieces(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into its CJK runs and the text between them, in order, each with whether it
+    is a CJK run (``"返金したい refund"`` → ``返金したい`` (CJK), ``" refund"``)."""
+    pieces: list[tuple[str, bool]] = []
+    at = 0
+    for run in _CJK_RUN.finditer(text):
+        if run.start() > at:
+            pieces.append((text[at : run.start()], False))
+        pieces.append((run.group(), True))
+        at = run.end()
+    if at < len(text):
+        pieces.append((text[at:], False))
+    return pieces
+
+
+def cjk_pairs(run: str) -> list[str]:
+    """The overlapping pairs of characters of a CJK run, as Lucene's CJK analyzer cuts it
+    (``返金方法`` → ``返金``, ``金方``, ``方法``); a run of one character is itself."""
+    if len(run) < 2:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]

@@ -9,7 +9,10 @@ weak it is, so gibberish gets a confident top hit.  Here each hit's evidence is 
   note's evidence is the product of two ramps: how high its cosine is in absolute terms
   (``cos_low`` → ``cos_high``: an off-topic query's best cosine stays low) and how far it
   stands above this query's bulk in standard deviations (``z_low`` → ``z_high``: outside the
-  model's language every cosine is high and none stands out, so none is evidence).
+  model's language every cosine is high and none stands out, so none is evidence).  A query in
+  a language the model does not read (:func:`explorer.embed.provider.model_languages`) makes a
+  list that is blind however it spreads: its evidence is taken at :attr:`Calibration.unread`
+  of its worth, so that it cannot outweigh a note that holds the query's words.
 - **Lexical list.**  A note found verbatim (the phrase pass) is decisive; one holding every
   word (all-words pass) nearly so; one holding some of the words (any-word pass) counts by the
   share of the query's content words it holds.  Within a pass, bm25 against the pass's best
@@ -50,6 +53,9 @@ class Calibration:
     bm25_share: float = 0.8
     #: The fused score a query's best hit needs for a close match.
     close: float = 0.6
+    #: What the vector list's evidence is worth when the model does not read the query's
+    #: language (1: as much as any other).
+    unread: float = 0.25
 
 
 CALIBRATION = Calibration()
@@ -109,7 +115,14 @@ def lexical_list_evidence(
 
 
 def vector_list_evidence(
-    scored: list[tuple[str, float]], spread: CosineSpread | None, cal: Calibration | None = None
+    scored: list[tuple[str, float]],
+    spread: CosineSpread | None,
+    cal: Calibration | None = None,
+    *,
+    unread: bool = False,
 ) -> list[tuple[str, float]]:
-    """Each ``(id, cosine)`` of the vector list as ``(id, evidence)``, in the list's order."""
-    return [(doc, vector_evidence(cosine, spread, cal)) for doc, cosine in scored]
+    """Each ``(id, cosine)`` of the vector list as ``(id, evidence)``, in the list's order;
+    ``unread``: the model does not read the query's language."""
+    cal = cal or CALIBRATION
+    worth = cal.unread if unread else 1.0
+    return [(doc, worth * vector_evidence(cosine, spread, cal)) for doc, cosine in scored]

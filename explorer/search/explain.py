@@ -358,8 +358,7 @@ def _matches(conn: sqlite3.Connection, expression: str, note_id: int) -> bool:
 
 def _words(conn: sqlite3.Connection, query: Query, note_id: int) -> Words:
     content = [t for t in query.content_terms if t.fts() is not None]
-    kept = {id(t) for t in content}
-    stop = tuple(dict.fromkeys(t.text for t in query.terms if id(t) not in kept))
+    stop = tuple(dict.fromkeys(t.text for t in query.stop_terms))
     seen: dict[str, Term] = {}
     for term in content:
         seen.setdefault(term.text.lower(), term)

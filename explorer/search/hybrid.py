@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.embed.base import EmbedderUnavailable, embed_queries
-from explorer.embed.provider import EmbedderProvider
+from explorer.embed.provider import EmbedderProvider, model_languages
 from explorer.index.db import IndexDB
+from explorer.index.status import vault_languages
 from explorer.index.vectors import CosineSpread, VectorIndex
 from explorer.search import evidence, fusion
 from explorer.search.lexical import PASSES, filter_clause, lexical_list
@@ -170,6 +171,7 @@ class SearchResponse:
                 "available": self.semantic.available,
                 "reason": self.semantic.reason,
                 "model": self.semantic.model,
+                **query_language_json(self.query, self.semantic.model),
             },
             "closeMatch": self.close_match,
             "vectorSpread": self.spread.to_json() if self.spread is not None else None,
@@ -178,6 +180,21 @@ class SearchResponse:
         if self.listing:
             out["listing"] = "recent"
         return out
+
+
+def model_reads(query: Query, model: str | None) -> bool | None:
+    """Whether ``model`` reads the language of ``query`` (``None``: either is not known)."""
+    reads = model_languages(model) if model else None
+    if reads is None or not query.language:
+        return None
+    return query.language in reads
+
+
+def query_language_json(raw: str, model: str | None) -> dict[str, Any]:
+    """``queryLanguage`` (ISO 639-1, ``null`` when it cannot be told) and ``modelReadsQuery``
+    (``false`` when the model does not read that language, ``null`` when either is unknown)."""
+    query = parse_query(raw)
+    return {"queryLanguage": query.language or None, "modelReadsQuery": model_reads(query, model)}
 
 
 class Searcher:
@@ -212,7 +229,7 @@ class Searcher:
 
     def candidates(self, raw: str, options: SearchOptions) -> Candidates:
         options.validate()
-        query = parse_query(raw)
+        query = parse_query(raw, vault_languages(self.db.conn))
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
         started = time.perf_counter()
         if query.is_listing:
@@ -518,7 +535,8 @@ def evidence_lists(
             scored["fts"], candidates.lexical_tiers, candidates.lexical_coverage
         )
     if "vector" in scored:
-        found = evidence.vector_list_evidence(scored["vector"], candidates.spread)
+        unread = model_reads(candidates.query, candidates.semantic.model) is False
+        found = evidence.vector_list_evidence(scored["vector"], candidates.spread, unread=unread)
         while found and found[-1][1] <= 0:  # best first: the notes worth nothing are a tail
             found.pop()
         out["vector"] = found

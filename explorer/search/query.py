@@ -9,16 +9,28 @@ is a vault path with or without ``.md`` or a note's name or alias, quoted when i
 strings (``"…"`` with ``""`` for a quote), never as syntax, so no query can cause an FTS5 syntax
 error; a term with no letters or digits, which FTS5 would read as an empty phrase, is dropped from
 the lexical expression. Stop words (:mod:`explorer.search.stopwords`) are kept by the phrase and
-all-words expressions and left out of the any-word one.
+all-words expressions and left out of the any-word one: English's, and those of the query's
+language (:func:`explorer.vault.language.detect`) where the vault has notes in it, else those of
+the vault's languages.
+
+Chinese and Japanese are written without spaces, so a question in them is one "word" that only a
+note holding the whole sentence matches.  The phrase and all-words passes keep such a run whole;
+the any-word pass cuts it into overlapping pairs of characters (Lucene's CJK bigrams: ``返金したい``
+→ ``返金``, ``金し``, ``した``, ``たい``), each a two-character phrase over the index's
+one-token-per-character text, and drops the pairs that carry nothing (``した``, ``たい``), so a
+note sharing the question's words ranks by them.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-from explorer.index.text import space_cjk
-from explorer.search.stopwords import is_stopword
+from explorer.index.text import cjk_pairs, cjk_pieces, has_cjk, space_cjk
+from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
+from explorer.vault.language import QUERY_VOTES, detect
 
 MAX_QUERY_CHARS = 1000
 
@@ -40,6 +52,8 @@ class Term:
     text: str
     phrase: bool = False
     prefix: bool = False
+    #: Two characters of a CJK run, cut out of a longer one for the any-word pass.
+    pair: bool = False
 
     def fts(self) -> str | None:
         """This term as an FTS5 string, or ``None`` if FTS5 would find no token in it."""
@@ -50,8 +64,29 @@ class Term:
 
     @property
     def is_stopword(self) -> bool:
-        """A bare word that carries no information on its own (a phrase or a prefix never is)."""
-        return not (self.phrase or self.prefix) and is_stopword(self.text)
+        """A bare English word that carries no information on its own (a phrase or a prefix
+        never is); :meth:`stop_in` asks about other languages."""
+        return self.stop_in(("en",))
+
+    def stop_in(self, languages: Iterable[str]) -> bool:
+        """Whether this is a stop word of one of ``languages``, or a CJK pair that carries
+        nothing."""
+        if self.pair:
+            return is_cjk_stop_pair(self.text)
+        return not (self.phrase or self.prefix) and is_stopword(self.text, languages)
+
+    def segments(self) -> list[Term]:
+        """This term as the any-word pass searches it: a bare word with CJK characters cut into
+        overlapping pairs of them (and its other letters as words); anything else as it is."""
+        if self.phrase or self.prefix or self.pair or not has_cjk(self.text):
+            return [self]
+        out: list[Term] = []
+        for piece, cjk in cjk_pieces(self.text):
+            if cjk:
+                out.extend(Term(p, pair=len(p) == 2) for p in cjk_pairs(piece))
+            elif any(ch.isalnum() for ch in piece):
+                out.append(Term(piece.strip()))
+        return out
 
 
 @dataclass(slots=True)
@@ -67,6 +102,10 @@ class Query:
     links_to: list[str] = field(default_factory=list)
     #: ``linkedfrom:`` values: notes that one of these links to pass (all of them must hold).
     linked_from: list[str] = field(default_factory=list)
+    #: The language of the query's words (ISO 639-1), ``""`` when it cannot be told.
+    language: str = ""
+    #: The languages whose stop words the any-word pass leaves out.
+    stop_languages: frozenset[str] = frozenset({"en"})
 
     @property
     def terms(self) -> list[Term]:
@@ -75,9 +114,14 @@ class Query:
     @property
     def content_terms(self) -> list[Term]:
         """The terms that carry information: what the any-word pass matches and what snippets
-        and the preview mark.  A query made only of stop words keeps them all."""
-        terms = [t for t in self.terms if t.fts() is not None]
-        return [t for t in terms if not t.is_stopword] or terms
+        and the preview mark (a CJK run as its pairs).  A query made only of stop words keeps
+        them all."""
+        return list(_split(tuple(self.terms), self.stop_languages)[0])
+
+    @property
+    def stop_terms(self) -> list[Term]:
+        """The terms the any-word pass leaves out (none when the query is only stop words)."""
+        return list(_split(tuple(self.terms), self.stop_languages)[1])
 
     @property
     def free_text(self) -> str:
@@ -146,8 +190,11 @@ class Query:
         return self._with_exclusions(" OR ".join(parts))
 
 
-def parse_query(raw: str) -> Query:
-    """Parse ``raw``; raises :class:`QueryError` only for a query over the length limit."""
+def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
+    """Parse ``raw``; raises :class:`QueryError` only for a query over the length limit.
+
+    ``vault_languages`` are the languages of the vault's notes: their stop words are left out
+    of the any-word pass when the query's own language cannot be told or is none of them."""
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query is {len(raw):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
     text = _CONTROL.sub(" ", raw)
@@ -187,7 +234,33 @@ def parse_query(raw: str) -> Query:
         else:
             query.groups.append([term])
         pending_or = False
+    query.language = detect(query.free_text, QUERY_VOTES)
+    query.stop_languages = frozenset({"en", *_stop_languages(query.language, vault_languages)})
     return query
+
+
+@lru_cache(maxsize=256)
+def _split(
+    terms: tuple[Term, ...], languages: frozenset[str]
+) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """``terms`` as the any-word pass searches them (:meth:`Term.segments`), cut into the content
+    terms and the stop words of ``languages`` (all content when every one is a stop word).  A
+    search asks this several times for the same query: it is worked out once."""
+    segments = [s for t in terms for s in t.segments() if s.fts() is not None]
+    stop = tuple(t for t in segments if t.stop_in(languages))
+    if len(stop) == len(segments):
+        return tuple(segments), ()
+    return tuple(t for t in segments if not t.stop_in(languages)), stop
+
+
+def _stop_languages(language: str, vault_languages: Iterable[str]) -> set[str]:
+    """The query's language when the vault has notes in it (a short English question can look
+    French to the rule, and then French stop words would drop its words); otherwise the vault's
+    languages; the query's language alone when the vault's are not known."""
+    vault = set(vault_languages)
+    if not vault:
+        return {language} if language else set()
+    return {language} if language in vault else vault
 
 
 def _term(token: str) -> Term | None:

@@ -248,6 +248,7 @@ def test_search_ranks_by_meaning_as_search_json_does_and_the_model_loads_on_firs
     assert lexical["semantic"]["available"] is False
     assert first["semantic"] == {
         "available": True, "reason": None, "model": DEFAULT_MODEL, "pending": 0,
+        "queryLanguage": "en", "modelReadsQuery": True,
     }  # fmt: skip
     assert first["hits"][0]["path"] == "ops/cdn.md" and first["hits"][0]["vectorRank"] == 1
     assert again == first

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from explorer.entry import main
 from explorer.index.db import IndexDB
+
+Write = Callable[[str, str | bytes], Path]
 
 
 def test_status_json_and_text(notes: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,3 +57,28 @@ def test_status_runs_a_real_integrity_check_and_offers_the_rebuild(
     assert code == 0, out
     assert "integrity   ok" not in out
     assert f"vault-explorer status {vault} --rebuild all" in out
+
+
+def test_status_and_search_say_the_languages_the_model_does_not_read(
+    write: Write, vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i in range(3):
+        write(
+            f"de-{i}.md",
+            f"# Notiz {i}\n\nDas ist eine Notiz, die ich über den Dunkelmodus schrieb.\n",
+        )
+    write("en.md", "# Note\n\nThis is a note about the dark mode of the app.\n")
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["status", str(vault)]) == 0
+    line = "75 % German, 25 % English; all-MiniLM-L6-v2 reads English: meaning search is weak here"
+    assert f"languages   {line}" in capsys.readouterr().out
+    assert main(["status", str(vault), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["languages"] == {"de": 3, "en": 1} and data["languageLine"] == line
+    query = "Wie kann ich den Dunkelmodus einschalten?"
+    assert main(["search", str(vault), query, "--mode", "fts", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["semantic"]["queryLanguage"] == "de"
+    assert data["semantic"]["modelReadsQuery"] is False
+    assert [h["path"] for h in data["hits"]] == ["de-0.md", "de-1.md", "de-2.md"]

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from explorer.gui.status_widgets import QUOTED_QUERY, no_close_match_text
+from PySide6.QtWidgets import QStatusBar
+from pytestqt.qtbot import QtBot
+
+from explorer.gui.status_widgets import QUOTED_QUERY, IndexStatus, no_close_match_text
+from explorer.index.migrations import LATEST_VERSION
+from explorer.index.status import IndexReport
+from explorer.live import Health
 from explorer.search.hybrid import SearchOptions, SemanticStatus, fuse
 from tests.search.helpers import candidates
 
@@ -33,3 +39,32 @@ def test_the_line_is_not_said_for_a_close_match_a_listing_or_no_hits() -> None:
     assert no_close_match_text(replace(response, close_match=None, listing=True)) is None
     assert no_close_match_text(replace(response, close_match=False, hits=[])) is None
     assert no_close_match_text(None) is None
+
+
+def test_the_status_bar_says_the_vault_s_languages_and_what_the_model_reads(qtbot: QtBot) -> None:
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    status = IndexStatus(bar)
+    report = IndexReport(
+        vault="/v",
+        database="/d",
+        database_bytes=0,
+        schema_version=LATEST_VERSION,
+        tokenizer="",
+        notes=100,
+        chunks=100,
+        model="all-MiniLM-L6-v2",
+        vectors=100,
+        pending_embeddings=0,
+        languages={"de": 72, "en": 28},
+    )
+    status.show_health(Health("/v", "/d", index=report), "all-MiniLM-L6-v2 (ready)")
+    assert status.languages.isVisibleTo(bar)
+    assert status.languages.text() == (
+        "72 % German, 28 % English; all-MiniLM-L6-v2 reads English: meaning search is weak here"
+    )
+    english = replace(report, languages={"en": 100})
+    status.show_health(Health("/v", "/d", index=english), "all-MiniLM-L6-v2 (ready)")
+    assert status.languages.text() == "100 % English"
+    status.show_health(Health("/v", "/d"), "all-MiniLM-L6-v2 (ready)")
+    assert not status.languages.isVisibleTo(bar)

@@ -39,6 +39,8 @@ STATUS_KEYS = [
     "ftsIntegrity",
     "damagedVectors",
     "notices",
+    "languages",
+    "languageLine",
     "lastBatch",
     "watcher",
 ]

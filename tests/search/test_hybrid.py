@@ -63,7 +63,13 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
         "weights": {"fts": 0.7, "vector": 0.3},
         "depth": 50,
     }
-    assert out["semantic"] == {"available": True, "reason": None, "model": "fake-bow-64"}
+    assert out["semantic"] == {
+        "available": True,
+        "reason": None,
+        "model": "fake-bow-64",
+        "queryLanguage": None,
+        "modelReadsQuery": None,
+    }
     for hit in out["hits"]:
         assert set(hit) == {
             "noteId",

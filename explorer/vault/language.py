@@ -1,0 +1,213 @@
+"""Which language a note or a query is written in: a rule of scripts and stop words, offline.
+
+Chinese, Japanese and Korean are told by their script: kana make Japanese (a Japanese text
+mixes kana with Chinese characters, a Chinese one has none), Hangul Korean, Chinese characters
+alone Chinese.  Other text is told by its stop words: every language's list (the ``stop-words``
+package, pinned; English is the Snowball list of :data:`ENGLISH`) votes with the words of the
+text it holds, and the language with the most votes wins when it has enough of them and clearly
+more than the next one; otherwise the language is unknown (``""``).  Code (fenced blocks, inline
+code, ``{{placeholders}}``) and addresses are left out first: they are written in no language.
+
+Measured on the tldr pages (README "Languages"): the language of 99.5 % of the 6,255 German,
+French, Spanish, Japanese and Chinese pages and 99.5 % of the 7,425 English ones is named, and
+3 of the 13,680 are named wrongly (the rest are unknown), at 16 µs a page in isolation.  The rule
+needs no model, so it costs nothing to ship and gives the same answer on every machine.
+
+Snowball stop word list: Copyright (c) 2001, Dr Martin Porter; Copyright (c) 2002, Richard
+Boulton.  All rights reserved.  Redistribution and use in source and binary forms, with or
+without modification, are permitted provided that the following conditions are met: (1)
+redistributions of source code must retain the above copyright notice, this list of conditions
+and the following disclaimer; (2) redistributions in binary form must reproduce the above
+copyright notice, this list of conditions and the following disclaimer in the documentation
+and/or other materials provided with the distribution; (3) neither the name of the copyright
+holder nor the names of its contributors may be used to endorse or promote products derived from
+this software without specific prior written permission.  THIS SOFTWARE IS PROVIDED BY THE
+COPYRIGHT HOLDERS AND CONTRIBUTORS "AS IS" AND ANY EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT
+NOT LIMITED TO, THE IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR PURPOSE
+ARE DISCLAIMED.  IN NO EVENT SHALL THE COPYRIGHT HOLDER OR CONTRIBUTORS BE LIABLE FOR ANY
+DIRECT, INDIRECT, INCIDENTAL, SPECIAL, EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT
+LIMITED TO, PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR PROFITS; OR
+BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY THEORY OF LIABILITY, WHETHER IN CONTRACT,
+STRICT LIABILITY, OR TORT (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
+OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+from functools import cache
+
+#: Language names as the window and ``status`` say them.
+NAMES = {
+    "en": "English",
+    "de": "German",
+    "fr": "French",
+    "es": "Spanish",
+    "it": "Italian",
+    "pt": "Portuguese",
+    "nl": "Dutch",
+    "sv": "Swedish",
+    "da": "Danish",
+    "nb": "Norwegian",
+    "fi": "Finnish",
+    "pl": "Polish",
+    "cs": "Czech",
+    "sk": "Slovak",
+    "ro": "Romanian",
+    "hu": "Hungarian",
+    "tr": "Turkish",
+    "id": "Indonesian",
+    "ca": "Catalan",
+    "ru": "Russian",
+    "uk": "Ukrainian",
+    "bg": "Bulgarian",
+    "el": "Greek",
+    "ja": "Japanese",
+    "zh": "Chinese",
+    "ko": "Korean",
+}
+#: The languages told by their stop words, by script.
+_LATIN = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs")
+_CYRILLIC = ("ru", "uk", "bg")
+
+#: The Snowball English stop words (``algorithms/english/stop.txt`` at snowballstem.org; the
+#: licence is above; :mod:`explorer.search.stopwords` says why this list).
+_SNOWBALL_ENGLISH = """
+    i me my myself we our ours ourselves you your yours yourself yourselves
+    he him his himself she her hers herself it its itself
+    they them their theirs themselves what which who whom this that these those
+    am is are was were be been being have has had having do does did doing
+    would should could ought
+    i'm you're he's she's it's we're they're i've you've we've they've
+    i'd you'd he'd she'd we'd they'd i'll you'll he'll she'll we'll they'll
+    isn't aren't wasn't weren't hasn't haven't hadn't doesn't don't didn't
+    won't wouldn't shan't shouldn't can't cannot couldn't mustn't
+    let's that's who's what's here's there's when's where's why's how's
+    a an the and but if or because as until while
+    of at by for with about against between into through during before after
+    above below to from up down in out on off over under
+    again further then once here there when where why how
+    all any both each few more most other some such no nor not only own same so than too very
+"""
+ENGLISH = frozenset(_SNOWBALL_ENGLISH.split())
+
+#: Fewest stop-word votes a note needs before its language is named (a query needs
+#: :data:`QUERY_VOTES`: a few words of English can hold one French or Czech stop word), and how
+#: far ahead of the next language the first must be.
+MIN_VOTES = 1.0
+QUERY_VOTES = 2.0
+LEAD = 1.25
+#: Share of a text's letters that must be CJK for it to be a CJK text; share of those that must
+#: be kana for it to be Japanese.
+CJK_SHARE = 0.2
+KANA_SHARE = 0.1
+
+_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\{\{.*?\}\}|<[^>\s]+>|https?://\S+", re.DOTALL)
+#: Punctuation read as a space between words (the apostrophe stays: ``don't``, ``aujourd'hui``).
+_PUNCTUATION = str.maketrans(dict.fromkeys('!"#$%&()*+,./:;<=>?@[\\]^_`{|}~«»“”„‟…–—¿¡·', " "))
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
+_KANA = re.compile("[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f]")
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_HANGUL = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_CYRILLIC_LETTER = re.compile("[\u0400-\u04ff]")
+_GREEK_LETTER = re.compile("[\u0370-\u03ff]")
+_NOT_LATIN = re.compile(
+    "[\u0370-\u04ff\u1100-\u11ff\u3040-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\uff66-\uff9f]"
+)
+#: How much of a long note is read: the language of its first pages is its language.
+READ_CHARS = 8_000
+
+
+def fold(word: str) -> str:
+    """``word`` as the lists are compared: lower case, no accents, a straight apostrophe,
+    without the punctuation around it."""
+    word = unicodedata.normalize("NFKD", word.replace("\u2019", "'").lower())
+    word = "".join(ch for ch in word if not unicodedata.combining(ch))
+    return _EDGES.sub("", word)
+
+
+@cache
+def stop_words(language: str) -> frozenset[str]:
+    """The stop words of ``language`` (an ISO 639-1 code), folded; empty for one without a list.
+
+    English is the Snowball list; the others come from the ``stop-words`` package."""
+    if language == "en":
+        return frozenset(fold(w) for w in ENGLISH)
+    try:
+        from stop_words import StopWordError, get_stop_words
+    except ImportError:  # pragma: no cover - a declared dependency
+        return frozenset()
+    try:
+        words = get_stop_words(language)
+    except StopWordError:
+        return frozenset()
+    return frozenset(f for f in (fold(w) for w in words) if f)
+
+
+@cache
+def _voters(languages: tuple[str, ...]) -> dict[str, tuple[tuple[str, float], ...]]:
+    """Each folded stop word and the languages whose list holds it, each with its share of
+    the word's vote (``1 / n`` for a word that ``n`` lists hold)."""
+    holders: dict[str, list[str]] = {}
+    for language in languages:
+        for word in stop_words(language):
+            holders.setdefault(word, []).append(language)
+    return {
+        word: tuple((language, 1 / len(langs)) for language in langs)
+        for word, langs in holders.items()
+    }
+
+
+@cache
+def _stop_keys(languages: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(_voters(languages))
+
+
+def detect(text: str, min_votes: float = MIN_VOTES) -> str:
+    """The language of ``text`` as an ISO 639-1 code, or ``""`` when the rule cannot tell
+    (``min_votes``: the stop words it needs, see :func:`vote`)."""
+    text = _CODE.sub(" ", text[:READ_CHARS])
+    cyrillic = False
+    if _NOT_LATIN.search(text) is not None:  # most notes have no such letter: no counting
+        letters = sum(ch.isalpha() for ch in text)
+        kana = len(_KANA.findall(text))
+        han = len(_HAN.findall(text))
+        hangul = len(_HANGUL.findall(text))
+        if kana + han + hangul >= CJK_SHARE * letters:
+            if hangul >= max(kana, han):
+                return "ko"
+            return "ja" if kana >= KANA_SHARE * (kana + han) else "zh"
+        if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
+            return "el"
+        cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
+    words = text.lower().translate(_PUNCTUATION).split()
+    return vote(words, _CYRILLIC if cyrillic else _LATIN, min_votes)
+
+
+def vote(
+    words: Iterable[str], languages: tuple[str, ...] = _LATIN, min_votes: float = MIN_VOTES
+) -> str:
+    """The language whose stop words ``words`` hold most, if it has ``min_votes`` and leads
+    clearly; else ``""``.  Each distinct stop word votes once (a text's words, not their
+    repetitions, tell its language); a word that ``n`` lists hold gives each ``1 / n`` vote."""
+    voters = _voters(languages)
+    seen = set(map(str.lower, words))
+    folded = {w if w.isascii() else fold(w) for w in seen}
+    votes: dict[str, float] = {}
+    for word in folded & _stop_keys(languages):  # each stop word once, however often used
+        for language, share in voters[word]:
+            votes[language] = votes.get(language, 0.0) + share
+    ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
+    if not ranked or ranked[0][1] < min_votes:
+        return ""
+    if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1]:
+        return ""
+    return ranked[0][0]
+
+
+def name(language: str) -> str:
+    """The language's name in English (its code when it has none here)."""
+    return NAMES.get(language, language or "unknown")

@@ -1,0 +1,51 @@
+"""A note's language, told by its script or its stop words, with code left out (issue 23)."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.vault.language import detect, name, stop_words, vote
+
+TEXTS = {
+    "de": "> Archivierungstool.\n\n- Erstelle ein Archiv aus den Dateien, die du hast:\n",
+    "fr": "> Outil d'archivage.\n\n- Créer une archive à partir des fichiers et du dossier :\n",
+    "es": "> Herramienta de archivado.\n\n- Crea un archivo de los ficheros del directorio:\n",
+    "en": "> Archiving utility.\n\n- Create an archive from the files in the folder:\n",
+    "ja": "> アーカイブの為のユーティリティー。\n\n- アーカイブを作成し、ファイルに書き込む:\n",
+    "zh": "> 归档工具。\n\n- 从文件创建一个归档文件：\n",
+    "ko": "> 아카이브 유틸리티.\n\n- 파일에서 아카이브를 만들기:\n",
+}
+
+
+@pytest.mark.parametrize("language", sorted(TEXTS))
+def test_each_language_is_told(language: str) -> None:
+    assert detect(TEXTS[language]) == language
+
+
+def test_code_is_written_in_no_language() -> None:
+    """English words of a command in backticks or placeholders do not outvote the German
+    sentence around them."""
+    text = (
+        "- Lade die Datei herunter und speichere sie:\n\n"
+        "`curl --output {{path/to/the/file/of/the/download}} {{https://example.com/the/file}}`\n"
+        "```\nfor the file in all of the files: do the thing with it and then again\n```\n"
+    )
+    assert detect(text) == "de"
+
+
+def test_a_text_without_enough_words_has_no_language() -> None:
+    assert detect("") == ""
+    assert detect("`ls -la` 42") == ""
+    assert detect("# Kubernetes\n\nkubectl helm") == ""
+
+
+def test_a_close_vote_names_no_language() -> None:
+    """``de`` is a stop word of French and Spanish alike: one such word decides nothing."""
+    assert vote(["de", "de"], ("fr", "es")) == ""
+
+
+def test_stop_words_come_per_language() -> None:
+    assert {"und", "ich", "uber"} <= stop_words("de")  # folded: über → uber
+    assert {"the", "why"} <= stop_words("en") and "computer" not in stop_words("en")
+    assert stop_words("xx") == frozenset()
+    assert name("de") == "German" and name("") == "unknown"
