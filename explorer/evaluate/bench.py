@@ -4,7 +4,8 @@ What is measured, in order (each figure is one key of :func:`run_bench`'s result
 
 * ``indexing``: a full lexical sync into a fresh index (notes/s), then a sync of the unchanged
   vault (the cost of starting on a vault already indexed), then embedding (chunks/s with the real
-  model; ``--embed-sample N`` embeds only N chunks for the rate and fills the other vectors with
+  model, and the precision it ran in: ``VAULT_EXPLORER_PRECISION=fp32`` gives the float32 rate to
+  compare; ``--embed-sample N`` embeds only N chunks for the rate and fills the other vectors with
   random unit vectors through the same storage path, so 50k notes stays feasible; ``--no-embed``
   uses random vectors for everything, query vectors included).
 * ``latencyMs``: p50/p95/max per mode, each query searched as the product searches it
@@ -42,6 +43,7 @@ import numpy as np
 import psutil
 
 from explorer.embed.base import Embedder, FakeEmbedder, Matrix, normalize_rows
+from explorer.embed.precision import precision_of
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
@@ -197,6 +199,10 @@ def _embed(
     figures["embeddedChunks"] = report.chunks
     figures["embedSeconds"] = round(report.seconds, 2)
     figures["embedChunksPerSecond"] = round(report.rate, 1)
+    precision = precision_of(embedder)
+    if precision is not None:
+        figures["precision"] = precision.name
+        figures["precisionReason"] = precision.reason
     rest = pending_count(db, embedder.name)
     if rest:
         filler = RandomEmbedder(embedder.name, embedder.dimension, settings.seed)
@@ -481,6 +487,8 @@ def format_bench(result: dict[str, Any]) -> str:
             f"({ix['embeddedChunks']:,} chunks in {ix['embedSeconds']:.1f}s, {ix['model']}; "
             f"model load {ix['modelLoadSeconds']:.1f}s)"
         )
+        if ix.get("precision"):
+            lines.append(f"                   in {ix['precision']}: {ix['precisionReason']}")
     if ix.get("note"):
         lines.append(f"                   {ix['note']}")
     lines.append("")

@@ -109,3 +109,43 @@ def test_searcher_uses_model_name_tags(vault: Path, open_db: Callable[[Path], In
     other = Searcher(db, EmbedderProvider.of(FakeEmbedder(name="model-two")))
     response = other.search("words", SearchOptions(mode="hybrid"))
     assert response.semantic.available is False  # model-one vectors never serve model-two
+
+
+PASSAGES = [
+    "The mechanic fixed the brakes of my automobile on Tuesday.",
+    "A sponge cake needs eggs, flour and sugar, folded in gently.",
+    "tar czf archive.tar.gz folder/ — create a gzipped archive of a folder",
+    "Rollback the deployment by pointing the release symlink at the previous build.",
+]
+
+
+@pytest.fixture(scope="module")
+def fp32_embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(resolve_model(None), precision="fp32")
+
+
+@pytest.mark.model
+def test_forced_fp32_is_the_models_own_float32_output(
+    fp32_embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fp32_embedder.precision.name == "fp32"
+    vectors = fp32_embedder.embed(PASSAGES)
+    plain = fp32_embedder._model.encode(PASSAGES, normalize_embeddings=True)  # no autocast
+    assert np.allclose(vectors, plain, atol=1e-6)
+    monkeypatch.setenv("VAULT_EXPLORER_PRECISION", "fp32")  # what a user sets
+    assert SentenceTransformerEmbedder(resolve_model(None)).precision.name == "fp32"
+
+
+@pytest.mark.model
+def test_bf16_vectors_stay_close_to_fp32_ones(fp32_embedder: SentenceTransformerEmbedder) -> None:
+    """Vectors of either precision are stored under one model name, so they must agree."""
+    bf16 = SentenceTransformerEmbedder(resolve_model(None), precision="bf16")
+    assert bf16.precision.name == "bf16"
+    texts = [*PASSAGES, "vehicle repair", "how do I undo a release"]
+    a, b = fp32_embedder.embed(texts), bf16.embed(texts)
+    assert not np.array_equal(a, b)  # bf16 did run
+    assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    assert np.min(np.sum(a * b, axis=1)) > 0.999
+    # A bf16 query ranks fp32 passages as an fp32 query does.
+    for q in (4, 5):
+        assert np.argsort(-(a[:4] @ b[q])).tolist() == np.argsort(-(a[:4] @ a[q])).tolist()

@@ -1,0 +1,150 @@
+"""The arithmetic the embedding model runs in: float32, or bfloat16 where that is measured faster.
+
+On a CPU with native bfloat16 dot products (AVX-512 BF16, AMX, Arm's BF16) the model's matrix
+products run in bfloat16 under ``torch.autocast`` about twice as fast, while layer norms, softmax
+and the pooled vector stay float32: the vectors keep a cosine above 0.9999 to the float32 ones,
+so the two are stored under the same model name and mixed freely (a vault embedded on one
+machine is searched on another without re-embedding).  Without native support bfloat16 is
+emulated and can be slower than float32, so ``auto`` (the default) uses it only where the CPU
+reports support *and* the first batches it embeds measure it faster (:class:`PrecisionPicker`).
+``VAULT_EXPLORER_PRECISION=fp32`` (or ``bf16``) forces one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.embed.base import EmbedderUnavailable
+
+ENV_PRECISION = "VAULT_EXPLORER_PRECISION"
+FP32 = "fp32"
+BF16 = "bf16"
+AUTO = "auto"
+CHOICES = (AUTO, FP32, BF16)
+
+#: ``auto`` keeps bfloat16 only if it is measured at least this much faster than float32...
+MIN_SPEEDUP = 1.15
+#: ...on this many timed batches of each...
+TIMED_BATCHES = 3
+#: ...of at least this many texts (a query's one text says little about the model's speed).
+MIN_TIMED_BATCH = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Precision:
+    """The precision an embedder runs in, and why (shown by ``bench`` and ``eval``)."""
+
+    name: str
+    reason: str
+    #: bfloat16's speed over float32's as measured (``None``: not measured).
+    speedup: float | None = None
+
+
+def precision_of(embedder: object) -> Precision | None:
+    """The precision ``embedder`` runs in, if it says (a model's does; a test fake's does not)."""
+    precision = getattr(embedder, "precision", None)
+    return precision if isinstance(precision, Precision) else None
+
+
+def requested_precision(choice: str | None = None) -> str:
+    """``choice``, else ``VAULT_EXPLORER_PRECISION``, else ``auto``; one of :data:`CHOICES`."""
+    value = (choice or os.environ.get(ENV_PRECISION) or AUTO).strip().lower()
+    if value not in CHOICES:
+        raise EmbedderUnavailable(
+            f"{ENV_PRECISION} must be one of {', '.join(CHOICES)}, not {value!r}"
+        )
+    return value
+
+
+def native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 dot products natively (not by emulation)."""
+    import torch
+
+    if platform.machine().lower() in ("x86_64", "amd64", "i686", "x86"):
+        return bool(torch.cpu._is_avx512_bf16_supported() or torch.cpu._is_amx_tile_supported())
+    try:  # Linux on Arm lists "bf16" among the CPU features
+        info = Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return False
+    return any(
+        line.lower().startswith(("features", "flags")) and "bf16" in line.split(":", 1)[-1].split()
+        for line in info.splitlines()
+    )
+
+
+@contextlib.contextmanager
+def compute(precision: str) -> Iterator[None]:
+    """Run the model's forward passes inside this to compute in ``precision``."""
+    if precision == BF16:
+        import torch
+
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            yield
+    else:
+        yield
+
+
+class PrecisionPicker:
+    """Picks the precision of each batch, and settles ``auto`` by timing the first real ones.
+
+    Forced, or on a CPU without native bfloat16, the answer is fixed at once.  Otherwise the
+    first batches of at least :data:`MIN_TIMED_BATCH` texts alternate between float32 and
+    bfloat16 (the first of each only warms its kernels up), and once each has
+    :data:`TIMED_BATCHES` timed batches the faster one by characters per second is kept, bfloat16
+    only if at least :data:`MIN_SPEEDUP` times faster.  The measuring costs nothing but the few
+    batches run in the slower precision; smaller batches (queries) meanwhile run in bfloat16.
+    Not thread-safe: the embedder calls it under its lock.
+    """
+
+    def __init__(
+        self, requested: str, *, native: bool, clock: Callable[[], float] = time.perf_counter
+    ) -> None:
+        self._clock = clock
+        self._seen: dict[str, int] = {FP32: 0, BF16: 0}
+        self._timed: dict[str, list[tuple[int, float]]] = {FP32: [], BF16: []}
+        self.chosen: Precision | None = None
+        if requested in (FP32, BF16):
+            self.chosen = Precision(requested, f"set by {ENV_PRECISION}")
+        elif not native:
+            self.chosen = Precision(FP32, "this CPU has no native bfloat16")
+
+    @property
+    def current(self) -> Precision:
+        """The precision chosen, or while ``auto`` is still measuring, bfloat16 for now."""
+        return self.chosen or Precision(BF16, "measuring bf16 against fp32 on the first batches")
+
+    @contextlib.contextmanager
+    def run(self, texts: list[str]) -> Iterator[str]:
+        """Embed ``texts`` inside this, in the precision it yields; it times the batch if that
+        helps decide."""
+        if self.chosen is not None or len(texts) < MIN_TIMED_BATCH:
+            with compute(self.current.name):
+                yield self.current.name
+            return
+        name = FP32 if self._seen[FP32] <= self._seen[BF16] else BF16
+        started = self._clock()
+        with compute(name):
+            yield name
+        seconds = self._clock() - started
+        self._seen[name] += 1
+        if self._seen[name] > 1:  # the first batch of each precision builds its kernels
+            self._timed[name].append((sum(len(t) for t in texts), seconds))
+        if all(len(samples) >= TIMED_BATCHES for samples in self._timed.values()):
+            self.chosen = self._decide()
+
+    def _decide(self) -> Precision:
+        rate = {
+            name: sum(c for c, _ in samples) / max(sum(s for _, s in samples), 1e-9)
+            for name, samples in self._timed.items()
+        }
+        speedup = round(rate[BF16] / rate[FP32], 2) if rate[FP32] > 0 else None
+        reason = f"bf16 measured {speedup}x the speed of fp32"
+        if speedup is None or speedup < MIN_SPEEDUP:
+            return Precision(FP32, reason, speedup)
+        return Precision(BF16, reason, speedup)

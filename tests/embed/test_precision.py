@@ -1,0 +1,133 @@
+"""The model's precision: forced by the setting, fp32 without native bf16, else measured."""
+
+from __future__ import annotations
+
+import platform
+from pathlib import Path
+
+import pytest
+import torch
+
+from explorer.embed.base import EmbedderUnavailable, FakeEmbedder
+from explorer.embed.precision import (
+    BF16,
+    ENV_PRECISION,
+    FP32,
+    MIN_TIMED_BATCH,
+    TIMED_BATCHES,
+    Precision,
+    PrecisionPicker,
+    compute,
+    native_bf16,
+    precision_of,
+    requested_precision,
+)
+
+BATCH = ["a chunk of text"] * MIN_TIMED_BATCH
+
+
+class Clock:
+    """A clock that moves only when a batch runs: each precision's batch takes a set time."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def embed_batches(
+    picker: PrecisionPicker, clock: Clock, seconds: dict[str, float], batches: int
+) -> list[str]:
+    """Run ``batches`` batches through ``picker``; the precision each ran in."""
+    ran = []
+    for _ in range(batches):
+        with picker.run(BATCH) as name:
+            assert torch.is_autocast_enabled("cpu") == (name == BF16)
+            clock.now += seconds[name]
+            ran.append(name)
+    return ran
+
+
+def test_the_setting_is_read_and_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_PRECISION, raising=False)
+    assert requested_precision() == "auto"
+    monkeypatch.setenv(ENV_PRECISION, " FP32 ")
+    assert requested_precision() == FP32
+    assert requested_precision("bf16") == BF16  # an explicit choice wins over the setting
+    monkeypatch.setenv(ENV_PRECISION, "int8")
+    with pytest.raises(EmbedderUnavailable, match="VAULT_EXPLORER_PRECISION must be one of"):
+        requested_precision()
+
+
+@pytest.mark.parametrize("forced", [FP32, BF16])
+def test_a_forced_precision_is_used_from_the_first_batch(forced: str) -> None:
+    clock = Clock()
+    picker = PrecisionPicker(forced, native=forced == FP32, clock=clock)
+    assert embed_batches(picker, clock, {FP32: 1.0, BF16: 2.0}, 10) == [forced] * 10
+    assert picker.current == Precision(forced, "set by VAULT_EXPLORER_PRECISION")
+
+
+def test_without_native_bf16_auto_is_fp32_and_measures_nothing() -> None:
+    clock = Clock()
+    picker = PrecisionPicker("auto", native=False, clock=clock)
+    assert embed_batches(picker, clock, {FP32: 1.0, BF16: 0.1}, 10) == [FP32] * 10
+    assert picker.current == Precision(FP32, "this CPU has no native bfloat16")
+
+
+def test_auto_alternates_then_keeps_bf16_when_it_is_faster() -> None:
+    clock = Clock()
+    picker = PrecisionPicker("auto", native=True, clock=clock)
+    with picker.run(["one query"]) as name:  # too small to time: bf16 meanwhile
+        assert name == BF16
+    measuring = 2 * (TIMED_BATCHES + 1)  # the first batch of each only warms up
+    ran = embed_batches(picker, clock, {FP32: 1.0, BF16: 0.5}, measuring)
+    assert ran == [FP32, BF16] * (TIMED_BATCHES + 1)
+    assert picker.chosen == Precision(BF16, "bf16 measured 2.0x the speed of fp32", 2.0)
+    assert embed_batches(picker, clock, {FP32: 1.0, BF16: 0.5}, 5) == [BF16] * 5
+
+
+def test_auto_falls_back_to_fp32_when_bf16_is_not_faster_enough() -> None:
+    clock = Clock()
+    picker = PrecisionPicker("auto", native=True, clock=clock)
+    # The warm-up batches would say otherwise: they are not counted.
+    with picker.run(BATCH):
+        clock.now += 9.0
+    with picker.run(BATCH):
+        clock.now += 0.1
+    embed_batches(picker, clock, {FP32: 1.0, BF16: 0.95}, 2 * TIMED_BATCHES)
+    assert picker.chosen == Precision(FP32, "bf16 measured 1.05x the speed of fp32", 1.05)
+
+
+def test_a_failed_batch_is_not_timed() -> None:
+    clock = Clock()
+    picker = PrecisionPicker("auto", native=True, clock=clock)
+    for _ in range(20):
+        with pytest.raises(RuntimeError), picker.run(BATCH):
+            raise RuntimeError("model failed")
+    assert picker.chosen is None
+
+
+def test_compute_switches_autocast_on_for_bf16_only() -> None:
+    with compute(BF16):
+        assert torch.is_autocast_enabled("cpu")
+        assert torch.get_autocast_dtype("cpu") == torch.bfloat16
+    with compute(FP32):
+        assert not torch.is_autocast_enabled("cpu")
+    assert not torch.is_autocast_enabled("cpu")
+
+
+def test_precision_of_an_embedder_that_has_none() -> None:
+    assert precision_of(FakeEmbedder()) is None
+
+
+@pytest.mark.skipif(
+    platform.machine() != "x86_64" or not Path("/proc/cpuinfo").exists(),
+    reason="reads the x86 CPU flags of Linux",
+)
+def test_native_bf16_agrees_with_the_cpu_flags() -> None:
+    flags = set()
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("flags"):
+            flags.update(line.split(":", 1)[1].split())
+    assert native_bf16() == bool(flags & {"avx512_bf16", "amx_bf16"})
