@@ -189,6 +189,7 @@ def _embed(
         f"embedding {min(pending, sample) if sample is not None else pending:,} "
         f"of {pending:,} chunks with {embedder.name}"
     )
+    cpu_before = time.process_time()
     report = embed_pending(
         db,
         embedder,
@@ -196,9 +197,16 @@ def _embed(
         batch_size=128 if sample is None else max(1, min(128, sample)),
         should_stop=(lambda: done[0] >= sample) if sample is not None else None,
     )
+    cpu_seconds = time.process_time() - cpu_before
     figures["embeddedChunks"] = report.chunks
     figures["embedSeconds"] = round(report.seconds, 2)
     figures["embedChunksPerSecond"] = round(report.rate, 1)
+    # On a shared machine the wall-clock rate follows the neighbours' load; the rate per second
+    # of this process's CPU time (all its threads) follows it less.
+    figures["embedCpuSeconds"] = round(cpu_seconds, 2)
+    figures["embedChunksPerCpuSecond"] = (
+        round(report.chunks / cpu_seconds, 1) if cpu_seconds else None
+    )
     precision = precision_of(embedder)
     if precision is not None:
         figures["precision"] = precision.name
@@ -489,6 +497,11 @@ def format_bench(result: dict[str, Any]) -> str:
         )
         if ix.get("precision"):
             lines.append(f"                   in {ix['precision']}: {ix['precisionReason']}")
+        if ix.get("embedChunksPerCpuSecond"):
+            lines.append(
+                f"                   {ix['embedChunksPerCpuSecond']:,.1f} chunks per CPU second "
+                f"({ix['embedCpuSeconds']:.1f}s of CPU time, all threads)"
+            )
     if ix.get("note"):
         lines.append(f"                   {ix['note']}")
     lines.append("")

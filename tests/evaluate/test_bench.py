@@ -92,6 +92,8 @@ def test_the_precision_embedded_in_is_reported(
     assert ix["precision"] == "bf16"
     assert ix["precisionReason"] == "bf16 measured 1.9x the speed of fp32"
     assert "in bf16: bf16 measured 1.9x the speed of fp32" in format_bench(result)
+    assert ix["embedCpuSeconds"] > 0 and ix["embedChunksPerCpuSecond"] > 0
+    assert "chunks per CPU second" in format_bench(result)
 
 
 def test_cli_bench_json_and_budget(capsys: pytest.CaptureFixture[str]) -> None:
