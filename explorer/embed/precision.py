@@ -96,15 +96,22 @@ class PrecisionPicker:
     Forced, or on a CPU without native bfloat16, the answer is fixed at once.  Otherwise the
     first batches of at least :data:`MIN_TIMED_BATCH` texts alternate between float32 and
     bfloat16 (the first of each only warms its kernels up), and once each has
-    :data:`TIMED_BATCHES` timed batches the faster one by characters per second is kept, bfloat16
-    only if at least :data:`MIN_SPEEDUP` times faster.  The measuring costs nothing but the few
+    :data:`TIMED_BATCHES` timed batches the faster one by ``work`` per second is kept (the model's
+    work on a batch: its padded word pieces; characters by default), bfloat16 only if at least
+    :data:`MIN_SPEEDUP` times faster.  The measuring costs nothing but the few
     batches run in the slower precision; smaller batches (queries) meanwhile run in bfloat16.
     Not thread-safe: the embedder calls it under its lock.
     """
 
     def __init__(
-        self, requested: str, *, native: bool, clock: Callable[[], float] = time.perf_counter
+        self,
+        requested: str,
+        *,
+        native: bool,
+        work: Callable[[list[str]], int] | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
+        self._work = work or (lambda texts: sum(len(t) for t in texts))
         self._clock = clock
         self._seen: dict[str, int] = {FP32: 0, BF16: 0}
         self._timed: dict[str, list[tuple[int, float]]] = {FP32: [], BF16: []}
@@ -134,7 +141,7 @@ class PrecisionPicker:
         seconds = self._clock() - started
         self._seen[name] += 1
         if self._seen[name] > 1:  # the first batch of each precision builds its kernels
-            self._timed[name].append((sum(len(t) for t in texts), seconds))
+            self._timed[name].append((self._work(texts), seconds))
         if all(len(samples) >= TIMED_BATCHES for samples in self._timed.values()):
             self.chosen = self._decide()
 

@@ -99,7 +99,7 @@ class SentenceTransformerEmbedder:
         if not dim:
             raise EmbedderUnavailable(f"model {spec.name} does not report its dimension")
         self._dimension = int(dim)
-        self._picker = PrecisionPicker(requested, native=native_bf16())
+        self._picker = PrecisionPicker(requested, native=native_bf16(), work=self._padded_tokens)
 
     @property
     def name(self) -> str:
@@ -114,18 +114,31 @@ class SentenceTransformerEmbedder:
         """The precision chosen, or for now while ``auto`` is still measuring."""
         return self._picker.current
 
+    def _padded_tokens(self, batch: list[str]) -> int:
+        """The word pieces the model computes for ``batch``: its longest text's, truncated as the
+        model truncates, once per text (the rest is padding, computed all the same)."""
+        limit = self._model.max_seq_length
+        ids = self._model.tokenizer(batch, truncation=True, max_length=limit)["input_ids"]
+        return len(batch) * max(len(i) for i in ids)
+
     def embed(self, texts: list[str]) -> Matrix:
-        if not texts:
-            return np.zeros((0, self._dimension), dtype=np.float32)
-        with self._lock, self._picker.run(texts):  # torch modules are not thread-safe
-            out = self._model.encode(
-                texts,
-                batch_size=self._batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
-        return normalize_rows(np.asarray(out, dtype=np.float32))
+        """Texts longest first, ``batch_size`` at a time (as sentence-transformers batches them,
+        so a batch pads little), each model batch in the precision the picker gives it."""
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        with self._lock:  # torch modules are not thread-safe
+            for start in range(0, len(order), self._batch_size):
+                rows = order[start : start + self._batch_size]
+                batch = [texts[i] for i in rows]
+                with self._picker.run(batch):
+                    out[rows] = self._model.encode(
+                        batch,
+                        batch_size=len(batch),
+                        convert_to_numpy=True,
+                        normalize_embeddings=True,
+                        show_progress_bar=False,
+                    )
+        return normalize_rows(out)
 
 
 def _load(spec: ModelSpec) -> Any:

@@ -131,3 +131,15 @@ def test_native_bf16_agrees_with_the_cpu_flags() -> None:
         if line.startswith("flags"):
             flags.update(line.split(":", 1)[1].split())
     assert native_bf16() == bool(flags & {"avx512_bf16", "amx_bf16"})
+
+
+def test_speed_is_work_per_second_not_texts_per_second() -> None:
+    """The bf16 batches here are far longer in characters, but the model truncates them: counted
+    in its work (padded word pieces), both precisions did the same per second."""
+    clock = Clock()
+    picker = PrecisionPicker("auto", native=True, work=lambda texts: 256 * len(texts), clock=clock)
+    for i in range(2 * (TIMED_BATCHES + 1)):
+        batch = ["long " * 400 if i % 2 else "short"] * MIN_TIMED_BATCH
+        with picker.run(batch):
+            clock.now += 1.0
+    assert picker.chosen == Precision(FP32, "bf16 measured 1.0x the speed of fp32", 1.0)
