@@ -1,11 +1,12 @@
 """The arithmetic the embedding model runs in: float32, or bfloat16 where the CPU does it natively.
 
-On a CPU with native bfloat16 dot products (AVX-512 BF16, AMX, Arm's BF16) the model's matrix
-products run in bfloat16 under ``torch.autocast`` faster (1.4-1.9x), while layer norms, softmax
-and the pooled vector stay float32: the vectors keep a cosine above 0.9999 to the float32 ones,
-so the two are stored under the same model name and mixed freely (a vault embedded on one
-machine is searched on another without re-embedding).  Without native support bfloat16 is
-emulated and can be slower than float32, so ``auto`` (the default) uses it only where the CPU
+On a CPU with native bfloat16 dot products (AVX-512 BF16, AMX, Arm's BF16) the model with its
+weights cast to bfloat16 once runs about twice as fast per CPU second as in float32 (autocast,
+which casts each product's inputs on every call, gave 1.4-1.6x); the vector is pooled from the
+bfloat16 states and normalised in float32.  The vectors keep a cosine above 0.9998 to the
+float32 ones, so the two are stored under the same model name and mixed freely (a vault embedded
+on one machine is searched on another without re-embedding).  Without native support bfloat16
+is emulated and can be slower than float32, so ``auto`` (the default) uses it only where the CPU
 reports support *and* the first batches it embeds do not measure it slower
 (:class:`PrecisionPicker`).
 ``VAULT_EXPLORER_PRECISION=fp32`` (or ``bf16``) forces one.
@@ -30,10 +31,10 @@ AUTO = "auto"
 CHOICES = (AUTO, FP32, BF16)
 
 #: ``auto`` keeps bfloat16 unless it is measured below this fraction of float32's speed...  Not
-#: above 1: with native support bfloat16 is the faster (1.44x the chunks per CPU second of the
-#: tldr vault on an AVX-512 BF16 machine), but its first batches build kernels for each new
-#: shape and measured only 1.03-1.17x there: a bar above 1 sent that machine back to float32.
-#: Emulated bfloat16 is far slower, and that is what the measuring is for.
+#: above 1: with native support bfloat16 is the faster (about 2x the chunks per CPU second on an
+#: AVX-512 BF16 machine), but its first batches build kernels for each new shape and undersell
+#: it, and on a shared machine one batch can be slowed by a neighbour.  Emulated bfloat16 is far
+#: slower, and that is what the measuring is for.
 MIN_SPEEDUP = 0.9
 #: ...on this many timed batches of each...
 TIMED_BATCHES = 3
@@ -83,18 +84,6 @@ def native_bf16() -> bool:
     )
 
 
-@contextlib.contextmanager
-def compute(precision: str) -> Iterator[None]:
-    """Run the model's forward passes inside this to compute in ``precision``."""
-    if precision == BF16:
-        import torch
-
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            yield
-    else:
-        yield
-
-
 class PrecisionPicker:
     """Picks the precision of each batch, and settles ``auto`` by timing the first real ones.
 
@@ -133,21 +122,19 @@ class PrecisionPicker:
         return self.chosen or Precision(BF16, "measuring bf16 against fp32 on the first batches")
 
     @contextlib.contextmanager
-    def run(self, texts: list[str]) -> Iterator[str]:
+    def run(self, texts: list[str], work: int | None = None) -> Iterator[str]:
         """Embed ``texts`` inside this, in the precision it yields; it times the batch if that
-        helps decide."""
+        helps decide.  ``work``: the batch's work if the caller knows it (else ``work(texts)``)."""
         if self.chosen is not None or len(texts) < MIN_TIMED_BATCH:
-            with compute(self.current.name):
-                yield self.current.name
+            yield self.current.name
             return
         name = FP32 if self._seen[FP32] <= self._seen[BF16] else BF16
         started = self._clock()
-        with compute(name):
-            yield name
+        yield name
         seconds = self._clock() - started
         self._seen[name] += 1
         if self._seen[name] > 1:  # the first batch of each precision builds its kernels
-            self._timed[name].append((self._work(texts), seconds))
+            self._timed[name].append((self._work(texts) if work is None else work, seconds))
         if all(len(samples) >= TIMED_BATCHES for samples in self._timed.values()):
             self.chosen = self._decide()
 

@@ -6,7 +6,6 @@ import platform
 from pathlib import Path
 
 import pytest
-import torch
 
 from explorer.embed.base import EmbedderUnavailable, FakeEmbedder
 from explorer.embed.precision import (
@@ -17,7 +16,6 @@ from explorer.embed.precision import (
     TIMED_BATCHES,
     Precision,
     PrecisionPicker,
-    compute,
     native_bf16,
     precision_of,
     requested_precision,
@@ -43,7 +41,6 @@ def embed_batches(
     ran = []
     for _ in range(batches):
         with picker.run(BATCH) as name:
-            assert torch.is_autocast_enabled("cpu") == (name == BF16)
             clock.now += seconds[name]
             ran.append(name)
     return ran
@@ -116,15 +113,6 @@ def test_a_failed_batch_is_not_timed() -> None:
     assert picker.chosen is None
 
 
-def test_compute_switches_autocast_on_for_bf16_only() -> None:
-    with compute(BF16):
-        assert torch.is_autocast_enabled("cpu")
-        assert torch.get_autocast_dtype("cpu") == torch.bfloat16
-    with compute(FP32):
-        assert not torch.is_autocast_enabled("cpu")
-    assert not torch.is_autocast_enabled("cpu")
-
-
 def test_precision_of_an_embedder_that_has_none() -> None:
     assert precision_of(FakeEmbedder()) is None
 
@@ -151,3 +139,13 @@ def test_speed_is_work_per_second_not_texts_per_second() -> None:
         with picker.run(batch) as name:
             clock.now += 1.0 if name == FP32 else 1.25
     assert picker.chosen == Precision(FP32, "bf16 measured 0.8x the speed of fp32", 0.8)
+
+
+def test_the_work_a_caller_counted_is_used_as_given() -> None:
+    """The embedder has tokenised its batches already: it passes their work in."""
+    clock = Clock()
+    picker = PrecisionPicker("auto", native=True, work=lambda texts: 1, clock=clock)
+    for i in range(2 * (TIMED_BATCHES + 1)):
+        with picker.run(BATCH, work=100 if i % 2 else 50) as name:  # bf16 batches twice the work
+            clock.now += 1.0 if name == FP32 else 1.5
+    assert picker.chosen == Precision(BF16, "bf16 measured 1.33x the speed of fp32", 1.33)
