@@ -37,7 +37,7 @@ CHOICES = (AUTO, FP32, BF16)
 #: slower, and that is what the measuring is for.
 MIN_SPEEDUP = 0.9
 #: ...on this many timed batches of each...
-TIMED_BATCHES = 3
+TIMED_BATCHES = 2
 #: ...of at least this many texts (a query's one text says little about the model's speed).
 MIN_TIMED_BATCH = 8
 
