@@ -21,7 +21,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.vectors import CosineSpread, VectorIndex
 from explorer.search import evidence, fusion
-from explorer.search.lexical import PASSES, filter_clause, lexical_list
+from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
 from explorer.search.snippet import body_start
@@ -85,6 +85,9 @@ class Candidates:
     semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
     listing: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
+    #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
+    stages: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +156,8 @@ class SearchResponse:
     #: Whether any note clears the calibrated bar (``None`` for a listing of recent notes).
     close_match: bool | None = None
     spread: CosineSpread | None = None
+    #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
+    stages: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         o = self.options
@@ -219,7 +224,7 @@ class Searcher:
             self._listing(result, options)
             return result
         if options.mode != "semantic":
-            for hit in lexical_list(self.db.conn, query, options.depth):
+            for hit in lexical_list(self.db.conn, query, options.depth, result.stages):
                 result.lexical.append((hit.path, hit.score, hit.snippet))
                 result.lexical_tiers[hit.path] = hit.tier
                 if hit.coverage < 1.0:
@@ -233,7 +238,9 @@ class Searcher:
                 )
         else:
             result.semantic = SemanticStatus(False, "lexical mode", self.provider.name)
+        started = time.perf_counter()
         self._load_notes(result, [p for p, _, _ in result.lexical])
+        lap(result.stages, "note rows", started)
         return result
 
     def _vector_list(self, result: Candidates, options: SearchOptions) -> SemanticStatus:
@@ -256,19 +263,22 @@ class Searcher:
                 False, f"query embedding failed: {type(exc).__name__}: {exc}", embedder.name
             )
         result.timings["embed_ms"] = (time.perf_counter() - started) * 1000
-        started = time.perf_counter()
+        started = begun = time.perf_counter()
         vectors = self._vector_index(embedder.name)
+        started = lap(result.stages, "vector refresh", started)
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         allowed = self._allowed(result.query)
         hits, result.spread = vectors.search(
             query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
         )
+        started = lap(result.stages, "vector top-k", started)
         if hits:  # best first: the relative floor keeps a prefix
             floor = options.vector_floor(hits[0].score)
             hits = [h for h in hits if h.score >= floor]
         paths = self._paths([h.note_id for h in hits])
         chunk_texts = self._chunk_texts([(h.note_id, h.chunk_start) for h in hits])
+        started = lap(result.stages, "vector rows", started)
         for hit in hits:
             path = paths.get(hit.note_id)
             if path is None:
@@ -281,8 +291,10 @@ class Searcher:
                     chunk_texts.get((hit.note_id, hit.chunk_start), ""),
                 )
             )
-        result.timings["vector_ms"] = (time.perf_counter() - started) * 1000
+        result.timings["vector_ms"] = (time.perf_counter() - begun) * 1000
+        started = time.perf_counter()
         self._load_notes(result, [v.path for v in result.vector])
+        lap(result.stages, "note rows", started)
         return SemanticStatus(True, None, embedder.name)
 
     def vector_index(self) -> VectorIndex | None:
@@ -351,6 +363,7 @@ class Searcher:
 
 def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
+    started = time.perf_counter()
     options.validate()
     semantic = candidates.semantic
     depth = min(options.depth, candidates.depth)
@@ -398,6 +411,8 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             )
         )
     best = max((combined(e) for e in strength.values()), default=0.0)
+    stages = dict(candidates.stages)
+    lap(stages, "fusion", started)
     return SearchResponse(
         candidates.query.raw,
         options,
@@ -406,6 +421,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         timings=dict(candidates.timings),
         close_match=best >= evidence.CALIBRATION.close,
         spread=candidates.spread if options.mode != "fts" and semantic.available else None,
+        stages=stages,
     )
 
 
