@@ -21,7 +21,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.vectors import CosineSpread, VectorIndex
 from explorer.search import evidence, fusion
-from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list
+from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
 from explorer.search.snippet import body_start
@@ -78,6 +78,9 @@ class Candidates:
     lexical_tiers: dict[str, int] = field(default_factory=dict)
     #: The share of the query's content words each any-word-pass note holds.
     lexical_coverage: dict[str, float] = field(default_factory=dict)
+    #: The lexical notes whose snippet is still to be made (``""`` in :attr:`lexical`): path to
+    #: (note id, what the snippet marks).  Only :meth:`Searcher.search` leaves any.
+    unsnipped: dict[str, tuple[int, str]] = field(default_factory=dict)
     vector: list[VectorCandidate] = field(default_factory=list)
     #: How the query's cosines spread over every note (``None``: no vector list was made).
     spread: CosineSpread | None = None
@@ -211,9 +214,15 @@ class Searcher:
         """Parse, run both lists as the mode needs, fuse, demote stale notes, cut to limit."""
         options = options or SearchOptions()
         options.validate()
-        return fuse(self.candidates(raw, options), options)
+        candidates = self.candidates(raw, options, snippets=False)
+        response = fuse(candidates, options)
+        self._snip_shown(candidates, response)
+        return response
 
-    def candidates(self, raw: str, options: SearchOptions) -> Candidates:
+    def candidates(self, raw: str, options: SearchOptions, *, snippets: bool = True) -> Candidates:
+        """Both lists of ``raw``, before fusion.  Every lexical note gets its snippet, so that
+        any fusion of them can be shown; ``snippets=False`` leaves them to be made for the hits
+        shown (:attr:`Candidates.unsnipped`)."""
         options.validate()
         query = parse_query(raw)
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
@@ -224,8 +233,13 @@ class Searcher:
             self._listing(result, options)
             return result
         if options.mode != "semantic":
-            for hit in lexical_list(self.db.conn, query, options.depth, result.stages):
+            found = lexical_list(
+                self.db.conn, query, options.depth, result.stages, snippets=snippets
+            )
+            for hit in found:
                 result.lexical.append((hit.path, hit.score, hit.snippet))
+                if not snippets:
+                    result.unsnipped[hit.path] = (hit.note_id, hit.marks)
                 result.lexical_tiers[hit.path] = hit.tier
                 if hit.coverage < 1.0:
                     result.lexical_coverage[hit.path] = hit.coverage
@@ -242,6 +256,19 @@ class Searcher:
         self._load_notes(result, [p for p, _, _ in result.lexical])
         lap(result.stages, "note rows", started)
         return result
+
+    def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
+        """Make the snippets of the lexical hits shown that were left without one."""
+        started = time.perf_counter()
+        shown = [
+            (i, candidates.unsnipped[hit.path])
+            for i, hit in enumerate(response.hits)
+            if hit.fts_rank is not None and hit.path in candidates.unsnipped
+        ]
+        texts = make_snippets(self.db.conn, [note for _, note in shown])
+        for (i, _), text in zip(shown, texts, strict=True):
+            response.hits[i] = replace(response.hits[i], snippet=text)
+        lap(response.stages, "snippets", started)
 
     def _vector_list(self, result: Candidates, options: SearchOptions) -> SemanticStatus:
         name = self.provider.name
