@@ -470,8 +470,13 @@ def _run(
         result["peakRssBytesWithBaseline"] = peak_rss_bytes()
         if settings.freshness:
             _log("measuring freshness")
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             result["freshness"] = run_freshness(
-                vault, scratch / "freshness", settings.freshness_samples, provider
+                vault,
+                scratch / "freshness",
+                settings.freshness_samples,
+                provider,
+                start_from=db.path,
             )
     finally:
         db.close()

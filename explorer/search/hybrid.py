@@ -10,6 +10,7 @@ cannot be had (no model, load failure, embed error, a query embedding slower tha
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import html
 import re
 import time
@@ -382,9 +383,10 @@ class Searcher:
             "LIMIT ?",
             (*params, min(options.limit, LISTING_SIZE)),
         ).fetchall()
+        marked = _marked_words(result.query)
         for note_id, path in rows:
             body = body_start(self.db.conn, int(note_id), 240)
-            result.lexical.append((str(path), 0.0, _plain_snippet(body, result.query)))
+            result.lexical.append((str(path), 0.0, _plain_snippet(body, marked)))
         self._load_notes(result, [p for p, _, _ in result.lexical])
 
 
@@ -409,18 +411,23 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             listing=True,
             timings=dict(candidates.timings),
         )
-    fused, lists = _ranked(candidates, options, lexical, vector)
+    fused, lists, weighed = _ranked(candidates, options, lexical, vector)
     lex_by_path = {p: (s, snip) for p, s, snip in lexical}
     vec_by_path = {v.path: v for v in vector}
-    strength = calibrated_scores(candidates, options, lexical, vector)
+    strength = (
+        _by_note(weighed)
+        if weighed is not None
+        else calibrated_scores(candidates, options, lexical, vector)
+    )
     # Hits (and snippets, the costly part) are made only for what is shown.
+    marked = _marked_words(candidates.query)
     hits = []
     for item in fused[: options.limit]:
         lex = lex_by_path.get(item.id) if "fts" in lists else None
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
         contributions["vector"] = item.contributions.get("vector", 0.0)
-        snippet = lex[1] if lex else _plain_snippet(vec.chunk_text if vec else "", candidates.query)
+        snippet = lex[1] if lex else _plain_snippet(vec.chunk_text if vec else "", marked)
         hits.append(
             _hit(
                 candidates,
@@ -461,8 +468,13 @@ def calibrated_scores(
     """Each candidate's calibrated evidence per list (:mod:`explorer.search.evidence`),
     whatever method ranks the hits: what "close match" is decided on, and what explain shows."""
     scored = scored_lists(candidates, options, lexical, vector)
+    return _by_note(evidence_lists(candidates, scored))
+
+
+def _by_note(weighed: dict[str, list[tuple[str, float]]]) -> dict[str, dict[str, float]]:
+    """Evidence lists (:func:`evidence_lists`) as each note's evidence per list."""
     out: dict[str, dict[str, float]] = {}
-    for name, items in evidence_lists(candidates, scored).items():
+    for name, items in weighed.items():
         for doc, value in items:
             out.setdefault(doc, {})[name] = max(value, out.get(doc, {}).get(name, 0.0))
     return out
@@ -483,7 +495,9 @@ def ranked(candidates: Candidates, options: SearchOptions) -> list[str]:
     depth = min(options.depth, candidates.depth)
     if candidates.listing:
         return [path for path, _, _ in candidates.lexical[:depth]][: options.limit]
-    fused, _ = _ranked(candidates, options, candidates.lexical[:depth], candidates.vector[:depth])
+    fused, _, _ = _ranked(
+        candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
+    )
     return [f.id for f in fused[: options.limit]]
 
 
@@ -492,14 +506,15 @@ def _ranked(
     options: SearchOptions,
     lexical: list[tuple[str, float, str]],
     vector: list[VectorCandidate],
-) -> tuple[list[fusion.Fused], dict[str, list[str]]]:
-    """The fused list, stale notes after all others (keeping their order within each tier), and
-    the id lists it was fused from, by list name."""
-    fused, scored = fuse_lists(candidates, options, lexical, vector)
+) -> tuple[list[fusion.Fused], dict[str, list[str]], dict[str, list[tuple[str, float]]] | None]:
+    """The fused list, stale notes after all others (keeping their order within each tier), the
+    id lists it was fused from, by list name, and their calibrated evidence if the fusion used
+    it (``None``: it did not)."""
+    fused, scored, weighed = _fuse_lists(candidates, options, lexical, vector)
     fused = [f for f in fused if f.score > 0]  # a note worth nothing is not a hit
     notes = candidates.notes
     fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
-    return fused, {name: [p for p, _ in items] for name, items in scored.items()}
+    return fused, {name: [p for p, _ in items] for name, items in scored.items()}, weighed
 
 
 def fuse_lists(
@@ -510,6 +525,22 @@ def fuse_lists(
 ) -> tuple[list[fusion.Fused], dict[str, list[tuple[str, float]]]]:
     """The lists the mode uses, fused by the options' method, before stale demotion; and those
     lists as ``(id, score)`` by list name (what :mod:`explorer.search.explain` reasons over)."""
+    fused, scored, _ = _fuse_lists(candidates, options, lexical, vector)
+    return fused, scored
+
+
+def _fuse_lists(
+    candidates: Candidates,
+    options: SearchOptions,
+    lexical: list[tuple[str, float, str]],
+    vector: list[VectorCandidate],
+) -> tuple[
+    list[fusion.Fused],
+    dict[str, list[tuple[str, float]]],
+    dict[str, list[tuple[str, float]]] | None,
+]:
+    """:func:`fuse_lists`, and the evidence lists the calibrated fusion fused (else ``None``)."""
+    weighed = None
     scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     if options.fusion == "calibrated":
@@ -531,7 +562,7 @@ def fuse_lists(
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
         fused = fusion.rrf(lists, options.k, options.weights)
-    return fused, scored
+    return fused, scored, weighed
 
 
 def scored_lists(
@@ -613,7 +644,13 @@ def _hit(
     )
 
 
-def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
+def _marked_words(query: Query) -> tuple[str, ...]:
+    """The words :func:`_plain_snippet` marks: those of three letters or more of the query's
+    content terms."""
+    return tuple(w for t in query.content_terms for w in re.findall(r"\w{3,}", t.text))
+
+
+def _plain_snippet(text: str, words: tuple[str, ...], width: int = 200) -> str:
     """A snippet for a note the lexical list did not find: its best chunk, words marked."""
     from explorer.index.text import unspace_cjk
 
@@ -621,15 +658,18 @@ def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
     if len(text) > width:
         text = text[:width].rsplit(" ", 1)[0] + " …"
     escaped = html.escape(text, quote=False)
-    words = sorted({w for t in query.content_terms for w in re.findall(r"\w{3,}", t.text)}, key=len)
-    for word in reversed(words):
-        escaped = re.sub(
-            rf"(?<![\w>])({re.escape(html.escape(word, quote=False))})(?![\w<])",
-            r"<mark>\1</mark>",
-            escaped,
-            flags=re.IGNORECASE,
-        )
-    return escaped
+    marker = _marker(words)
+    return escaped if marker is None else marker.sub(r"<mark>\1</mark>", escaped)
+
+
+@functools.lru_cache(maxsize=64)
+def _marker(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern marking any of ``words`` where it stands as a whole word (longest first)."""
+    if not words:
+        return None
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    alternatives = "|".join(re.escape(html.escape(w, quote=False)) for w in ordered)
+    return re.compile(rf"(?<![\w>])({alternatives})(?![\w<])", re.IGNORECASE)
 
 
 __all__ = [
