@@ -152,8 +152,7 @@ def m004_vector_changes() -> str:
     number of the latest such write (``seq`` grows by one per write).  Triggers keep it, so
     every writer (the sync, the live index, the embedder) is covered; a write that touches no
     chunk and no vector (a tag, a title, a status) leaves it alone, and the matrix with it.
-    ``notes_card`` holds the small columns a search shows, so reading them never goes through
-    a long body's overflow pages.  (Idempotent: a file set back to an older version by hand
+    (Idempotent: a file set back to an older version by hand
     keeps them.)
     """
     bump = "(SELECT coalesce(max(seq), 0) + 1 FROM vector_changes)"
@@ -179,7 +178,6 @@ def m004_vector_changes() -> str:
             INSERT INTO vector_changes(note_id, seq)
                 SELECT note_id, {bump} FROM chunks WHERE hash = old.hash AND true {upsert};
         END;
-        CREATE INDEX IF NOT EXISTS notes_card ON notes(path, title, tags, status, mtime_ns);
         """
 
 
