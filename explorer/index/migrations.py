@@ -152,13 +152,15 @@ def m004_vector_changes() -> str:
     number of the latest such write (``seq`` grows by one per write).  Triggers keep it, so
     every writer (the sync, the live index, the embedder) is covered; a write that touches no
     chunk and no vector (a tag, a title, a status) leaves it alone, and the matrix with it.
-    (Idempotent: a file set back to an older version by hand
-    keeps them.)
+    (Idempotent: a file set back to an older version by hand keeps them.)
     """
     bump = "(SELECT coalesce(max(seq), 0) + 1 FROM vector_changes)"
     upsert = "ON CONFLICT(note_id) DO UPDATE SET seq = excluded.seq"
     return f"""
-        CREATE TABLE IF NOT EXISTS vector_changes (note_id INTEGER PRIMARY KEY, seq INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS vector_changes (
+            note_id INTEGER PRIMARY KEY,
+            seq INTEGER NOT NULL
+        );
         CREATE INDEX IF NOT EXISTS vector_changes_seq ON vector_changes(seq);
         CREATE TRIGGER IF NOT EXISTS chunks_vc_ai AFTER INSERT ON chunks BEGIN
             INSERT INTO vector_changes(note_id, seq) VALUES (new.note_id, {bump}) {upsert};
