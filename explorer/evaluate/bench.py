@@ -236,6 +236,7 @@ def _latency(
         "hybrid": [],
         "hybridTotal": [],
     }
+    stages: dict[str, dict[str, list[float]]] = {mode: {} for mode in MODES}
     total = 3 * len(queries)
     done = 0
     for mode in MODES:
@@ -245,6 +246,7 @@ def _latency(
             response = searcher.search(query, options)
             elapsed = (time.perf_counter() - started) * 1000
             embed_ms = response.timings.get("embed_ms", 0.0)
+            _add_stages(stages[mode], response.stages)
             if mode == "fts":
                 samples["fts"].append(elapsed)
             elif mode == "semantic":
@@ -258,13 +260,31 @@ def _latency(
                 samples["hybridTotal"].append(elapsed)
             done += 1
             progress("queries", done, total, "")
-    return {name: percentiles(values) for name, values in samples.items()}
+    out: dict[str, Any] = {name: percentiles(values) for name, values in samples.items()}
+    out["stages"] = {mode: _stage_percentiles(by_stage) for mode, by_stage in stages.items()}
+    return out
+
+
+def _add_stages(into: dict[str, list[float]], stages: dict[str, float]) -> None:
+    for name, ms in stages.items():
+        into.setdefault(name, []).append(ms)
+
+
+def _stage_percentiles(by_stage: dict[str, list[float]]) -> dict[str, Any]:
+    """p50/p95/max of each step of a search (:attr:`SearchResponse.stages`); a step a query
+    did not run counts as 0 for it."""
+    count = max((len(v) for v in by_stage.values()), default=0)
+    return {
+        name: percentiles(values + [0.0] * (count - len(values)))
+        for name, values in by_stage.items()
+    }
 
 
 def _question_latency(
     searcher: Searcher, queries: list[str], questions: list[str]
 ) -> dict[str, Any]:
     samples: dict[str, list[float]] = {"short": [], "long": []}
+    stages: dict[str, dict[str, list[float]]] = {"short": {}, "long": {}}
     options = SearchOptions(mode="hybrid")
     for short, long in zip(queries, questions, strict=False):
         for name, text in (("short", short), ("long", long)):
@@ -272,7 +292,9 @@ def _question_latency(
             response = searcher.search(text, options)
             elapsed = (time.perf_counter() - started) * 1000
             samples[name].append(elapsed - response.timings.get("embed_ms", 0.0))
+            _add_stages(stages[name], response.stages)
     out: dict[str, Any] = {name: percentiles(values) for name, values in samples.items()}
+    out["stages"] = {name: _stage_percentiles(by_stage) for name, by_stage in stages.items()}
     lengths = [len(q.split()) for q in questions]
     out["longWords"] = [min(lengths), max(lengths)] if lengths else None
     if out["short"]["p50"] > 0:
@@ -462,8 +484,13 @@ def _run(
         result["peakRssBytesWithBaseline"] = peak_rss_bytes()
         if settings.freshness:
             _log("measuring freshness")
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             result["freshness"] = run_freshness(
-                vault, scratch / "freshness", settings.freshness_samples, provider
+                vault,
+                scratch / "freshness",
+                settings.freshness_samples,
+                provider,
+                start_from=db.path,
             )
     finally:
         db.close()
@@ -475,6 +502,26 @@ def _run(
 
 
 # ----------------------------------------------------------------------------- output
+
+
+def _format_stages(result: dict[str, Any]) -> list[str]:
+    """Per step of a search, p50 / p95 in ms, for hybrid queries and for long questions."""
+    columns = [("hybrid", result["latencyMs"].get("stages", {}).get("hybrid", {}))]
+    q = result.get("questionLatencyMs") or {}
+    if q.get("stages"):
+        columns.append(("questions", q["stages"]["long"]))
+    names = list(dict.fromkeys(name for _, by_stage in columns for name in by_stage))
+    if not names:
+        return []
+    head = "".join(f"{label + ' p50':>16}{'p95':>8}" for label, _ in columns)
+    lines = [f"{'per step (ms)':<26}{head}"]
+    for name in names:
+        row = ""
+        for _, by_stage in columns:
+            p = by_stage.get(name)
+            row += f"{p['p50']:>16.2f}{p['p95']:>8.2f}" if p else f"{'-':>16}{'-':>8}"
+        lines.append(f"{name:<26}{row}")
+    return lines
 
 
 def format_bench(result: dict[str, Any]) -> str:
@@ -527,6 +574,8 @@ def format_bench(result: dict[str, Any]) -> str:
             lines.append(f"{label:<34}{p['p50']:>8.2f}{p['p95']:>8.2f}{p['max']:>8.2f}")
         if "longOverShortP50" in q:
             lines.append(f"{'  questions / short, p50':<34}{q['longOverShortP50']:>8.2f}x")
+    lines.append("")
+    lines.extend(_format_stages(result))
     r = result["refusionMs"]
     lines.append(
         f"{'re-fusion (weights only)':<34}{r['p50']:>8.3f}{r['p95']:>8.3f}{r['max']:>8.3f}"

@@ -28,7 +28,7 @@ from typing import Any
 
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.evaluate.stats import percentiles
-from explorer.index.db import IndexDB
+from explorer.index.db import IndexDB, index_path
 from explorer.live import LiveEvent, LiveIndex
 from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable
 
@@ -56,12 +56,15 @@ def run_freshness(
     *,
     burst: int = 1000,
     startup_timeout: float = 3600.0,
+    start_from: Path | None = None,
 ) -> dict[str, Any]:
     """Measure freshness on a copy of ``vault`` (the vault itself is never written).
 
     The copy and its index live in a scratch folder under ``data_dir`` (or the system's temporary
     folder), removed at the end.  The start-up (indexing and embedding the copy) is waited for
-    up to ``startup_timeout`` seconds and reported, not counted in the freshness figures."""
+    up to ``startup_timeout`` seconds and reported, not counted in the freshness figures.
+    ``start_from`` is an index of ``vault`` (checkpointed) the copy starts with, so that a large
+    vault is not indexed and embedded again (the bench hands in the one it measured)."""
     if samples < 1 or burst < 1:
         raise ValueError("samples and burst must be at least 1")
     with _scratch(data_dir) as scratch:
@@ -69,6 +72,10 @@ def run_freshness(
         shutil.copytree(vault, copy, ignore=shutil.ignore_patterns(".*"))
         texts, picked = _templates(copy, samples)
         data = str(scratch / "data")
+        if start_from is not None:
+            target = index_path(copy, data)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(start_from, target)
         live = LiveIndex(copy, data, provider)
         batches: list[LiveEvent] = []
         live.subscribe(lambda e: batches.append(e) if e.kind == "sync" else None)

@@ -154,6 +154,44 @@ def m004_note_language() -> str:
         ALTER TABLE notes ADD COLUMN language TEXT NOT NULL DEFAULT '';
         CREATE INDEX notes_language ON notes(language);
         UPDATE notes SET size = -1, hash = '';
+    """
+
+
+def m005_vector_changes() -> str:
+    """Which notes' vector rows changed, and when: what a loaded vector matrix catches up from.
+
+    ``vector_changes`` holds one row per note whose chunks or vectors were written, with the
+    number of the latest such write (``seq`` grows by one per write).  Triggers keep it, so
+    every writer (the sync, the live index, the embedder) is covered; a write that touches no
+    chunk and no vector (a tag, a title, a status) leaves it alone, and the matrix with it.
+    (Idempotent: a file set back to an older version by hand keeps them.)
+    """
+    bump = "(SELECT coalesce(max(seq), 0) + 1 FROM vector_changes)"
+    upsert = "ON CONFLICT(note_id) DO UPDATE SET seq = excluded.seq"
+    return f"""
+        CREATE TABLE IF NOT EXISTS vector_changes (
+            note_id INTEGER PRIMARY KEY,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS vector_changes_seq ON vector_changes(seq);
+        CREATE TRIGGER IF NOT EXISTS chunks_vc_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO vector_changes(note_id, seq) VALUES (new.note_id, {bump}) {upsert};
+        END;
+        CREATE TRIGGER IF NOT EXISTS chunks_vc_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO vector_changes(note_id, seq) VALUES (old.note_id, {bump}) {upsert};
+        END;
+        CREATE TRIGGER IF NOT EXISTS vectors_vc_ai AFTER INSERT ON vectors BEGIN
+            INSERT INTO vector_changes(note_id, seq)
+                SELECT note_id, {bump} FROM chunks WHERE hash = new.hash AND true {upsert};
+        END;
+        CREATE TRIGGER IF NOT EXISTS vectors_vc_au AFTER UPDATE ON vectors BEGIN
+            INSERT INTO vector_changes(note_id, seq)
+                SELECT note_id, {bump} FROM chunks WHERE hash = new.hash AND true {upsert};
+        END;
+        CREATE TRIGGER IF NOT EXISTS vectors_vc_ad AFTER DELETE ON vectors BEGIN
+            INSERT INTO vector_changes(note_id, seq)
+                SELECT note_id, {bump} FROM chunks WHERE hash = old.hash AND true {upsert};
+        END;
         """
 
 
@@ -162,6 +200,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     m002_links,
     m003_alias_key_before_alias,
     m004_note_language,
+    m005_vector_changes,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

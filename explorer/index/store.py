@@ -101,7 +101,6 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
             "language = ? WHERE id = ?",
             (*values, note_id),
         )
-        conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
         conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
     conn.executemany(
         "INSERT INTO note_tags(note_id, tag) VALUES (?, ?)", [(note_id, t) for t in note.tags]
@@ -110,11 +109,27 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
     for seq, chunk in enumerate(note.chunks):
         text = note.embed_text(chunk)
         rows.append((note_id, seq, chunk.start, chunk.end, chunk_hash(text), text))
-    conn.executemany(
-        "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)", rows
-    )
+    # Chunks as they were are left alone: a write that changes no chunk (a tag, a status, a
+    # link) then changes no vector row either (``vector_changes`` stays as it is).
+    if row is None or _chunk_keys(conn, note_id) != [r[1:5] for r in rows]:
+        if row is not None:
+            conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
+        conn.executemany(
+            "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
     links.write_links(conn, note_id, note.text, note.links, note.aliases, fresh=row is None)
     return note_id
+
+
+def _chunk_keys(conn: sqlite3.Connection, note_id: int) -> list[tuple[int, int, int, str]]:
+    """(seq, start, end, hash) of each chunk the note has in the index, in order."""
+    return [
+        (int(q), int(a), int(b), str(h))
+        for q, a, b, h in conn.execute(
+            "SELECT seq, start, end, hash FROM chunks WHERE note_id = ? ORDER BY seq", (note_id,)
+        )
+    ]
 
 
 def check_storable(note: ParsedNote) -> None:
@@ -157,6 +172,11 @@ def delete_orphan_vectors(conn: sqlite3.Connection) -> int:
         "DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)"
     )
     return cur.rowcount
+
+
+def optimize_words(conn: sqlite3.Connection) -> None:
+    """Merge the FTS5 index into one segment (what a query then reads once per word)."""
+    conn.execute("INSERT INTO notes_fts(notes_fts) VALUES ('optimize')")
 
 
 def set_skipped(conn: sqlite3.Connection, path: str, reason: str | None) -> None:

@@ -2,13 +2,19 @@
 
 Ranking is one matrix–vector product and a partial sort (``np.argpartition``), then a full sort
 of the top ``depth`` only — never a Python loop over rows, never a BLOB read per query.  Chunk rows
-are grouped by note, so a note's score (its best chunk's) is a segmented maximum.  The matrix is
-reloaded when the index's generation number moves, so it stays current as the index changes.
+are grouped by note, so a note's score (its best chunk's) is a segmented maximum.
+
+The matrix stays current without reloading: the index logs which notes' chunks or vectors were
+written (``vector_changes``, kept by triggers), and :meth:`VectorIndex.refresh` reads only those
+notes' rows and splices them in place (rows of other notes move within the same buffer).  A write
+that changed no vector (a tag, a title, a note not embedded yet) costs one small query.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -16,8 +22,11 @@ import numpy.typing as npt
 from explorer.embed.base import Matrix
 from explorer.index.db import IndexDB
 
-#: Rows read per step when loading the matrix.
+#: Rows read per step when loading the matrix, and moved per step when splicing it.
 _LOAD_BATCH = 4096
+#: Spare rows kept after the matrix (at least this many, or 1/32 of it), so that notes added
+#: later are appended in place.
+_SPARE_ROWS = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,14 +81,25 @@ class VectorIndex:
     def __init__(self, model: str) -> None:
         self.model = model
         self.generation = -1
+        #: The latest ``vector_changes.seq`` the matrix reflects (``None``: reload it all).
+        self.change_seq: int | None = None
         self.matrix: Matrix = np.zeros((0, 0), dtype=np.float32)
         self.note_ids: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.spans: npt.NDArray[np.int64] = np.zeros((0, 2), dtype=np.int64)
         self.segment_starts: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.segment_notes: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
         self.segment_ends: npt.NDArray[np.int64] = np.zeros(0, dtype=np.int64)
-        #: Vectors of the model left out of the last load because they were damaged.
-        self.damaged = 0
+        #: Vectors of the model left out because they were damaged, by note.
+        self._damaged: dict[int, int] = {}
+        #: Full loads so far, and the rows the last refresh read (what the tests watch).
+        self.loads = 0
+        self.rows_read = 0
+        self._buffer: Matrix = self.matrix
+
+    @property
+    def damaged(self) -> int:
+        """Vectors of the model left out because they were damaged."""
+        return sum(self._damaged.values())
 
     @property
     def size(self) -> int:
@@ -87,13 +107,33 @@ class VectorIndex:
         return int(self.matrix.shape[0])
 
     def refresh(self, db: IndexDB) -> bool:
-        """Reload if the index changed since the last load; returns whether it reloaded."""
+        """Catch up with the index; returns whether any vector row changed.
+
+        Nothing is read when the generation has not moved; otherwise only the notes logged in
+        ``vector_changes`` since the last refresh, spliced in place.  A full load happens the
+        first time, and on an index without the log.
+        """
         generation = db.generation()
         if generation == self.generation:
             return False
-        self.load(db)
         self.generation = generation
-        return True
+        self.rows_read = 0
+        seq = _latest_change(db)
+        if seq is None or self.change_seq is None or self.size == 0 or seq < self.change_seq:
+            self.load(db)
+            self.change_seq = seq
+            return True
+        if seq == self.change_seq:
+            return False
+        notes = [
+            int(r[0])
+            for r in db.conn.execute(
+                "SELECT note_id FROM vector_changes WHERE seq > ? ORDER BY note_id",
+                (self.change_seq,),
+            )
+        ]
+        self.change_seq = seq
+        return self._splice(db, np.asarray(notes, dtype=np.int64))
 
     def load(self, db: IndexDB) -> None:
         """Read every chunk vector of the model into one matrix, in note order.
@@ -105,67 +145,124 @@ class VectorIndex:
         in :attr:`damaged`, never computed with.
         """
         conn = db.conn
-        joined = (
-            "FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? "
-            "AND length(v.vec) = 4 * v.dim"
-        )
         first = conn.execute(
-            f"SELECT v.dim {joined} ORDER BY c.note_id, c.seq LIMIT 1", (self.model,)
+            f"SELECT v.dim {_JOINED} ORDER BY c.note_id, c.seq LIMIT 1", (self.model,)
         ).fetchone()
+        loads = self.loads + 1
         if first is None:
             self.__init__(self.model)  # type: ignore[misc]
+            self.loads = loads
             return
         dim = int(first[0])
         (expected,) = conn.execute(
-            f"SELECT count(*) {joined} AND v.dim = ?", (self.model, dim)
+            f"SELECT count(*) {_JOINED} AND v.dim = ?", (self.model, dim)
         ).fetchone()
-        matrix = np.empty((int(expected), dim), dtype=np.float32)
-        note_ids = np.empty(int(expected), dtype=np.int64)
-        spans = np.empty((int(expected), 2), dtype=np.int64)
+        capacity = int(expected) + max(_SPARE_ROWS, int(expected) // 32)
+        buffer = np.empty((capacity, dim), dtype=np.float32)
+        damaged = {
+            int(n): int(k)
+            for n, k in conn.execute(
+                "SELECT c.note_id, count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash "
+                "AND v.model = ? AND length(v.vec) != 4 * v.dim GROUP BY c.note_id",
+                (self.model,),
+            )
+        }
         cursor = conn.execute(
-            f"SELECT c.note_id, c.start, c.end, v.vec {joined} AND v.dim = ? "
+            f"SELECT c.note_id, c.start, c.end, v.vec {_JOINED} AND v.dim = ? "
             "ORDER BY c.note_id, c.seq",
             (self.model, dim),
         )
-        n = 0
-        damaged = int(
-            conn.execute(
-                "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash "
-                "AND v.model = ? AND length(v.vec) != 4 * v.dim",
-                (self.model,),
-            ).fetchone()[0]
-        )
+        n, note_ids, spans = 0, [], []
         while batch := cursor.fetchmany(_LOAD_BATCH):
+            block, batch = _sound(batch, dim, damaged)
             m = len(batch)
-            if n + m > matrix.shape[0]:  # rows were added since the count: grow
-                size = max(n + m, 2 * matrix.shape[0])
-                matrix = np.resize(matrix, (size, dim))
-                note_ids = np.resize(note_ids, size)
-                spans = np.resize(spans, (size, 2))
-            block = np.frombuffer(b"".join(r[3] for r in batch), dtype="<f4").reshape(m, dim)
-            sound = np.isfinite(block).all(axis=1)
-            if not sound.all():
-                damaged += int(m - np.count_nonzero(sound))
-                keep = np.flatnonzero(sound)
-                block = block[keep]
-                batch = [batch[i] for i in keep.tolist()]
-                m = len(batch)
-            matrix[n : n + m] = block
-            note_ids[n : n + m] = [r[0] for r in batch]
-            spans[n : n + m] = [(r[1], r[2]) for r in batch]
+            if n + m > buffer.shape[0]:  # rows were added since the count: grow
+                buffer = _grown(buffer, n, n + m)
+            buffer[n : n + m] = block
+            note_ids.append(np.fromiter((r[0] for r in batch), dtype=np.int64, count=m))
+            spans.append(np.array([(r[1], r[2]) for r in batch], dtype=np.int64).reshape(m, 2))
             n += m
+        self.rows_read = n
         if n == 0:
             self.__init__(self.model)  # type: ignore[misc]
-            self.damaged = damaged
+            self._damaged = damaged
+            self.loads = loads
             return
-        self.damaged = damaged
-        self.matrix = matrix[:n] if n < matrix.shape[0] else matrix
-        self.note_ids = note_ids[:n]
-        self.spans = spans[:n]
+        self._damaged = damaged
+        self.loads = loads
+        self._buffer = buffer
+        self._set_rows(n, np.concatenate(note_ids), np.concatenate(spans))
+
+    def _set_rows(
+        self, n: int, note_ids: npt.NDArray[np.int64], spans: npt.NDArray[np.int64]
+    ) -> None:
+        self.matrix = self._buffer[:n]
+        self.note_ids = note_ids
+        self.spans = spans
         change = np.flatnonzero(np.diff(self.note_ids)) + 1
         self.segment_starts = np.concatenate(([0], change)).astype(np.int64)
         self.segment_notes = self.note_ids[self.segment_starts]
         self.segment_ends = np.append(self.segment_starts[1:], n).astype(np.int64)
+
+    def _splice(self, db: IndexDB, notes: npt.NDArray[np.int64]) -> bool:
+        """Replace the rows of ``notes`` (sorted note ids) by what the index holds for them now,
+        moving the other rows within the buffer; returns whether any row changed."""
+        dim = self.matrix.shape[1]
+        new_ids: list[int] = []
+        new_spans: list[tuple[int, int]] = []
+        blocks: list[Matrix] = []
+        for start in range(0, len(notes), 500):
+            part = notes[start : start + 500].tolist()
+            for note_id in part:
+                self._damaged.pop(note_id, None)
+            marks = ",".join("?" * len(part))
+            for n, k in db.conn.execute(
+                "SELECT c.note_id, count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash "
+                f"AND v.model = ? AND length(v.vec) != 4 * v.dim WHERE c.note_id IN ({marks}) "
+                "GROUP BY c.note_id",
+                (self.model, *part),
+            ):
+                self._damaged[int(n)] = int(k)
+            rows = db.conn.execute(
+                f"SELECT c.note_id, c.start, c.end, v.vec {_JOINED} AND v.dim = ? "
+                f"WHERE c.note_id IN ({marks}) ORDER BY c.note_id, c.seq",
+                (self.model, dim, *part),
+            ).fetchall()
+            if rows:
+                block, rows = _sound(rows, dim, self._damaged)
+                blocks.append(block)
+                new_ids.extend(r[0] for r in rows)
+                new_spans.extend((r[1], r[2]) for r in rows)
+        self.rows_read = len(new_ids)
+        dropped = np.isin(self.note_ids, notes)
+        if not new_ids and not dropped.any():
+            return False
+        kept = np.flatnonzero(~dropped)
+        kept_ids = self.note_ids[kept]
+        added_ids = np.asarray(new_ids, dtype=np.int64)
+        total = len(kept) + len(added_ids)
+        # Where every row goes: kept rows keep their order, added rows go between them by note.
+        kept_to = np.arange(len(kept)) + np.searchsorted(added_ids, kept_ids)
+        added_to = np.arange(len(added_ids)) + np.searchsorted(kept_ids, added_ids)
+        if total > self._buffer.shape[0]:
+            self._buffer = _grown(self._buffer, self.size, total + max(_SPARE_ROWS, total // 32))
+        _move_rows(self._buffer, kept, kept_to)
+        if blocks:
+            self._buffer[added_to] = np.concatenate(blocks)
+        note_ids = np.empty(total, dtype=np.int64)
+        spans = np.empty((total, 2), dtype=np.int64)
+        note_ids[kept_to], spans[kept_to] = kept_ids, self.spans[kept]
+        if len(added_ids):
+            note_ids[added_to] = added_ids
+            spans[added_to] = np.asarray(new_spans, dtype=np.int64).reshape(-1, 2)
+        if total == 0:
+            loads = self.loads
+            damaged = self._damaged
+            self.__init__(self.model)  # type: ignore[misc]
+            self.loads, self._damaged, self.change_seq = loads, damaged, None
+            return True
+        self._set_rows(total, note_ids, spans)
+        return True
 
     def top_notes(
         self,
@@ -250,3 +347,68 @@ class VectorIndex:
         is_best = values == np.repeat(np.maximum.reduceat(values, offsets), lengths)
         firsts = np.flatnonzero(is_best)
         return rows[firsts[np.searchsorted(firsts, offsets)]]
+
+
+_JOINED = (
+    "FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? AND length(v.vec) = 4 * v.dim"
+)
+
+
+def _latest_change(db: IndexDB) -> int | None:
+    """The latest ``vector_changes.seq`` (0: none yet); ``None`` on an index without the log."""
+    try:
+        row = db.conn.execute("SELECT coalesce(max(seq), 0) FROM vector_changes").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0])
+
+
+def _sound(batch: list[Any], dim: int, damaged: dict[int, int]) -> tuple[Matrix, list[Any]]:
+    """The vectors of ``batch`` (rows ending with a BLOB) as a block, without the rows holding a
+    value that is not finite (counted in ``damaged`` by note)."""
+    block = np.frombuffer(b"".join(r[3] for r in batch), dtype="<f4").reshape(len(batch), dim)
+    sound = np.isfinite(block).all(axis=1)
+    if sound.all():
+        return block, batch
+    for i in np.flatnonzero(~sound).tolist():
+        damaged[int(batch[i][0])] = damaged.get(int(batch[i][0]), 0) + 1
+    keep = np.flatnonzero(sound)
+    return block[keep], [batch[i] for i in keep.tolist()]
+
+
+def _grown(buffer: Matrix, used: int, capacity: int) -> Matrix:
+    """A buffer of ``capacity`` rows holding the first ``used`` rows of ``buffer``."""
+    grown = np.empty((capacity, buffer.shape[1]), dtype=np.float32)
+    grown[:used] = buffer[:used]
+    return grown
+
+
+def _move_rows(
+    buffer: Matrix, source: npt.NDArray[np.int64], target: npt.NDArray[np.int64]
+) -> None:
+    """Move rows ``source[i]`` to ``target[i]`` within ``buffer`` (both increasing), a run of
+    rows at a time and never through a copy of more than :data:`_LOAD_BATCH` rows.
+
+    Runs moving left go first, front to back, then runs moving right, back to front: since the
+    rows keep their order, no run then lands on rows that have not moved yet.
+    """
+    if len(source) == 0:
+        return
+    shift = target - source
+    # Runs: consecutive rows with the same shift and consecutive sources.
+    breaks = np.flatnonzero((np.diff(shift) != 0) | (np.diff(source) != 1)) + 1
+    starts = np.concatenate(([0], breaks))
+    ends = np.append(breaks, len(source))
+    runs = [
+        (int(source[a]), int(source[b - 1]) + 1, int(shift[a]))
+        for a, b in zip(starts.tolist(), ends.tolist(), strict=True)
+        if shift[a] != 0
+    ]
+    for lo, hi, by in (r for r in runs if r[2] < 0):
+        for at in range(lo, hi, _LOAD_BATCH):
+            end = min(hi, at + _LOAD_BATCH)
+            buffer[at + by : end + by] = buffer[at:end]
+    for lo, hi, by in reversed([r for r in runs if r[2] > 0]):
+        for end in range(hi, lo, -_LOAD_BATCH):
+            at = max(lo, end - _LOAD_BATCH)
+            buffer[at + by : end + by] = buffer[at:end]

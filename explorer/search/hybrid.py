@@ -10,6 +10,7 @@ cannot be had (no model, load failure, embed error, a query embedding slower tha
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import html
 import re
 import time
@@ -22,7 +23,7 @@ from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
 from explorer.index.vectors import CosineSpread, VectorIndex
 from explorer.search import evidence, fusion
-from explorer.search.lexical import PASSES, filter_clause, lexical_list
+from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query
 from explorer.search.query_embedding import EXECUTOR, NORMAL
@@ -80,6 +81,9 @@ class Candidates:
     lexical_tiers: dict[str, int] = field(default_factory=dict)
     #: The share of the query's content words each any-word-pass note holds.
     lexical_coverage: dict[str, float] = field(default_factory=dict)
+    #: The lexical notes whose snippet is still to be made (``""`` in :attr:`lexical`): path to
+    #: (note id, what the snippet marks).  Only :meth:`Searcher.search` leaves any.
+    unsnipped: dict[str, tuple[int, str]] = field(default_factory=dict)
     vector: list[VectorCandidate] = field(default_factory=list)
     #: How the query's cosines spread over every note (``None``: no vector list was made).
     spread: CosineSpread | None = None
@@ -87,6 +91,9 @@ class Candidates:
     semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
     listing: bool = False
     timings: dict[str, float] = field(default_factory=dict)
+    #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
+    #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
+    stages: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +162,8 @@ class SearchResponse:
     #: Whether any note clears the calibrated bar (``None`` for a listing of recent notes).
     close_match: bool | None = None
     spread: CosineSpread | None = None
+    #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
+    stages: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         o = self.options
@@ -225,9 +234,15 @@ class Searcher:
         """Parse, run both lists as the mode needs, fuse, demote stale notes, cut to limit."""
         options = options or SearchOptions()
         options.validate()
-        return fuse(self.candidates(raw, options), options)
+        candidates = self.candidates(raw, options, snippets=False)
+        response = fuse(candidates, options)
+        self._snip_shown(candidates, response)
+        return response
 
-    def candidates(self, raw: str, options: SearchOptions) -> Candidates:
+    def candidates(self, raw: str, options: SearchOptions, *, snippets: bool = True) -> Candidates:
+        """Both lists of ``raw``, before fusion.  Every lexical note gets its snippet, so that
+        any fusion of them can be shown; ``snippets=False`` leaves them to be made for the hits
+        shown (:attr:`Candidates.unsnipped`)."""
         options.validate()
         query = parse_query(raw, vault_languages(self.db.conn))
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
@@ -238,8 +253,13 @@ class Searcher:
             self._listing(result, options)
             return result
         if options.mode != "semantic":
-            for hit in lexical_list(self.db.conn, query, options.depth):
+            found = lexical_list(
+                self.db.conn, query, options.depth, result.stages, snippets=snippets
+            )
+            for hit in found:
                 result.lexical.append((hit.path, hit.score, hit.snippet))
+                if not snippets:
+                    result.unsnipped[hit.path] = (hit.note_id, hit.marks)
                 result.lexical_tiers[hit.path] = hit.tier
                 if hit.coverage < 1.0:
                     result.lexical_coverage[hit.path] = hit.coverage
@@ -252,8 +272,23 @@ class Searcher:
                 )
         else:
             result.semantic = SemanticStatus(False, "lexical mode", self.provider.name)
+        started = time.perf_counter()
         self._load_notes(result, [p for p, _, _ in result.lexical])
+        lap(result.stages, "note rows", started)
         return result
+
+    def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
+        """Make the snippets of the lexical hits shown that were left without one."""
+        started = time.perf_counter()
+        shown = [
+            (i, candidates.unsnipped[hit.path])
+            for i, hit in enumerate(response.hits)
+            if hit.fts_rank is not None and hit.path in candidates.unsnipped
+        ]
+        texts = make_snippets(self.db.conn, [note for _, note in shown])
+        for (i, _), text in zip(shown, texts, strict=True):
+            response.hits[i] = replace(response.hits[i], snippet=text)
+        lap(response.stages, "snippets", started)
 
     def _vector_list(self, result: Candidates, options: SearchOptions) -> SemanticStatus:
         name = self.provider.name
@@ -275,19 +310,22 @@ class Searcher:
                 False, f"query embedding failed: {type(exc).__name__}: {exc}", embedder.name
             )
         result.timings["embed_ms"] = (time.perf_counter() - started) * 1000
-        started = time.perf_counter()
+        started = begun = time.perf_counter()
         vectors = self._vector_index(embedder.name)
+        started = lap(result.stages, "vector refresh", started)
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         allowed = self._allowed(result.query)
         hits, result.spread = vectors.search(
             query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
         )
+        started = lap(result.stages, "vector top-k", started)
         if hits:  # best first: the relative floor keeps a prefix
             floor = options.vector_floor(hits[0].score)
             hits = [h for h in hits if h.score >= floor]
         paths = self._paths([h.note_id for h in hits])
         chunk_texts = self._chunk_texts([(h.note_id, h.chunk_start) for h in hits])
+        started = lap(result.stages, "vector rows", started)
         for hit in hits:
             path = paths.get(hit.note_id)
             if path is None:
@@ -300,8 +338,10 @@ class Searcher:
                     chunk_texts.get((hit.note_id, hit.chunk_start), ""),
                 )
             )
-        result.timings["vector_ms"] = (time.perf_counter() - started) * 1000
+        result.timings["vector_ms"] = (time.perf_counter() - begun) * 1000
+        started = time.perf_counter()
         self._load_notes(result, [v.path for v in result.vector])
+        lap(result.stages, "note rows", started)
         return SemanticStatus(True, None, embedder.name)
 
     def vector_index(self) -> VectorIndex | None:
@@ -362,14 +402,16 @@ class Searcher:
             "LIMIT ?",
             (*params, min(options.limit, LISTING_SIZE)),
         ).fetchall()
+        marked = _marked_words(result.query)
         for note_id, path in rows:
             body = body_start(self.db.conn, int(note_id), 240)
-            result.lexical.append((str(path), 0.0, _plain_snippet(body, result.query)))
+            result.lexical.append((str(path), 0.0, _plain_snippet(body, marked)))
         self._load_notes(result, [p for p, _, _ in result.lexical])
 
 
 def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
+    started = time.perf_counter()
     options.validate()
     semantic = candidates.semantic
     depth = min(options.depth, candidates.depth)
@@ -388,18 +430,23 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             listing=True,
             timings=dict(candidates.timings),
         )
-    fused, lists = _ranked(candidates, options, lexical, vector)
+    fused, lists, weighed = _ranked(candidates, options, lexical, vector)
     lex_by_path = {p: (s, snip) for p, s, snip in lexical}
     vec_by_path = {v.path: v for v in vector}
-    strength = calibrated_scores(candidates, options, lexical, vector)
+    strength = (
+        _by_note(weighed)
+        if weighed is not None
+        else calibrated_scores(candidates, options, lexical, vector)
+    )
     # Hits (and snippets, the costly part) are made only for what is shown.
+    marked = _marked_words(candidates.query)
     hits = []
     for item in fused[: options.limit]:
         lex = lex_by_path.get(item.id) if "fts" in lists else None
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
         contributions["vector"] = item.contributions.get("vector", 0.0)
-        snippet = lex[1] if lex else _plain_snippet(vec.chunk_text if vec else "", candidates.query)
+        snippet = lex[1] if lex else _plain_snippet(vec.chunk_text if vec else "", marked)
         hits.append(
             _hit(
                 candidates,
@@ -417,6 +464,8 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             )
         )
     best = max((combined(e) for e in strength.values()), default=0.0)
+    stages = dict(candidates.stages)
+    lap(stages, "fusion", started)
     return SearchResponse(
         candidates.query.raw,
         options,
@@ -425,6 +474,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         timings=dict(candidates.timings),
         close_match=best >= evidence.CALIBRATION.close,
         spread=candidates.spread if options.mode != "fts" and semantic.available else None,
+        stages=stages,
     )
 
 
@@ -437,8 +487,13 @@ def calibrated_scores(
     """Each candidate's calibrated evidence per list (:mod:`explorer.search.evidence`),
     whatever method ranks the hits: what "close match" is decided on, and what explain shows."""
     scored = scored_lists(candidates, options, lexical, vector)
+    return _by_note(evidence_lists(candidates, scored))
+
+
+def _by_note(weighed: dict[str, list[tuple[str, float]]]) -> dict[str, dict[str, float]]:
+    """Evidence lists (:func:`evidence_lists`) as each note's evidence per list."""
     out: dict[str, dict[str, float]] = {}
-    for name, items in evidence_lists(candidates, scored).items():
+    for name, items in weighed.items():
         for doc, value in items:
             out.setdefault(doc, {})[name] = max(value, out.get(doc, {}).get(name, 0.0))
     return out
@@ -459,7 +514,9 @@ def ranked(candidates: Candidates, options: SearchOptions) -> list[str]:
     depth = min(options.depth, candidates.depth)
     if candidates.listing:
         return [path for path, _, _ in candidates.lexical[:depth]][: options.limit]
-    fused, _ = _ranked(candidates, options, candidates.lexical[:depth], candidates.vector[:depth])
+    fused, _, _ = _ranked(
+        candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
+    )
     return [f.id for f in fused[: options.limit]]
 
 
@@ -468,14 +525,15 @@ def _ranked(
     options: SearchOptions,
     lexical: list[tuple[str, float, str]],
     vector: list[VectorCandidate],
-) -> tuple[list[fusion.Fused], dict[str, list[str]]]:
-    """The fused list, stale notes after all others (keeping their order within each tier), and
-    the id lists it was fused from, by list name."""
-    fused, scored = fuse_lists(candidates, options, lexical, vector)
+) -> tuple[list[fusion.Fused], dict[str, list[str]], dict[str, list[tuple[str, float]]] | None]:
+    """The fused list, stale notes after all others (keeping their order within each tier), the
+    id lists it was fused from, by list name, and their calibrated evidence if the fusion used
+    it (``None``: it did not)."""
+    fused, scored, weighed = _fuse_lists(candidates, options, lexical, vector)
     fused = [f for f in fused if f.score > 0]  # a note worth nothing is not a hit
     notes = candidates.notes
     fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
-    return fused, {name: [p for p, _ in items] for name, items in scored.items()}
+    return fused, {name: [p for p, _ in items] for name, items in scored.items()}, weighed
 
 
 def fuse_lists(
@@ -486,6 +544,22 @@ def fuse_lists(
 ) -> tuple[list[fusion.Fused], dict[str, list[tuple[str, float]]]]:
     """The lists the mode uses, fused by the options' method, before stale demotion; and those
     lists as ``(id, score)`` by list name (what :mod:`explorer.search.explain` reasons over)."""
+    fused, scored, _ = _fuse_lists(candidates, options, lexical, vector)
+    return fused, scored
+
+
+def _fuse_lists(
+    candidates: Candidates,
+    options: SearchOptions,
+    lexical: list[tuple[str, float, str]],
+    vector: list[VectorCandidate],
+) -> tuple[
+    list[fusion.Fused],
+    dict[str, list[tuple[str, float]]],
+    dict[str, list[tuple[str, float]]] | None,
+]:
+    """:func:`fuse_lists`, and the evidence lists the calibrated fusion fused (else ``None``)."""
+    weighed = None
     scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     if options.fusion == "calibrated":
@@ -507,7 +581,7 @@ def fuse_lists(
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
         fused = fusion.rrf(lists, options.k, options.weights)
-    return fused, scored
+    return fused, scored, weighed
 
 
 def scored_lists(
@@ -590,7 +664,13 @@ def _hit(
     )
 
 
-def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
+def _marked_words(query: Query) -> tuple[str, ...]:
+    """The words :func:`_plain_snippet` marks: those of three letters or more of the query's
+    content terms."""
+    return tuple(w for t in query.content_terms for w in re.findall(r"\w{3,}", t.text))
+
+
+def _plain_snippet(text: str, words: tuple[str, ...], width: int = 200) -> str:
     """A snippet for a note the lexical list did not find: its best chunk, words marked."""
     from explorer.index.text import unspace_cjk
 
@@ -598,15 +678,18 @@ def _plain_snippet(text: str, query: Query, width: int = 200) -> str:
     if len(text) > width:
         text = text[:width].rsplit(" ", 1)[0] + " …"
     escaped = html.escape(text, quote=False)
-    words = sorted({w for t in query.content_terms for w in re.findall(r"\w{3,}", t.text)}, key=len)
-    for word in reversed(words):
-        escaped = re.sub(
-            rf"(?<![\w>])({re.escape(html.escape(word, quote=False))})(?![\w<])",
-            r"<mark>\1</mark>",
-            escaped,
-            flags=re.IGNORECASE,
-        )
-    return escaped
+    marker = _marker(words)
+    return escaped if marker is None else marker.sub(r"<mark>\1</mark>", escaped)
+
+
+@functools.lru_cache(maxsize=64)
+def _marker(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern marking any of ``words`` where it stands as a whole word (longest first)."""
+    if not words:
+        return None
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    alternatives = "|".join(re.escape(html.escape(w, quote=False)) for w in ordered)
+    return re.compile(rf"(?<![\w>])({alternatives})(?![\w<])", re.IGNORECASE)
 
 
 __all__ = [

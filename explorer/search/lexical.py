@@ -15,6 +15,7 @@ statement here reads a body.
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass
 
 from explorer.index.links import link_filter_sql
@@ -37,6 +38,8 @@ class LexicalHit:
     #: The share of the query's content terms the note holds (1 for the phrase and all-words
     #: passes, which hold every one).
     coverage: float = 1.0
+    #: What its snippet marks (an FTS5 expression): what a snippet made later is made with.
+    marks: str = ""
 
 
 def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
@@ -69,8 +72,20 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
     return (" AND ".join(clauses) or "1"), params
 
 
-def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[LexicalHit]:
-    """Up to ``depth`` notes matching ``query``, best first."""
+def lexical_list(
+    conn: sqlite3.Connection,
+    query: Query,
+    depth: int,
+    stages: dict[str, float] | None = None,
+    *,
+    snippets: bool = True,
+) -> list[LexicalHit]:
+    """Up to ``depth`` notes matching ``query``, best first.  ``stages`` (if given) receives
+    the milliseconds of each step: ``fts`` (the passes), ``snippets`` and ``coverage``.
+    Without ``snippets`` every snippet is ``""``, to be made for the hits shown only (from each
+    hit's ``marks``: :func:`make_snippets`)."""
+    stages = {} if stages is None else stages
+    started = time.perf_counter()
     where, params = filter_clause(query)
     found: list[tuple[int, str, float, str, int]] = []  # id, path, score, marks, tier
     seen: set[int] = set()
@@ -93,16 +108,35 @@ def lexical_list(conn: sqlite3.Connection, query: Query, depth: int) -> list[Lex
             found.append((note_id, path, -float(score), marks, tier))
             if len(found) >= depth:
                 break
+    started = lap(stages, "fts", started)
     if not found:
         return []
-    with Snippets(conn) as snippets:
-        texts = snippets.snippets([(note_id, marks) for note_id, _, _, marks, _ in found])
+    texts = [""] * len(found)
+    if snippets:
+        texts = make_snippets(conn, [(note_id, marks) for note_id, _, _, marks, _ in found])
+        started = lap(stages, "snippets", started)
     partial = [note_id for note_id, _, _, _, tier in found if tier == PASSES.index("any word")]
     coverage = _coverage(conn, query, partial)
+    lap(stages, "coverage", started)
     return [
-        LexicalHit(note_id, path, score, text, tier, coverage.get(note_id, 1.0))
-        for (note_id, path, score, _, tier), text in zip(found, texts, strict=True)
+        LexicalHit(note_id, path, score, text, tier, coverage.get(note_id, 1.0), marks)
+        for (note_id, path, score, marks, tier), text in zip(found, texts, strict=True)
     ]
+
+
+def make_snippets(conn: sqlite3.Connection, notes: list[tuple[int, str]]) -> list[str]:
+    """The snippet of each (note id, marks) pair, in order (:class:`Snippets`)."""
+    if not notes:
+        return []
+    with Snippets(conn) as snippets:
+        return snippets.snippets(notes)
+
+
+def lap(stages: dict[str, float], name: str, since: float) -> float:
+    """Add the milliseconds since ``since`` to ``stages[name]``; returns now."""
+    now = time.perf_counter()
+    stages[name] = stages.get(name, 0.0) + (now - since) * 1000
+    return now
 
 
 def _coverage(conn: sqlite3.Connection, query: Query, note_ids: list[int]) -> dict[int, float]:

@@ -123,12 +123,14 @@ def test_freshness_result_is_reported(
 ) -> None:
     calls = []
 
-    def run_freshness(vault: Path, data_dir: Path, samples: int, provider: object) -> dict:
-        calls.append((vault, samples))
+    def run_freshness(
+        vault: Path, data_dir: Path, samples: int, provider: object, start_from: Path
+    ) -> dict:
+        calls.append((vault, samples, start_from.is_file()))
         return {"p50Ms": 12.5, "samples": samples}
 
     monkeypatch.setattr(bench_module, "run_freshness", run_freshness)
     assert main([*SMALL, "--freshness", "--freshness-samples", "3", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["freshness"] == {"p50Ms": 12.5, "samples": 3}
-    assert calls and calls[0][1] == 3
+    assert calls and calls[0][1:] == (3, True)  # started from the index the bench measured

@@ -517,3 +517,29 @@ def test_notes_the_scan_cannot_look_at_keep_their_place(vault: Path, data_dir: P
     db = IndexDB.open(vault, data_dir)
     assert sorted(p for (p,) in db.conn.execute("SELECT path FROM notes")) == ["b.md", "sub/a.md"]
     db.close()
+
+
+def _fts_segments(db: IndexDB) -> int:
+    return int(db.conn.execute("SELECT count(DISTINCT segid) FROM notes_fts_idx").fetchone()[0])
+
+
+def test_a_large_sync_leaves_the_word_index_in_one_segment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Every transaction of a first sync adds a segment to the FTS5 index; a query then looks
+    # each word up in every one of them (at 50k notes this tripled the cost of a question).
+    monkeypatch.setattr(sync, "OPTIMIZE_NOTES", 20)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(40):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nword{i} shared text\n", encoding="utf-8")
+    db = IndexDB.open(vault, path=tmp_path / "index.sqlite")
+    sync_vault(db, batch_size=4)
+    assert _fts_segments(db) == 1
+    (vault / "n1.md").write_text("# Note 1\n\nedited once\n", encoding="utf-8")
+    _age(vault / "n1.md")
+    sync_vault(db, batch_size=4)
+    assert _fts_segments(db) == 2  # a small sync leaves the merging to FTS5's automerge
+    hits = db.conn.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'shared'").fetchall()
+    assert len(hits) == 39
+    db.close()

@@ -131,3 +131,83 @@ def test_one_function_stores_vectors_and_never_a_non_finite_one(
     rows = db.conn.execute("SELECT hash FROM vectors").fetchall()
     assert rows == [(hashes[0],)]
     assert pending_count(db, fake.name) == 1
+
+
+def _same_as_a_full_load(index: VectorIndex, db: IndexDB) -> None:
+    fresh = VectorIndex(index.model)
+    fresh.load(db)
+    assert np.array_equal(index.matrix, fresh.matrix)
+    assert np.array_equal(index.note_ids, fresh.note_ids)
+    assert np.array_equal(index.spans, fresh.spans)
+    assert np.array_equal(index.segment_starts, fresh.segment_starts)
+    assert np.array_equal(index.segment_notes, fresh.segment_notes)
+    assert np.array_equal(index.segment_ends, fresh.segment_ends)
+    assert index.damaged == fresh.damaged
+
+
+def _note(i: int, paragraphs: int) -> str:
+    return "\n\n".join(
+        [f"# Note {i}"] + [f"paragraph {p} of note {i} " * 40 for p in range(paragraphs)]
+    )
+
+
+def test_a_write_without_vectors_leaves_the_matrix_alone(
+    vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for i in range(6):
+        (vault / f"n{i}.md").write_text(_note(i, 2))
+    (vault / "tagged.md").write_text("---\ntags: [red]\n---\n" + _note(50, 2))
+    db = open_db(vault)
+    fake = FakeEmbedder()
+    sync_vault(db)
+    embed_pending(db, fake)
+    index = VectorIndex(fake.name)
+    assert index.refresh(db) and index.loads == 1
+    matrix = index.matrix
+    # Saved and indexed lexically, not embedded yet: the generation moves, no vector does.
+    (vault / "new.md").write_text(_note(99, 3))
+    # A tag changed: the note is written again, its chunks are not.
+    (vault / "tagged.md").write_text("---\ntags: [tan]\n---\n" + _note(50, 2))
+    report = sync_vault(db)
+    assert report.changed == ["tagged.md"]
+    assert not index.refresh(db)
+    assert index.loads == 1 and index.rows_read == 0
+    assert index.matrix is matrix
+    _same_as_a_full_load(index, db)
+
+
+def test_vectors_appended_replaced_and_dropped_are_spliced_in_place(
+    vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for i in range(12):
+        (vault / f"n{i:02}.md").write_text(_note(i, 1 + i % 3))
+    db = open_db(vault)
+    fake = FakeEmbedder()
+    sync_vault(db)
+    embed_pending(db, fake)
+    index = VectorIndex(fake.name)
+    index.refresh(db)
+    buffer = index.matrix.base
+    (vault / "n03.md").write_text(_note(103, 4))  # more chunks: the rows after it move right
+    (vault / "n05.md").write_text(_note(105, 1 + 5 % 3))  # as many chunks: replaced in place
+    (vault / "n07.md").unlink()  # dropped: the rows after it move left
+    (vault / "n10.md").write_text(_note(110, 1))  # fewer chunks
+    (vault / "z-new.md").write_text(_note(200, 2))  # appended at the end
+    sync_vault(db)
+    embed_pending(db, fake)
+    assert index.refresh(db)
+    assert index.loads == 1
+    assert 0 < index.rows_read < index.size
+    assert index.matrix.base is buffer  # the same buffer: nothing reloaded or copied whole
+    _same_as_a_full_load(index, db)
+    query = fake.embed(["paragraph of note"])[0]
+    fresh = VectorIndex(fake.name)
+    fresh.load(db)
+    assert index.top_notes(query, 20) == fresh.top_notes(query, 20)
+    # Every note gone: an empty matrix, as a load of an empty index gives.
+    for path in vault.glob("*.md"):
+        path.unlink()
+    sync_vault(db)
+    assert index.refresh(db)
+    assert index.size == 0
+    _same_as_a_full_load(index, db)
