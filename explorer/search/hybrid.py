@@ -93,7 +93,7 @@ class Candidates:
     timings: dict[str, float] = field(default_factory=dict)
     #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
     #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
-    stages: dict[str, float] = field(default_factory=dict)
+    stages: dict[str, float] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +163,7 @@ class SearchResponse:
     close_match: bool | None = None
     spread: CosineSpread | None = None
     #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
-    stages: dict[str, float] = field(default_factory=dict)
+    stages: dict[str, float] = field(default_factory=dict, compare=False)
 
     def to_json(self) -> dict[str, Any]:
         o = self.options
