@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.index.links import note_names
 from explorer.preview.document import load_note
 from explorer.preview.obsidian import IMAGE_SUFFIXES
 from explorer.vault.frontmatter import read_frontmatter
@@ -81,16 +82,8 @@ def links_from_index(conn: sqlite3.Connection, vault: Path) -> VaultLinks:
     """:class:`VaultLinks` of ``vault`` from its index (``conn``): every note the index holds,
     with the aliases its sync read from the frontmatter, and the attachments on disk (the index
     keeps notes only).  Nothing of the vault's notes is read."""
-    notes: dict[str, list[str]] = {
-        str(row[0]): [] for row in conn.execute("SELECT path FROM notes")
-    }
-    for path, alias in conn.execute(
-        "SELECT n.path, a.alias FROM note_aliases a JOIN notes n ON n.id = a.note_id "
-        "ORDER BY n.path, a.alias"
-    ):
-        notes.setdefault(str(path), []).append(str(alias))
     root = vault.resolve()
-    return VaultLinks.of(root, notes, _attachments(root, IgnoreRules.for_vault(root)))
+    return VaultLinks.of(root, note_names(conn), _attachments(root, IgnoreRules.for_vault(root)))
 
 
 def _aliases(root: Path, rel: str) -> list[str]:
