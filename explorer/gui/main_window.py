@@ -350,7 +350,6 @@ class MainWindow(QMainWindow):
         self.settings.remember_vault(str(path))
         self.settings.sync()
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
-        self.preview.set_vault(path)
         self.table.obsidian_vault = is_obsidian_vault(path)
         self.model.clear()
         self.no_match.show_for(None)
@@ -362,6 +361,7 @@ class MainWindow(QMainWindow):
         session.liveEvent.connect(self._live_event)
         session.healthChanged.connect(self._health_changed)
         self.session = session
+        self.preview.set_vault(path, session)  # its links from the session's index
         self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)

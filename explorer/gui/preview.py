@@ -16,7 +16,7 @@ import html
 import posixpath
 import re
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -45,11 +45,13 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.gui.images import NoteImages, load_images, refusal
+from explorer.gui.session import VaultSession
 from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
+from explorer.index.links import note_names
 from explorer.preview.document import load_note
 from explorer.preview.explain import ExplainContext, explain_html
-from explorer.preview.links import VaultLinks, vault_links
+from explorer.preview.links import VaultLinks, links_of_notes, vault_links
 from explorer.preview.markdown import image_sources, replace_images
 from explorer.preview.note import BEST_ANCHOR, opened_from_link_html, parse_filter_url, render_note
 from explorer.preview.obsidian import (
@@ -65,6 +67,8 @@ from explorer.vault.obsidian import is_obsidian_vault
 
 #: The most of the preview's height the explain block takes (it scrolls beyond that).
 EXPLAIN_SHARE = 0.55
+#: The session's query group of the preview's link lookups (a newer one supersedes the last).
+LINKS_GROUP = "preview links"
 #: What a rendered note that links to other notes or files has in its HTML.
 _LINKED = re.compile(r'href="vault-(?:note|missing):')
 
@@ -256,6 +260,7 @@ class PreviewPane(QWidget):
         self._shown_key: tuple[object, ...] | None = None
         self._shown_html = ""
         self.vault: Path | None = None
+        self.session: VaultSession | None = None
         # Where links lead: built by the first render of a vault, then updated with the notes
         # that changed since (``_changed``) by the next render.
         self._links: VaultLinks | None = None
@@ -265,8 +270,11 @@ class PreviewPane(QWidget):
 
     # ------------------------------------------------------------------ showing
 
-    def set_vault(self, vault: Path) -> None:
+    def set_vault(self, vault: Path, session: VaultSession | None = None) -> None:
+        """Show notes of ``vault``; with ``session`` (the window's), links lead to the notes
+        its index holds, read through it, else to the notes in the vault's folder."""
         self.vault = vault
+        self.session = session
         self.note.vault = vault
         self.obsidian_action.setVisible(is_obsidian_vault(vault))
         self._links = None  # another vault: read it whole at the next render
@@ -415,21 +423,62 @@ class PreviewPane(QWidget):
         if self.vault is None:
             return
         request = self._latest.next()
+        vault, session = self.vault, self.session
+        known = self._links
+        changed = frozenset(self._changed)
+        generation = self._links_generation
+        if session is None or (known is not None and not changed):
+            # No index to ask (a pane on its own): the vault's files say where links lead.
+            def from_disk() -> VaultLinks:
+                if known is None:
+                    return vault_links(vault)
+                return known.updated(changed) if changed else known
+
+            self._render_with(request, place, keep_scroll, from_disk, generation)
+            return
+        # The notes (and aliases) come from the index, on the session's reader: all of them
+        # for a new vault, else those that changed.
+        paths = None if known is None else changed
+        reply = session.query(lambda ctx: note_names(ctx.db.conn, paths), group=LINKS_GROUP)
+
+        def indexed(names: dict[str, list[str]]) -> None:
+            def links() -> VaultLinks:
+                if known is None:
+                    return links_of_notes(vault, names)  # the attachments are found on disk
+                return known.indexed(changed, names)
+
+            self._render_with(request, place, keep_scroll, links, generation)
+
+        def failed(_exc: Exception) -> None:  # the index cannot be read: links as they were
+            self._render_with(request, place, keep_scroll, lambda: known, None)
+
+        reply.answered.connect(indexed)
+        reply.failed.connect(failed)
+
+    def _render_with(
+        self,
+        request: int,
+        place: _Place,
+        keep_scroll: bool,
+        links_of: Callable[[], VaultLinks | None],
+        generation: int | None,
+    ) -> None:
+        """Render ``place`` on a pool thread, its links from ``links_of`` (run there too); the
+        links are kept, and the changes they include forgotten when ``generation`` (of the
+        changes they were made for; ``None``: none) is still the latest."""
+        if not shiboken6.isValid(self) or not self._latest.is_current(request):
+            return  # closed, or a newer render is on its way
         vault = self.vault
+        if vault is None:
+            return
         colours = palette_colours(self.palette())
         query = place.hit[1] if place.hit is not None else None
         hit = place.hit[0] if place.hit is not None else None
         path = place.path
         toggled = place.toggled
-        known = self._links
-        changed = frozenset(self._changed)
-        generation = self._links_generation
 
         def work() -> _Rendered:
-            if known is None:
-                links = vault_links(vault)
-            else:
-                links = known.updated(changed) if changed else known
+            links = links_of()
             try:
                 doc = load_note(vault, path)
             except OSError as exc:
@@ -447,7 +496,7 @@ class PreviewPane(QWidget):
             if result.links is not None and vault == self.vault:  # not one left since
                 self._links = result.links
                 if generation == self._links_generation:
-                    self._changed.clear()  # else some changed again while it was read
+                    self._changed.clear()  # else some changed again while they were read
             self._rendered(request, place, keep_scroll, result)
 
         run_in_pool(work, on_result=done)
