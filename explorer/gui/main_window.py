@@ -78,6 +78,7 @@ from explorer.gui.status_widgets import (
     banner_text,
     model_text,
     problem_text,
+    summary_text,
 )
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
@@ -92,7 +93,7 @@ from explorer.live import (
     SyncEvent,
 )
 from explorer.live.problems import Problem
-from explorer.preview.explain import ExplainContext, explain_context
+from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
 from explorer.search.hybrid import Hit, SearchOptions, SearchResponse
@@ -126,7 +127,6 @@ class MainWindow(QMainWindow):
         self.session: VaultSession | None = None
         self.last_event: LiveEvent | None = None
         self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
-        self._auto_selecting = False
         self._model_state: ModelState | None = None
         self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.open_url = QDesktopServices.openUrl  # tests replace it
@@ -509,36 +509,18 @@ class MainWindow(QMainWindow):
         if not self.model.rowCount():
             self.preview.clear()
             return
-        row = self.model.row_of(path) if path else -1
-        proxy_row = (
-            self.proxy.mapFromSource(self.model.index(row, Column.TITLE)).row() if row >= 0 else 0
-        )
         had_focus = self.search_field.hasFocus()
-        self._auto_selecting = True
-        try:
-            self.table.select_row(proxy_row)
-        finally:
-            self._auto_selecting = False
+        self.table.select_path(path)
         if had_focus:
             self.search_field.setFocus()
 
     def _update_summary(self, response: SearchResponse) -> None:
-        hits = len(response.hits)
-        if response.listing:
-            text = f"{hits} most recently modified notes"
-        elif not hits:
-            text = "no results"
-        else:
-            ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))
-            text = f"{hits} hits · {ms:.0f} ms"
-        self.summary.setText(text)
-        if hits or response.listing:
+        summary, empty = summary_text(response)
+        self.summary.setText(summary)
+        if empty is None:
             self.empty.hide()
-        elif response.options.mode == "semantic" and not response.semantic.available:
-            reason = html.escape(response.semantic.reason or "no model")
-            self._show_empty(f"Semantic search is unavailable: {reason}.")
         else:
-            self._show_empty(f"No notes match <b>{html.escape(response.query)}</b>.")
+            self._show_empty(empty)
 
     def _show_empty(self, text: str) -> None:
         self.empty.setText(text)
@@ -564,15 +546,11 @@ class MainWindow(QMainWindow):
 
     def _live_event(self, event: LiveEvent) -> None:
         """What the window itself does with the live index's events (the flow re-searches,
-        the panels follow the session, the progress bar follows the health)."""
+        the panels and the preview follow the session, the progress bar follows the health)."""
         self.last_event = event
         if isinstance(event, SyncEvent | EmbedDone):
             self.stall.mark(f"{event.kind}: {event.message}")
-        if isinstance(event, SyncEvent) and event.touched:
-            # The shown note is rendered again if it changed, or if its links may lead
-            # elsewhere now.
-            self.preview.notes_changed(event.touched)
-        elif isinstance(event, ErrorEvent | NoticeEvent) and event.message:
+        if isinstance(event, ErrorEvent | NoticeEvent) and event.message:
             self.statusBar().showMessage(safe_text(event.message), 8000)
 
     def _health_changed(self, health: Health) -> None:
@@ -620,44 +598,31 @@ class MainWindow(QMainWindow):
         if hit is None or response is None:
             self.preview.clear()
             return
-        if not self._auto_selecting:
+        if not self.table.auto_selecting:
             self._chosen_path = hit.path
-        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit, response))
+        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit))
 
-    def _explain_context(self, hit: Hit, response: SearchResponse) -> ExplainContext:
-        """What the preview's explanation of ``hit`` needs: its rank and the lists it came from."""
-        shown = self.shown
-        row = shown.comparison.row(hit.path) if shown.comparison is not None else None
-        base = shown.baseline_shown
-        if row is not None and row.rank_a is not None and row.rank_b is None and base is not None:
-            # A baseline row that left the top: explained where the baseline had it.
-            return explain_context(hit, row.rank_a, base[0], base[1])
-        rank = self.model.row_of(hit.path) + 1
-        return explain_context(hit, rank, response, shown.candidates)
+    def _explain_context(self, hit: Hit) -> ExplainContext:
+        context = self.flow.explain_context(hit, self.model.row_of(hit.path) + 1)
+        assert context is not None  # a hit is selected: a response is shown
+        return context
 
     def _row_clicked(self, _index: QModelIndex) -> None:
         """A click on the selected hit after following links in the preview shows it again
         (a click that changes the selection is handled by :meth:`_selection_changed`)."""
-        hit, response = self.table.current_hit(), self.response
-        if hit is None or response is None or self.preview.shown_path == hit.path:
+        hit = self.table.current_hit()
+        if hit is None or self.response is None or self.preview.shown_path == hit.path:
             return
-        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit, response))
-
-    def _graded_query(self) -> str | None:
-        """The query a grade is for: the one whose hits are shown (None for the listing)."""
-        lists, response = self.shown.lists, self.response
-        if lists is None or response is None or response.listing:
-            return None
-        return lists.raw
+        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit))
 
     def grade(self, hit: Hit, grade: int | None) -> None:
         """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
-        refused = self.quality.grade(self._graded_query(), hit, grade)
+        refused = self.quality.grade(self.flow.graded_query, hit, grade)
         if refused is not None:  # else it shows at once; ``saved`` tells when it is on disk
             self.statusBar().showMessage(refused, 10_000)
 
     def _show_grades(self) -> None:
-        grades, judged = self.quality.grades(self._graded_query())
+        grades, judged = self.quality.grades(self.flow.graded_query)
         self.model.set_grades(grades, judged=judged)
 
     def open_note(self, hit: Hit) -> None:

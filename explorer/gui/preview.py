@@ -22,7 +22,17 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QEvent, QPoint, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QMetaObject,
+    QObject,
+    QPoint,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import (
     QAction,
     QContextMenuEvent,
@@ -49,6 +59,7 @@ from explorer.gui.session import VaultSession
 from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
 from explorer.index.links import note_names
+from explorer.live import LiveEvent, SyncEvent
 from explorer.preview.document import load_note
 from explorer.preview.explain import ExplainContext, explain_html
 from explorer.preview.links import VaultLinks, links_of_notes, vault_links
@@ -261,6 +272,7 @@ class PreviewPane(QWidget):
         self._shown_html = ""
         self.vault: Path | None = None
         self.session: VaultSession | None = None
+        self._following: QMetaObject.Connection | None = None
         # Where links lead: built by the first render of a vault, then updated with the notes
         # that changed since (``_changed``) by the next render.
         self._links: VaultLinks | None = None
@@ -274,13 +286,22 @@ class PreviewPane(QWidget):
         """Show notes of ``vault``; with ``session`` (the window's), links lead to the notes
         its index holds, read through it, else to the notes in the vault's folder."""
         self.vault = vault
+        if self._following is not None:
+            QObject.disconnect(self._following)  # the last session's (if still connected)
+            self._following = None
         self.session = session
+        if session is not None:  # its sync events say which notes changed
+            self._following = session.liveEvent.connect(self._live_event)
         self.note.vault = vault
         self.obsidian_action.setVisible(is_obsidian_vault(vault))
         self._links = None  # another vault: read it whole at the next render
         self._changed.clear()
         self._links_generation += 1
         self.clear()
+
+    def _live_event(self, event: LiveEvent) -> None:
+        if isinstance(event, SyncEvent) and event.touched:
+            self.notes_changed(event.touched)
 
     def notes_changed(self, paths: Iterable[str] = ()) -> None:
         """Notes were added, changed, renamed or deleted: links are resolved afresh, and the

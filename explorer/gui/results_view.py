@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.delegates import ResultsDelegate
-from explorer.gui.results_model import Column, ResultsProxy, Role
+from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.search.hybrid import Hit
 
 Index = QModelIndex | QPersistentModelIndex
@@ -97,6 +97,7 @@ class ResultsView(QTableView):
         self.crowded = False  # the optional columns are left out for lack of room
         self.path_chosen = False  # the reader set the path's width: it is not fitted
         self._fitting = False  # widths change by fit_columns (or a restore), not by the reader
+        self.auto_selecting = False  # the selection moves by select_path, not by the reader
 
     def configure_header(self) -> None:
         """Widths and stretch; call after the model is set."""
@@ -222,6 +223,21 @@ class ResultsView(QTableView):
         index = model.index(row, Column.TITLE)
         self.setCurrentIndex(index)
         self.scrollTo(index)
+
+    def select_path(self, path: str | None) -> None:
+        """Select the row of the note ``path`` if it is shown, else the first row; while it
+        does, :attr:`auto_selecting` says the selection is not the reader's."""
+        proxy = self.proxy()
+        if proxy is None or not proxy.rowCount():
+            return
+        source = proxy.sourceModel()
+        row = source.row_of(path) if path and isinstance(source, ResultsModel) else -1
+        proxy_row = proxy.mapFromSource(source.index(row, Column.TITLE)).row() if row >= 0 else 0
+        self.auto_selecting = True
+        try:
+            self.select_row(proxy_row)
+        finally:
+            self.auto_selecting = False
 
     def proxy(self) -> ResultsProxy | None:
         model = self.model()

@@ -18,8 +18,9 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from explorer.gui.session import SearchResult, VaultSession, snippets_of
 from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
 from explorer.live.reader import URGENT
+from explorer.preview.explain import ExplainContext, explain_context
 from explorer.search.cached import CachedLists
-from explorer.search.hybrid import SearchOptions
+from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.shown import Shown
 
 #: Live changes are coalesced into one re-search at most this often.
@@ -150,6 +151,30 @@ class SearchFlow(QObject):
             self.refuse(compare=compare)
         else:
             self.search_now()
+
+    # ------------------------------------------------------------------ what is shown
+
+    def explain_context(self, hit: Hit, rank: int) -> ExplainContext | None:
+        """What the preview's explanation of ``hit`` (at ``rank`` in the table) needs: its
+        rank and the lists it came from; a baseline row that left the top is explained where
+        the baseline had it.  ``None`` when nothing is shown."""
+        shown = self.shown
+        response = shown.response
+        if response is None:
+            return None
+        row = shown.comparison.row(hit.path) if shown.comparison is not None else None
+        base = shown.baseline_shown
+        if row is not None and row.rank_a is not None and row.rank_b is None and base is not None:
+            return explain_context(hit, row.rank_a, base[0], base[1])
+        return explain_context(hit, rank, response, shown.candidates)
+
+    @property
+    def graded_query(self) -> str | None:
+        """The query a grade is for: the one whose hits are shown (None for the listing)."""
+        lists, response = self.shown.lists, self.shown.response
+        if lists is None or response is None or response.listing:
+            return None
+        return lists.raw
 
     # ------------------------------------------------------------------ the baseline
 
