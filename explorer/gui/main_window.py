@@ -24,7 +24,6 @@ from PySide6.QtCore import (
     QEvent,
     QItemSelection,
     QModelIndex,
-    QObject,
     Qt,
     QUrl,
     Signal,
@@ -34,7 +33,6 @@ from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
     QIcon,
-    QKeyEvent,
     QKeySequence,
     QShortcut,
 )
@@ -159,7 +157,6 @@ class MainWindow(QMainWindow):
         self.search_bar = SearchBar(central)
         self.search_bar.searchRequested.connect(self.search_now)
         self.search_bar.modeChanged.connect(self._mode_changed)
-        self.search_bar.downPressed.connect(self._to_results)
         self.search_field = self.search_bar.field
         self.debounce = self.search_bar.debounce
 
@@ -196,7 +193,7 @@ class MainWindow(QMainWindow):
         self.table = ResultsView(central)
         self.table.setModel(self.proxy)
         self.table.configure_header()
-        self._place_base_column()
+        self.table.place_base_column()
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._row_clicked)
         self.table.openRequested.connect(self.open_note)
@@ -204,7 +201,8 @@ class MainWindow(QMainWindow):
         self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
         self.table.gradeRequested.connect(self.grade)
         self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
-        self.table.installEventFilter(self)
+        self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
+        self.search_bar.downPressed.connect(self.table.enter)  # Down: into the results
         self.legend = Legend(central)
         self.no_match = NoCloseMatch(central)
         self.distributions = DistributionsPanel(central)  # View ▸ Score Distributions
@@ -497,13 +495,6 @@ class MainWindow(QMainWindow):
         self.table.setColumnHidden(Column.BASE, False)
         self.flow.pin(baseline)
 
-    def _place_base_column(self) -> None:
-        """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
-        header = self.table.horizontalHeader()
-        header.moveSection(header.visualIndex(Column.BASE), header.visualIndex(Column.MOVE) + 1)
-        header.resizeSection(Column.BASE, self.table.fontMetrics().horizontalAdvance("Base") + 16)
-        self.table.setColumnHidden(Column.BASE, True)
-
     def _restore_selection(self, path: str | None) -> None:
         """Select the hit the user chose if it is still there, else the first row."""
         if not self.model.rowCount():
@@ -648,12 +639,6 @@ class MainWindow(QMainWindow):
     def focus_search(self) -> None:
         self.search_bar.focus()
 
-    def _to_results(self) -> None:
-        if self.model.rowCount():
-            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
-            if not self.table.currentIndex().isValid():
-                self.table.select_row(0)
-
     def show_skipped(self) -> None:
         dialog = SkippedDialog(self.health, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -719,17 +704,6 @@ class MainWindow(QMainWindow):
         self.preview.refresh()
 
     # ================================================================== events
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (
-            watched is self.table
-            and isinstance(event, QKeyEvent)
-            and event.type() == QEvent.Type.KeyPress
-            and event.key() == Qt.Key.Key_Escape
-        ):
-            self.focus_search()  # Esc in the results: back to the query
-            return True
-        return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

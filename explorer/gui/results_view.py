@@ -75,6 +75,7 @@ class ResultsView(QTableView):
     whyRequested = Signal(object)  # Hit: Why Here? (the Why Not This Note? dialog on it)
     gradeRequested = Signal(object, object)  # Hit, grade 0..3 or None (remove)
     obsidianRequested = Signal(object)  # Hit: Open in Obsidian
+    leaveRequested = Signal()  # Esc: back to the query
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -224,6 +225,21 @@ class ResultsView(QTableView):
         self.setCurrentIndex(index)
         self.scrollTo(index)
 
+    def place_base_column(self) -> None:
+        """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
+        header = self.horizontalHeader()
+        header.moveSection(header.visualIndex(Column.BASE), header.visualIndex(Column.MOVE) + 1)
+        header.resizeSection(Column.BASE, self.fontMetrics().horizontalAdvance("Base") + 16)
+        self.setColumnHidden(Column.BASE, True)
+
+    def enter(self) -> None:
+        """Take the focus from the search field (Down), on the current row or the first."""
+        model = self.model()
+        if model is not None and model.rowCount():
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+            if not self.currentIndex().isValid():
+                self.select_row(0)
+
     def select_path(self, path: str | None) -> None:
         """Select the row of the note ``path`` if it is shown, else the first row; while it
         does, :attr:`auto_selecting` says the selection is not the reader's."""
@@ -244,6 +260,10 @@ class ResultsView(QTableView):
         return model if isinstance(model, ResultsProxy) else None
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.leaveRequested.emit()
+            event.accept()
+            return
         if event.matches(QKeySequence.StandardKey.Copy):
             hit = self.current_hit()
             if hit is not None:

@@ -217,6 +217,10 @@ def test_keyboard_alone(
     assert [u.toLocalFile() for u in opened] == [str(sample_copy.resolve() / second.path)]
     qtbot.keyClick(window.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == str(sample_copy.resolve() / second.path)
+    qtbot.keyClick(window.table, Qt.Key.Key_Escape)  # Esc in the results: back to the query
+    assert window.search_field.hasFocus() and window.search_field.text() == "backup"
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
+    assert window.table.hasFocus() and window.table.current_hit() == second
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert window.search_field.hasFocus() and window.search_field.selectedText() == "backup"
     qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)
