@@ -8,6 +8,11 @@ every other name (remote, outside the vault, a FIFO, a device, too large), so Qt
 back to reading a file on its own.  Links open in the system browser, and only when clicked;
 ``tag``/``path`` links ask the window to add a filter.  Names and titles from the vault are shown
 with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
+
+In the window, where links lead is read from the index through the vault's session (its reader
+thread: every note and alias once per vault, then those of the notes its sync events name), and
+the attachments beside them are listed once per vault; a pane without a session (on its own)
+reads the vault's folder instead (:func:`~explorer.preview.links.vault_links`).
 """
 
 from __future__ import annotations
@@ -274,7 +279,8 @@ class PreviewPane(QWidget):
         self.session: VaultSession | None = None
         self._following: QMetaObject.Connection | None = None
         # Where links lead: built by the first render of a vault, then updated with the notes
-        # that changed since (``_changed``) by the next render.
+        # that changed since (``_changed``) by the next render (from the session's index, or
+        # from the folder without a session).
         self._links: VaultLinks | None = None
         self._changed: set[str] = set()
         self._links_generation = 0
