@@ -124,7 +124,6 @@ class MainWindow(QMainWindow):
         self.vault: Path | None = None
         self.session: VaultSession | None = None
         self.last_event: LiveEvent | None = None
-        self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
         self._model_state: ModelState | None = None
         self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.open_url = QDesktopServices.openUrl  # tests replace it
@@ -454,7 +453,7 @@ class MainWindow(QMainWindow):
     def _show(self, shown: Shown, compare: bool, new_query: bool) -> None:
         """Show the query on screen: the table, the comparison, the panels below it."""
         if new_query:
-            self._chosen_path = None  # a new query: follow its top hit
+            self.table.chosen_path = None  # a new query: follow its top hit
         response, baseline = shown.response, shown.baseline
         assert response is not None  # the flow shows what its lists answer
         if baseline is not None:
@@ -465,7 +464,7 @@ class MainWindow(QMainWindow):
         self.distributions.show_response(response, shown.candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
-        self._restore_selection(self._chosen_path)
+        self._restore_selection()
         self._update_summary(response)
         self._update_banner()
         self.resultsShown.emit(response)
@@ -495,13 +494,13 @@ class MainWindow(QMainWindow):
         self.table.setColumnHidden(Column.BASE, False)
         self.flow.pin(baseline)
 
-    def _restore_selection(self, path: str | None) -> None:
+    def _restore_selection(self) -> None:
         """Select the hit the user chose if it is still there, else the first row."""
         if not self.model.rowCount():
             self.preview.clear()
             return
         had_focus = self.search_field.hasFocus()
-        self.table.select_path(path)
+        self.table.select_path(self.table.chosen_path)
         if had_focus:
             self.search_field.setFocus()
 
@@ -589,8 +588,6 @@ class MainWindow(QMainWindow):
         if hit is None or response is None:
             self.preview.clear()
             return
-        if not self.table.auto_selecting:
-            self._chosen_path = hit.path
         self.preview.show_hit(hit, self.shown.query, self._explain_context(hit))
 
     def _explain_context(self, hit: Hit) -> ExplainContext:

@@ -15,7 +15,14 @@ the context menu offers the same, and Open in Obsidian when the vault is an Obsi
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QByteArray,
+    QItemSelection,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -99,6 +106,8 @@ class ResultsView(QTableView):
         self.path_chosen = False  # the reader set the path's width: it is not fitted
         self._fitting = False  # widths change by fit_columns (or a restore), not by the reader
         self.auto_selecting = False  # the selection moves by select_path, not by the reader
+        #: The hit the reader selected (its path), kept across refreshes of the results.
+        self.chosen_path: str | None = None
 
     def configure_header(self) -> None:
         """Widths and stretch; call after the model is set."""
@@ -239,6 +248,12 @@ class ResultsView(QTableView):
             self.setFocus(Qt.FocusReason.OtherFocusReason)
             if not self.currentIndex().isValid():
                 self.select_row(0)
+
+    def selectionChanged(self, selected: QItemSelection, deselected: QItemSelection) -> None:
+        super().selectionChanged(selected, deselected)
+        hit = self.current_hit()
+        if hit is not None and not self.auto_selecting:
+            self.chosen_path = hit.path
 
     def select_path(self, path: str | None) -> None:
         """Select the row of the note ``path`` if it is shown, else the first row; while it
