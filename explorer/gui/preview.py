@@ -9,10 +9,8 @@ back to reading a file on its own.  Links open in the system browser, and only w
 ``tag``/``path`` links ask the window to add a filter.  Names and titles from the vault are shown
 with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
 
-In the window, where links lead is read from the index through the vault's session (its reader
-thread: every note and alias once per vault, then those of the notes its sync events name), and
-the attachments beside them are listed once per vault; a pane without a session (on its own)
-reads the vault's folder instead (:func:`~explorer.preview.links.vault_links`).
+Where links lead comes from :mod:`explorer.gui.note_links`: in the window from the index,
+through the vault's session; for a pane on its own, from the vault's folder.
 """
 
 from __future__ import annotations
@@ -21,7 +19,7 @@ import html
 import posixpath
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -30,8 +28,6 @@ import shiboken6
 from PySide6.QtCore import (
     QByteArray,
     QEvent,
-    QMetaObject,
-    QObject,
     QPoint,
     Qt,
     QUrl,
@@ -60,14 +56,13 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.gui.images import NoteImages, load_images, refusal
+from explorer.gui.note_links import LinksOf, NoteLinks
 from explorer.gui.session import VaultSession
 from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
-from explorer.index.links import note_names
-from explorer.live import LiveEvent, SyncEvent
 from explorer.preview.document import load_note
 from explorer.preview.explain import ExplainContext, explain_html
-from explorer.preview.links import VaultLinks, links_of_notes, vault_links
+from explorer.preview.links import VaultLinks
 from explorer.preview.markdown import image_sources, replace_images
 from explorer.preview.note import BEST_ANCHOR, opened_from_link_html, parse_filter_url, render_note
 from explorer.preview.obsidian import (
@@ -83,8 +78,6 @@ from explorer.vault.obsidian import is_obsidian_vault
 
 #: The most of the preview's height the explain block takes (it scrolls beyond that).
 EXPLAIN_SHARE = 0.55
-#: The session's query group of the preview's link lookups (a newer one supersedes the last).
-LINKS_GROUP = "preview links"
 #: What a rendered note that links to other notes or files has in its HTML.
 _LINKED = re.compile(r'href="vault-(?:note|missing):')
 
@@ -276,14 +269,8 @@ class PreviewPane(QWidget):
         self._shown_key: tuple[object, ...] | None = None
         self._shown_html = ""
         self.vault: Path | None = None
-        self.session: VaultSession | None = None
-        self._following: QMetaObject.Connection | None = None
-        # Where links lead: built by the first render of a vault, then updated with the notes
-        # that changed since (``_changed``) by the next render (from the session's index, or
-        # from the folder without a session).
-        self._links: VaultLinks | None = None
-        self._changed: set[str] = set()
-        self._links_generation = 0
+        self.links = NoteLinks(self)  # where links lead, kept current
+        self.links.notesChanged.connect(self.notes_changed)
         self._apply_css()
 
     # ------------------------------------------------------------------ showing
@@ -292,30 +279,17 @@ class PreviewPane(QWidget):
         """Show notes of ``vault``; with ``session`` (the window's), links lead to the notes
         its index holds, read through it, else to the notes in the vault's folder."""
         self.vault = vault
-        if self._following is not None:
-            QObject.disconnect(self._following)  # the last session's (if still connected)
-            self._following = None
-        self.session = session
-        if session is not None:  # its sync events say which notes changed
-            self._following = session.liveEvent.connect(self._live_event)
+        self.links.set_vault(vault, session)
         self.note.vault = vault
         self.obsidian_action.setVisible(is_obsidian_vault(vault))
-        self._links = None  # another vault: read it whole at the next render
-        self._changed.clear()
-        self._links_generation += 1
         self.clear()
-
-    def _live_event(self, event: LiveEvent) -> None:
-        if isinstance(event, SyncEvent) and event.touched:
-            self.notes_changed(event.touched)
 
     def notes_changed(self, paths: Iterable[str] = ()) -> None:
         """Notes were added, changed, renamed or deleted: links are resolved afresh, and the
         shown note is rendered again (where the reader is) if it is one of ``paths`` or has
         links or embeds, which may lead elsewhere now."""
         paths = set(paths)
-        self._changed |= paths
-        self._links_generation += 1
+        self.links.changed(paths)
         touched = self.shown_path is not None and self.shown_path in paths
         if touched or _LINKED.search(self._shown_html):
             self.refresh()
@@ -450,49 +424,22 @@ class PreviewPane(QWidget):
         if self.vault is None:
             return
         request = self._latest.next()
-        vault, session = self.vault, self.session
-        known = self._links
-        changed = frozenset(self._changed)
-        generation = self._links_generation
-        if session is None or (known is not None and not changed):
-            # No index to ask (a pane on its own): the vault's files say where links lead.
-            def from_disk() -> VaultLinks:
-                if known is None:
-                    return vault_links(vault)
-                return known.updated(changed) if changed else known
-
-            self._render_with(request, place, keep_scroll, from_disk, generation)
-            return
-        # The notes (and aliases) come from the index, on the session's reader: all of them
-        # for a new vault, else those that changed.
-        paths = None if known is None else changed
-        reply = session.query(lambda ctx: note_names(ctx.db.conn, paths), group=LINKS_GROUP)
-
-        def indexed(names: dict[str, list[str]]) -> None:
-            def links() -> VaultLinks:
-                if known is None:
-                    return links_of_notes(vault, names)  # the attachments are found on disk
-                return known.indexed(changed, names)
-
-            self._render_with(request, place, keep_scroll, links, generation)
-
-        def failed(_exc: Exception) -> None:  # the index cannot be read: links as they were
-            self._render_with(request, place, keep_scroll, lambda: known, None)
-
-        reply.answered.connect(indexed)
-        reply.failed.connect(failed)
+        self.links.fetch(
+            lambda links_of, generation: self._render_with(
+                request, place, keep_scroll, links_of, generation
+            )
+        )
 
     def _render_with(
         self,
         request: int,
         place: _Place,
         keep_scroll: bool,
-        links_of: Callable[[], VaultLinks | None],
+        links_of: LinksOf,
         generation: int | None,
     ) -> None:
-        """Render ``place`` on a pool thread, its links from ``links_of`` (run there too); the
-        links are kept, and the changes they include forgotten when ``generation`` (of the
-        changes they were made for; ``None``: none) is still the latest."""
+        """Render ``place`` on a pool thread, its links from ``links_of`` (run there too, and
+        kept for the next render: :meth:`NoteLinks.keep`)."""
         if not shiboken6.isValid(self) or not self._latest.is_current(request):
             return  # closed, or a newer render is on its way
         vault = self.vault
@@ -520,10 +467,7 @@ class PreviewPane(QWidget):
         def done(result: _Rendered) -> None:
             if not shiboken6.isValid(self):  # the pane was closed while the note was read
                 return
-            if result.links is not None and vault == self.vault:  # not one left since
-                self._links = result.links
-                if generation == self._links_generation:
-                    self._changed.clear()  # else some changed again while they were read
+            self.links.keep(vault, result.links, generation)
             self._rendered(request, place, keep_scroll, result)
 
         run_in_pool(work, on_result=done)
