@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, say, whole_number
-from explorer.index.db import IndexDB, IndexUnavailable, data_dir, index_path
+from explorer.index.db import IndexDB, IndexUnavailable, data_dir, index_path, no_index_text
 from explorer.live.problems import describe
 from explorer.search import options as search_options
 
@@ -28,7 +28,7 @@ Registrar = Callable[[Any, argparse.ArgumentParser], None]
 
 def no_index(vault: Path) -> UsageError:
     """Bad input: ``vault`` has no index yet, and the command that makes one."""
-    return UsageError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+    return UsageError(no_index_text(vault))
 
 
 def require_index(vault: Path, data: str | None) -> Path:

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from explorer.commands.common import open_index, require_index
+from explorer.commands.common import open_readonly
 from explorer.console import dump_json, say, vault_folder, whole_number
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.search import options as search_options
@@ -44,8 +44,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=False)
     a, b = _settings(args.a, "--a", args.limit), _settings(args.b, "--b", args.limit)
-    require_index(vault, args.data_dir)
-    db = open_index(args, vault)
+    db = open_readonly(vault, args.data_dir)
     try:
         lexical = a.mode == b.mode == "fts"
         provider = EmbedderProvider.disabled() if lexical else shared_provider(args.model)

@@ -97,33 +97,22 @@ def cmd_eval(args: argparse.Namespace) -> int:
                     f"{folder} has no judgments yet ({judgments_file} does not exist); "
                     "grade hits in the window or pass --judgments FILE"
                 )
+        # How either run goes: the settings, the model, where indexes live, how it reports.
+        run: dict[str, Any] = {
+            "settings": settings,
+            "provider": provider,
+            "data": args.data_dir,
+            "limit_queries": args.limit_queries,
+            "progress": progress,
+            "log": stderr_log,
+        }
         if judgments_file is not None:
             judgments = load_judgments(judgments_file)
             if not judgments:
                 raise UsageError(f"{judgments_file}: no judgments in the file")
-            report = evaluate_vault(
-                folder,
-                judgments,
-                settings,
-                provider,
-                args.data_dir,
-                limit_queries=args.limit_queries,
-                progress=progress,
-                log=stderr_log,
-            )
+            report = evaluate_vault(folder, judgments, **run)
         else:
-            dataset = load_beir(folder, args.split)
-            report = evaluate_beir(
-                dataset,
-                folder,
-                args.split,
-                settings,
-                provider,
-                args.data_dir,
-                limit_queries=args.limit_queries,
-                progress=progress,
-                log=stderr_log,
-            )
+            report = evaluate_beir(load_beir(folder, args.split), folder, args.split, **run)
     except (DatasetError, EvalError) as exc:
         raise UsageError(str(exc)) from None
     except QueryError as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explorer.commands.common import open_index, require_index, say_ignored
+from explorer.commands.common import open_readonly, say_ignored
 from explorer.console import dump_json, say, vault_folder
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.search import options as search_options
@@ -30,8 +30,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=False)
     options = search_options.from_args(args).validate()
     say_ignored(options, search_options.given_names(args))
-    require_index(vault, args.data_dir)
-    db = open_index(args, vault)
+    db = open_readonly(vault, args.data_dir)
     try:
         provider = shared_provider(args.model) if options.mode != "fts" else None
         searcher = Searcher(db, provider or EmbedderProvider.disabled())

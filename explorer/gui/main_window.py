@@ -24,7 +24,6 @@ from PySide6.QtCore import (
     QEvent,
     QItemSelection,
     QModelIndex,
-    QObject,
     Qt,
     QUrl,
     Signal,
@@ -34,7 +33,6 @@ from PySide6.QtGui import (
     QDesktopServices,
     QGuiApplication,
     QIcon,
-    QKeyEvent,
     QKeySequence,
     QShortcut,
 )
@@ -78,6 +76,7 @@ from explorer.gui.status_widgets import (
     banner_text,
     model_text,
     problem_text,
+    summary_text,
 )
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
@@ -92,7 +91,7 @@ from explorer.live import (
     SyncEvent,
 )
 from explorer.live.problems import Problem
-from explorer.preview.explain import ExplainContext, explain_context
+from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
 from explorer.search.hybrid import Hit, SearchOptions, SearchResponse
@@ -125,8 +124,6 @@ class MainWindow(QMainWindow):
         self.vault: Path | None = None
         self.session: VaultSession | None = None
         self.last_event: LiveEvent | None = None
-        self._chosen_path: str | None = None  # the hit the user selected, kept across refreshes
-        self._auto_selecting = False
         self._model_state: ModelState | None = None
         self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.open_url = QDesktopServices.openUrl  # tests replace it
@@ -159,7 +156,6 @@ class MainWindow(QMainWindow):
         self.search_bar = SearchBar(central)
         self.search_bar.searchRequested.connect(self.search_now)
         self.search_bar.modeChanged.connect(self._mode_changed)
-        self.search_bar.downPressed.connect(self._to_results)
         self.search_field = self.search_bar.field
         self.debounce = self.search_bar.debounce
 
@@ -196,7 +192,7 @@ class MainWindow(QMainWindow):
         self.table = ResultsView(central)
         self.table.setModel(self.proxy)
         self.table.configure_header()
-        self._place_base_column()
+        self.table.place_base_column()
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._row_clicked)
         self.table.openRequested.connect(self.open_note)
@@ -204,7 +200,8 @@ class MainWindow(QMainWindow):
         self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
         self.table.gradeRequested.connect(self.grade)
         self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
-        self.table.installEventFilter(self)
+        self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
+        self.search_bar.downPressed.connect(self.table.enter)  # Down: into the results
         self.legend = Legend(central)
         self.no_match = NoCloseMatch(central)
         self.distributions = DistributionsPanel(central)  # View ▸ Score Distributions
@@ -350,7 +347,6 @@ class MainWindow(QMainWindow):
         self.settings.remember_vault(str(path))
         self.settings.sync()
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
-        self.preview.set_vault(path)
         self.table.obsidian_vault = is_obsidian_vault(path)
         self.model.clear()
         self.no_match.show_for(None)
@@ -362,6 +358,7 @@ class MainWindow(QMainWindow):
         session.liveEvent.connect(self._live_event)
         session.healthChanged.connect(self._health_changed)
         self.session = session
+        self.preview.set_vault(path, session)  # its links from the session's index
         self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)
@@ -456,7 +453,7 @@ class MainWindow(QMainWindow):
     def _show(self, shown: Shown, compare: bool, new_query: bool) -> None:
         """Show the query on screen: the table, the comparison, the panels below it."""
         if new_query:
-            self._chosen_path = None  # a new query: follow its top hit
+            self.table.chosen_path = None  # a new query: follow its top hit
         response, baseline = shown.response, shown.baseline
         assert response is not None  # the flow shows what its lists answer
         if baseline is not None:
@@ -467,7 +464,7 @@ class MainWindow(QMainWindow):
         self.distributions.show_response(response, shown.candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
-        self._restore_selection(self._chosen_path)
+        self._restore_selection()
         self._update_summary(response)
         self._update_banner()
         self.resultsShown.emit(response)
@@ -497,48 +494,23 @@ class MainWindow(QMainWindow):
         self.table.setColumnHidden(Column.BASE, False)
         self.flow.pin(baseline)
 
-    def _place_base_column(self) -> None:
-        """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
-        header = self.table.horizontalHeader()
-        header.moveSection(header.visualIndex(Column.BASE), header.visualIndex(Column.MOVE) + 1)
-        header.resizeSection(Column.BASE, self.table.fontMetrics().horizontalAdvance("Base") + 16)
-        self.table.setColumnHidden(Column.BASE, True)
-
-    def _restore_selection(self, path: str | None) -> None:
+    def _restore_selection(self) -> None:
         """Select the hit the user chose if it is still there, else the first row."""
         if not self.model.rowCount():
             self.preview.clear()
             return
-        row = self.model.row_of(path) if path else -1
-        proxy_row = (
-            self.proxy.mapFromSource(self.model.index(row, Column.TITLE)).row() if row >= 0 else 0
-        )
         had_focus = self.search_field.hasFocus()
-        self._auto_selecting = True
-        try:
-            self.table.select_row(proxy_row)
-        finally:
-            self._auto_selecting = False
+        self.table.select_path(self.table.chosen_path)
         if had_focus:
             self.search_field.setFocus()
 
     def _update_summary(self, response: SearchResponse) -> None:
-        hits = len(response.hits)
-        if response.listing:
-            text = f"{hits} most recently modified notes"
-        elif not hits:
-            text = "no results"
-        else:
-            ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))
-            text = f"{hits} hits · {ms:.0f} ms"
-        self.summary.setText(text)
-        if hits or response.listing:
+        summary, empty = summary_text(response)
+        self.summary.setText(summary)
+        if empty is None:
             self.empty.hide()
-        elif response.options.mode == "semantic" and not response.semantic.available:
-            reason = html.escape(response.semantic.reason or "no model")
-            self._show_empty(f"Semantic search is unavailable: {reason}.")
         else:
-            self._show_empty(f"No notes match <b>{html.escape(response.query)}</b>.")
+            self._show_empty(empty)
 
     def _show_empty(self, text: str) -> None:
         self.empty.setText(text)
@@ -564,15 +536,11 @@ class MainWindow(QMainWindow):
 
     def _live_event(self, event: LiveEvent) -> None:
         """What the window itself does with the live index's events (the flow re-searches,
-        the panels follow the session, the progress bar follows the health)."""
+        the panels and the preview follow the session, the progress bar follows the health)."""
         self.last_event = event
         if isinstance(event, SyncEvent | EmbedDone):
             self.stall.mark(f"{event.kind}: {event.message}")
-        if isinstance(event, SyncEvent) and event.touched:
-            # The shown note is rendered again if it changed, or if its links may lead
-            # elsewhere now.
-            self.preview.notes_changed(event.touched)
-        elif isinstance(event, ErrorEvent | NoticeEvent) and event.message:
+        if isinstance(event, ErrorEvent | NoticeEvent) and event.message:
             self.statusBar().showMessage(safe_text(event.message), 8000)
 
     def _health_changed(self, health: Health) -> None:
@@ -620,44 +588,29 @@ class MainWindow(QMainWindow):
         if hit is None or response is None:
             self.preview.clear()
             return
-        if not self._auto_selecting:
-            self._chosen_path = hit.path
-        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit, response))
+        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit))
 
-    def _explain_context(self, hit: Hit, response: SearchResponse) -> ExplainContext:
-        """What the preview's explanation of ``hit`` needs: its rank and the lists it came from."""
-        shown = self.shown
-        row = shown.comparison.row(hit.path) if shown.comparison is not None else None
-        base = shown.baseline_shown
-        if row is not None and row.rank_a is not None and row.rank_b is None and base is not None:
-            # A baseline row that left the top: explained where the baseline had it.
-            return explain_context(hit, row.rank_a, base[0], base[1])
-        rank = self.model.row_of(hit.path) + 1
-        return explain_context(hit, rank, response, shown.candidates)
+    def _explain_context(self, hit: Hit) -> ExplainContext:
+        context = self.flow.explain_context(hit, self.model.row_of(hit.path) + 1)
+        assert context is not None  # a hit is selected: a response is shown
+        return context
 
     def _row_clicked(self, _index: QModelIndex) -> None:
         """A click on the selected hit after following links in the preview shows it again
         (a click that changes the selection is handled by :meth:`_selection_changed`)."""
-        hit, response = self.table.current_hit(), self.response
-        if hit is None or response is None or self.preview.shown_path == hit.path:
+        hit = self.table.current_hit()
+        if hit is None or self.response is None or self.preview.shown_path == hit.path:
             return
-        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit, response))
-
-    def _graded_query(self) -> str | None:
-        """The query a grade is for: the one whose hits are shown (None for the listing)."""
-        lists, response = self.shown.lists, self.response
-        if lists is None or response is None or response.listing:
-            return None
-        return lists.raw
+        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit))
 
     def grade(self, hit: Hit, grade: int | None) -> None:
         """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
-        refused = self.quality.grade(self._graded_query(), hit, grade)
+        refused = self.quality.grade(self.flow.graded_query, hit, grade)
         if refused is not None:  # else it shows at once; ``saved`` tells when it is on disk
             self.statusBar().showMessage(refused, 10_000)
 
     def _show_grades(self) -> None:
-        grades, judged = self.quality.grades(self._graded_query())
+        grades, judged = self.quality.grades(self.flow.graded_query)
         self.model.set_grades(grades, judged=judged)
 
     def open_note(self, hit: Hit) -> None:
@@ -682,12 +635,6 @@ class MainWindow(QMainWindow):
 
     def focus_search(self) -> None:
         self.search_bar.focus()
-
-    def _to_results(self) -> None:
-        if self.model.rowCount():
-            self.table.setFocus(Qt.FocusReason.OtherFocusReason)
-            if not self.table.currentIndex().isValid():
-                self.table.select_row(0)
 
     def show_skipped(self) -> None:
         dialog = SkippedDialog(self.health, self)
@@ -754,17 +701,6 @@ class MainWindow(QMainWindow):
         self.preview.refresh()
 
     # ================================================================== events
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if (
-            watched is self.table
-            and isinstance(event, QKeyEvent)
-            and event.type() == QEvent.Type.KeyPress
-            and event.key() == Qt.Key.Key_Escape
-        ):
-            self.focus_search()  # Esc in the results: back to the query
-            return True
-        return super().eventFilter(watched, event)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

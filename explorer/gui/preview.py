@@ -8,6 +8,9 @@ every other name (remote, outside the vault, a FIFO, a device, too large), so Qt
 back to reading a file on its own.  Links open in the system browser, and only when clicked;
 ``tag``/``path`` links ask the window to add a filter.  Names and titles from the vault are shown
 with :func:`~explorer.display.safe_text` (a bidi override cannot disguise them).
+
+Where links lead comes from :mod:`explorer.gui.note_links`: in the window from the index,
+through the vault's session; for a pane on its own, from the vault's folder.
 """
 
 from __future__ import annotations
@@ -22,7 +25,15 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import shiboken6
-from PySide6.QtCore import QByteArray, QEvent, QPoint, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import (
+    QByteArray,
+    QEvent,
+    QPoint,
+    Qt,
+    QUrl,
+    Signal,
+    Slot,
+)
 from PySide6.QtGui import (
     QAction,
     QContextMenuEvent,
@@ -45,11 +56,13 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.gui.images import NoteImages, load_images, refusal
+from explorer.gui.note_links import LinksOf, NoteLinks
+from explorer.gui.session import VaultSession
 from explorer.gui.theme import is_dark, tints
 from explorer.gui.workers import Latest, run_in_pool
 from explorer.preview.document import load_note
 from explorer.preview.explain import ExplainContext, explain_html
-from explorer.preview.links import VaultLinks, vault_links
+from explorer.preview.links import VaultLinks
 from explorer.preview.markdown import image_sources, replace_images
 from explorer.preview.note import BEST_ANCHOR, opened_from_link_html, parse_filter_url, render_note
 from explorer.preview.obsidian import (
@@ -256,22 +269,19 @@ class PreviewPane(QWidget):
         self._shown_key: tuple[object, ...] | None = None
         self._shown_html = ""
         self.vault: Path | None = None
-        # Where links lead: built by the first render of a vault, then updated with the notes
-        # that changed since (``_changed``) by the next render.
-        self._links: VaultLinks | None = None
-        self._changed: set[str] = set()
-        self._links_generation = 0
+        self.links = NoteLinks(self)  # where links lead, kept current
+        self.links.notesChanged.connect(self.notes_changed)
         self._apply_css()
 
     # ------------------------------------------------------------------ showing
 
-    def set_vault(self, vault: Path) -> None:
+    def set_vault(self, vault: Path, session: VaultSession | None = None) -> None:
+        """Show notes of ``vault``; with ``session`` (the window's), links lead to the notes
+        its index holds, read through it, else to the notes in the vault's folder."""
         self.vault = vault
+        self.links.set_vault(vault, session)
         self.note.vault = vault
         self.obsidian_action.setVisible(is_obsidian_vault(vault))
-        self._links = None  # another vault: read it whole at the next render
-        self._changed.clear()
-        self._links_generation += 1
         self.clear()
 
     def notes_changed(self, paths: Iterable[str] = ()) -> None:
@@ -279,8 +289,7 @@ class PreviewPane(QWidget):
         shown note is rendered again (where the reader is) if it is one of ``paths`` or has
         links or embeds, which may lead elsewhere now."""
         paths = set(paths)
-        self._changed |= paths
-        self._links_generation += 1
+        self.links.changed(paths)
         touched = self.shown_path is not None and self.shown_path in paths
         if touched or _LINKED.search(self._shown_html):
             self.refresh()
@@ -415,21 +424,35 @@ class PreviewPane(QWidget):
         if self.vault is None:
             return
         request = self._latest.next()
+        self.links.fetch(
+            lambda links_of, generation: self._render_with(
+                request, place, keep_scroll, links_of, generation
+            )
+        )
+
+    def _render_with(
+        self,
+        request: int,
+        place: _Place,
+        keep_scroll: bool,
+        links_of: LinksOf,
+        generation: int | None,
+    ) -> None:
+        """Render ``place`` on a pool thread, its links from ``links_of`` (run there too, and
+        kept for the next render: :meth:`NoteLinks.keep`)."""
+        if not shiboken6.isValid(self) or not self._latest.is_current(request):
+            return  # closed, or a newer render is on its way
         vault = self.vault
+        if vault is None:
+            return
         colours = palette_colours(self.palette())
         query = place.hit[1] if place.hit is not None else None
         hit = place.hit[0] if place.hit is not None else None
         path = place.path
         toggled = place.toggled
-        known = self._links
-        changed = frozenset(self._changed)
-        generation = self._links_generation
 
         def work() -> _Rendered:
-            if known is None:
-                links = vault_links(vault)
-            else:
-                links = known.updated(changed) if changed else known
+            links = links_of()
             try:
                 doc = load_note(vault, path)
             except OSError as exc:
@@ -444,10 +467,7 @@ class PreviewPane(QWidget):
         def done(result: _Rendered) -> None:
             if not shiboken6.isValid(self):  # the pane was closed while the note was read
                 return
-            if result.links is not None and vault == self.vault:  # not one left since
-                self._links = result.links
-                if generation == self._links_generation:
-                    self._changed.clear()  # else some changed again while it was read
+            self.links.keep(vault, result.links, generation)
             self._rendered(request, place, keep_scroll, result)
 
         run_in_pool(work, on_result=done)

@@ -15,7 +15,14 @@ the context menu offers the same, and Open in Obsidian when the vault is an Obsi
 
 from __future__ import annotations
 
-from PySide6.QtCore import QByteArray, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import (
+    QByteArray,
+    QItemSelection,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QContextMenuEvent, QKeyEvent, QKeySequence, QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -26,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.delegates import ResultsDelegate
-from explorer.gui.results_model import Column, ResultsProxy, Role
+from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.search.hybrid import Hit
 
 Index = QModelIndex | QPersistentModelIndex
@@ -75,6 +82,7 @@ class ResultsView(QTableView):
     whyRequested = Signal(object)  # Hit: Why Here? (the Why Not This Note? dialog on it)
     gradeRequested = Signal(object, object)  # Hit, grade 0..3 or None (remove)
     obsidianRequested = Signal(object)  # Hit: Open in Obsidian
+    leaveRequested = Signal()  # Esc: back to the query
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,6 +105,9 @@ class ResultsView(QTableView):
         self.crowded = False  # the optional columns are left out for lack of room
         self.path_chosen = False  # the reader set the path's width: it is not fitted
         self._fitting = False  # widths change by fit_columns (or a restore), not by the reader
+        self.auto_selecting = False  # the selection moves by select_path, not by the reader
+        #: The hit the reader selected (its path), kept across refreshes of the results.
+        self.chosen_path: str | None = None
 
     def configure_header(self) -> None:
         """Widths and stretch; call after the model is set."""
@@ -223,11 +234,51 @@ class ResultsView(QTableView):
         self.setCurrentIndex(index)
         self.scrollTo(index)
 
+    def place_base_column(self) -> None:
+        """The Base column goes next to Δ (it is the model's last), narrow, hidden unpinned."""
+        header = self.horizontalHeader()
+        header.moveSection(header.visualIndex(Column.BASE), header.visualIndex(Column.MOVE) + 1)
+        header.resizeSection(Column.BASE, self.fontMetrics().horizontalAdvance("Base") + 16)
+        self.setColumnHidden(Column.BASE, True)
+
+    def enter(self) -> None:
+        """Take the focus from the search field (Down), on the current row or the first."""
+        model = self.model()
+        if model is not None and model.rowCount():
+            self.setFocus(Qt.FocusReason.OtherFocusReason)
+            if not self.currentIndex().isValid():
+                self.select_row(0)
+
+    def selectionChanged(self, selected: QItemSelection, deselected: QItemSelection) -> None:
+        super().selectionChanged(selected, deselected)
+        hit = self.current_hit()
+        if hit is not None and not self.auto_selecting:
+            self.chosen_path = hit.path
+
+    def select_path(self, path: str | None) -> None:
+        """Select the row of the note ``path`` if it is shown, else the first row; while it
+        does, :attr:`auto_selecting` says the selection is not the reader's."""
+        proxy = self.proxy()
+        if proxy is None or not proxy.rowCount():
+            return
+        source = proxy.sourceModel()
+        row = source.row_of(path) if path and isinstance(source, ResultsModel) else -1
+        proxy_row = proxy.mapFromSource(source.index(row, Column.TITLE)).row() if row >= 0 else 0
+        self.auto_selecting = True
+        try:
+            self.select_row(proxy_row)
+        finally:
+            self.auto_selecting = False
+
     def proxy(self) -> ResultsProxy | None:
         model = self.model()
         return model if isinstance(model, ResultsProxy) else None
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        if event.key() == Qt.Key.Key_Escape and not event.modifiers():
+            self.leaveRequested.emit()
+            event.accept()
+            return
         if event.matches(QKeySequence.StandardKey.Copy):
             hit = self.current_hit()
             if hit is not None:

@@ -15,14 +15,18 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from explorer.gui.session import SearchResult, VaultSession
+from explorer.gui.session import SearchResult, VaultSession, snippets_of
 from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
+from explorer.live.reader import URGENT
+from explorer.preview.explain import ExplainContext, explain_context
 from explorer.search.cached import CachedLists
-from explorer.search.hybrid import SearchOptions
+from explorer.search.hybrid import Hit, SearchOptions
 from explorer.search.shown import Shown
 
 #: Live changes are coalesced into one re-search at most this often.
 REFRESH_MS = 400
+#: The session's query group of the snippets made when more lexical hits are shown.
+SNIPPETS_GROUP = "snippets"
 #: While embedding, results are re-searched at most this often (vectors keep arriving).
 EMBED_REFRESH_MS = 2000
 
@@ -79,8 +83,10 @@ class SearchFlow(QObject):
         session = self.session
         if session is None or not session.is_open:
             return
-        # One fetch for both: the baseline is fused from it too.
-        session.search(self._text(), self.shown.fetch(self._options()))
+        # One fetch for both: the baseline is fused from it too.  Snippets are made for the
+        # hits the settings on screen show of it; the others when they are shown.
+        shown = self.shown.with_options(self._options())
+        session.search(self._text(), shown.fetch(), shown)
         self.searchStarted.emit()
 
     def _finished(self, result: SearchResult) -> None:
@@ -98,18 +104,46 @@ class SearchFlow(QObject):
             and response.semantic.available == result.candidates.semantic.available
         )
         lists = CachedLists.of(result.raw, result.candidates, result.options)
-        self.shown = self.shown.with_lists(lists)
+        self.shown = self.shown.with_lists(lists).with_snippets(result.snippets)
         self.refuse(compare=same_query, new_query=new_query)
 
     def refuse(self, *, compare: bool = True, new_query: bool = False) -> None:
         """Fuse the kept lists with the current settings and show them (no new search), or
-        search when they cannot answer the settings or the baseline."""
+        search when they cannot answer the settings or the baseline.  Lexical hits shown for
+        the first time get their snippets first (one read, ahead of the panels' questions)."""
         shown = self.shown.with_options(self._options())
         if shown.needs_search:
             self.search_now()  # what is on screen stays until the new lists arrive
             return
+        missing = shown.unsnipped()
+        if missing and self.session is not None:
+            self._snip(shown, missing, compare, new_query)
+            return
         self.shown = shown
         self.showing.emit(shown, compare, new_query)
+
+    def _snip(
+        self, shown: Shown, missing: dict[str, tuple[int, str]], compare: bool, new_query: bool
+    ) -> None:
+        """Make the snippets ``shown`` lacks, then show it (re-fused with the settings then)."""
+        assert self.session is not None
+        lists = shown.lists
+        reply = self.session.query(
+            lambda ctx: snippets_of(ctx, missing), group=SNIPPETS_GROUP, priority=URGENT
+        )
+
+        def made(snippets: dict[str, str]) -> None:
+            if self.shown.lists is lists:  # else new lists arrived, shown their own way
+                self.shown = self.shown.with_snippets(snippets)
+                self.refuse(compare=compare, new_query=new_query)
+
+        def failed(_exc: Exception) -> None:
+            if self.shown.lists is lists:  # shown without them, as a search would be
+                self.shown = shown
+                self.showing.emit(shown, compare, new_query)
+
+        reply.answered.connect(made)
+        reply.failed.connect(failed)
 
     def settings_changed(self, *, compare: bool) -> None:
         """The mode or the fusion settings changed: re-fuse what is kept, else search."""
@@ -117,6 +151,30 @@ class SearchFlow(QObject):
             self.refuse(compare=compare)
         else:
             self.search_now()
+
+    # ------------------------------------------------------------------ what is shown
+
+    def explain_context(self, hit: Hit, rank: int) -> ExplainContext | None:
+        """What the preview's explanation of ``hit`` (at ``rank`` in the table) needs: its
+        rank and the lists it came from; a baseline row that left the top is explained where
+        the baseline had it.  ``None`` when nothing is shown."""
+        shown = self.shown
+        response = shown.response
+        if response is None:
+            return None
+        row = shown.comparison.row(hit.path) if shown.comparison is not None else None
+        base = shown.baseline_shown
+        if row is not None and row.rank_a is not None and row.rank_b is None and base is not None:
+            return explain_context(hit, row.rank_a, base[0], base[1])
+        return explain_context(hit, rank, response, shown.candidates)
+
+    @property
+    def graded_query(self) -> str | None:
+        """The query a grade is for: the one whose hits are shown (None for the listing)."""
+        lists, response = self.shown.lists, self.shown.response
+        if lists is None or response is None or response.listing:
+            return None
+        return lists.raw
 
     # ------------------------------------------------------------------ the baseline
 

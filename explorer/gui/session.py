@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,8 +30,10 @@ from explorer.gui.live_bridge import LiveBridge
 from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext, Superseded
-from explorer.search.cached import fetch_options
+from explorer.search.cached import CachedLists, fetch_options
 from explorer.search.hybrid import Candidates, QueryError, SearchOptions
+from explorer.search.lexical import make_snippets
+from explorer.search.shown import Shown
 
 #: Closing with ``wait`` waits this long at most for the reader (a running job is interrupted;
 #: this bounds work SQLite cannot interrupt, such as a query embedding).
@@ -45,6 +47,9 @@ class SearchResult:
     options: SearchOptions
     candidates: Candidates | None
     error: str | None = None
+    #: The snippets made for the lexical notes shown (path to snippet); the others are left
+    #: in ``candidates.unsnipped``.
+    snippets: dict[str, str] = field(default_factory=dict)
 
 
 class Reply(QObject):
@@ -165,8 +170,10 @@ class VaultSession(QObject):
 
     # ------------------------------------------------------------------ searching
 
-    def search(self, raw: str, options: SearchOptions) -> int:
-        """Queue a search; its result arrives as ``searched`` unless a newer one supersedes it."""
+    def search(self, raw: str, options: SearchOptions, shown: Shown | None = None) -> int:
+        """Queue a search; its result arrives as ``searched`` unless a newer one supersedes it.
+        With ``shown`` (the query on screen), snippets are made only for the lexical notes it
+        would show of the new lists (:meth:`Shown.unsnipped`), else for every lexical note."""
         self._search_request += 1
         request = self._search_request
         self.searching = True
@@ -174,10 +181,16 @@ class VaultSession(QObject):
         def run(ctx: ReadContext) -> SearchResult:
             self.calls += 1
             try:
-                candidates = ctx.searcher().candidates(raw, fetch_options(options))
+                candidates = ctx.searcher().candidates(
+                    raw, fetch_options(options), snippets=shown is None
+                )
             except QueryError as exc:
                 return SearchResult(request, raw, options, None, str(exc))
-            return SearchResult(request, raw, options, candidates)
+            made: dict[str, str] = {}
+            if shown is not None:
+                lists = CachedLists.of(raw, candidates, options)
+                made = snippets_of(ctx, shown.with_lists(lists).unsnipped())
+            return SearchResult(request, raw, options, candidates, snippets=made)
 
         reply = self.query(run, group="search", priority=URGENT)
         reply.answered.connect(self._searched)
@@ -210,6 +223,12 @@ class VaultSession(QObject):
     def settled(self) -> bool:
         """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
         return self.live is not None and self.live.wait_idle(0)
+
+
+def snippets_of(ctx: ReadContext, notes: dict[str, tuple[int, str]]) -> dict[str, str]:
+    """The snippets of ``notes`` (path to its note id and what its snippet marks)."""
+    texts = make_snippets(ctx.db.conn, list(notes.values())) if notes else []
+    return dict(zip(notes, texts, strict=True))
 
 
 def _describe(exc: Exception) -> str:

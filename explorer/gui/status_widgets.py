@@ -111,6 +111,21 @@ def no_close_match_text(response: SearchResponse | None) -> str | None:
     return f"No close match for ‘{query}’; {nearest} are shown muted"
 
 
+def summary_text(response: SearchResponse) -> tuple[str, str | None]:
+    """What the summary beside the search field says of ``response``, and the empty state's
+    text (rich text) when it has no hits to show (``None``: the table shows them)."""
+    hits = len(response.hits)
+    if response.listing:
+        return f"{hits} most recently modified notes", None
+    if hits:
+        ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))
+        return f"{hits} hits · {ms:.0f} ms", None
+    if response.options.mode == "semantic" and not response.semantic.available:
+        reason = html.escape(response.semantic.reason or "no model")
+        return "no results", f"Semantic search is unavailable: {reason}."
+    return "no results", f"No notes match <b>{html.escape(response.query)}</b>."
+
+
 def problem_text(problem: Problem) -> str:
     """What keeps the live index from following the vault, for the banner (rich text)."""
     message = html.escape(safe_text(problem.message))

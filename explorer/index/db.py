@@ -114,6 +114,11 @@ def connect_versioned(path: Path, *, readonly: bool = False) -> tuple[sqlite3.Co
     return conn, version
 
 
+def no_index_text(vault: Path) -> str:
+    """What a command or the window says when ``vault`` has no index yet, and how to make one."""
+    return f"no index for {vault} yet (run: vault-explorer index {vault})"
+
+
 class IndexDB:
     """The open index of one vault.  Not shared between threads: open one per thread."""
 
@@ -200,7 +205,7 @@ class IndexDB:
         vault = vault.expanduser().resolve()
         path = path or index_path(vault, data)
         if not path.exists():
-            raise IndexNotReady(f"no index for {vault} yet (run: vault-explorer index {vault})")
+            raise IndexNotReady(no_index_text(vault))
         try:
             conn, version = connect_versioned(path, readonly=True)
         except sqlite3.Error as exc:
@@ -224,7 +229,7 @@ class IndexDB:
         vault = vault.expanduser().resolve()
         path = index_path(vault, data)
         if not path.exists():
-            raise FileNotFoundError(f"no index for {vault} yet (run: vault-explorer index {vault})")
+            raise FileNotFoundError(no_index_text(vault))
         conn, version = connect_versioned(path)
         if version != LATEST_VERSION:
             conn.close()

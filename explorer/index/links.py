@@ -300,15 +300,31 @@ def linked_paths(conn: sqlite3.Connection, path: str) -> set[str]:
     return {str(r[0]) for r in rows} - {path}
 
 
+def note_names(
+    conn: sqlite3.Connection, paths: Iterable[str] | None = None
+) -> dict[str, list[str]]:
+    """Every note of the index (or those of ``paths`` it holds), its path to its aliases as its
+    sync read them."""
+    where, params = ("", ()) if paths is None else (_IN_PATHS, (json.dumps(sorted(paths)),))
+    names: dict[str, list[str]] = {
+        str(r[0]): [] for r in conn.execute(f"SELECT path FROM notes n {where}", params)
+    }
+    for path, alias in conn.execute(
+        "SELECT n.path, a.alias FROM note_aliases a JOIN notes n ON n.id = a.note_id "
+        f"{where} ORDER BY n.path, a.alias",
+        params,
+    ):
+        names.setdefault(str(path), []).append(str(alias))
+    return names
+
+
+_IN_PATHS = "WHERE n.path IN (SELECT value FROM json_each(?))"
+
+
 def resolver(conn: sqlite3.Connection) -> Resolver:
     """A resolver over every note of the index (paths and aliases).  Attachments are not
     indexed: images are found on disk by the caller."""
-    names: dict[str, list[str]] = {str(r[0]): [] for r in conn.execute("SELECT path FROM notes")}
-    for path, alias in conn.execute(
-        "SELECT n.path, a.alias FROM note_aliases a JOIN notes n ON n.id = a.note_id"
-    ):
-        names.setdefault(str(path), []).append(str(alias))
-    return Resolver(names.items())
+    return Resolver(note_names(conn).items())
 
 
 # ----------------------------------------------------------------------------- filters

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.index.links import note_names
 from explorer.preview.document import load_note
 from explorer.preview.obsidian import IMAGE_SUFFIXES
 from explorer.vault.frontmatter import read_frontmatter
@@ -66,6 +67,14 @@ class VaultLinks:
                 notes.pop(rel, None)
         return VaultLinks.of(self.vault, notes, self.attachments)
 
+    def indexed(self, paths: Iterable[str], names: dict[str, list[str]]) -> VaultLinks:
+        """These links after the notes ``paths`` changed, as the index holds them now
+        (``names``: those of them it has, with their aliases; :func:`note_names`)."""
+        gone = set(paths)
+        notes = {path: found for path, found in self.notes.items() if path not in gone}
+        notes.update(names)
+        return VaultLinks.of(self.vault, notes, self.attachments)
+
 
 def vault_links(vault: Path) -> VaultLinks:
     """:class:`VaultLinks` of ``vault`` from its files: the notes the scan finds (aliases read
@@ -81,14 +90,13 @@ def links_from_index(conn: sqlite3.Connection, vault: Path) -> VaultLinks:
     """:class:`VaultLinks` of ``vault`` from its index (``conn``): every note the index holds,
     with the aliases its sync read from the frontmatter, and the attachments on disk (the index
     keeps notes only).  Nothing of the vault's notes is read."""
-    notes: dict[str, list[str]] = {
-        str(row[0]): [] for row in conn.execute("SELECT path FROM notes")
-    }
-    for path, alias in conn.execute(
-        "SELECT n.path, a.alias FROM note_aliases a JOIN notes n ON n.id = a.note_id "
-        "ORDER BY n.path, a.alias"
-    ):
-        notes.setdefault(str(path), []).append(str(alias))
+    return links_of_notes(vault, note_names(conn))
+
+
+def links_of_notes(vault: Path, notes: dict[str, list[str]]) -> VaultLinks:
+    """:class:`VaultLinks` of ``vault`` over ``notes`` (path to aliases, as
+    :func:`~explorer.index.links.note_names` reads them from the index) and the attachments
+    on disk."""
     root = vault.resolve()
     return VaultLinks.of(root, notes, _attachments(root, IgnoreRules.for_vault(root)))
 

@@ -47,6 +47,17 @@ class Shown:
         """Another vault: nothing shown, the settings and the baseline kept."""
         return replace(self, lists=None, raw=None, error=None)
 
+    def with_snippets(self, snippets: dict[str, str]) -> Shown:
+        """The same lists with the snippets made for these lexical notes (path to snippet)."""
+        lists = self.lists
+        if lists is None or not snippets:
+            return self
+        found = lists.candidates
+        lexical = [(path, score, snippets.get(path, text)) for path, score, text in found.lexical]
+        waiting = {path: note for path, note in found.unsnipped.items() if path not in snippets}
+        candidates = replace(found, lexical=lexical, unsnipped=waiting)
+        return replace(self, lists=replace(lists, candidates=candidates))
+
     def fetch(self, options: SearchOptions | None = None) -> SearchOptions:
         """What to search for ``options`` (default: the shown ones): one fetch that also
         answers the baseline."""
@@ -91,6 +102,22 @@ class Shown:
         if baseline is None or self._fused is None or lists is None or not lists.covers(baseline):
             return None
         return lists.fuse(baseline)
+
+    def unsnipped(self) -> dict[str, tuple[int, str]]:
+        """The lexical hits shown (and the baseline's) whose snippet is still to be made (the
+        lists were fetched without them): path to (note id, what the snippet marks), for
+        :func:`~explorer.search.lexical.make_snippets`."""
+        waiting = self.lists.candidates.unsnipped if self.lists is not None else {}
+        if not waiting:
+            return {}
+        shown = [self.response, self.baseline_shown[0] if self.baseline_shown else None]
+        return {
+            hit.path: waiting[hit.path]
+            for response in shown
+            if response is not None
+            for hit in response.hits
+            if hit.fts_rank is not None and hit.path in waiting
+        }
 
     @cached_property
     def comparison(self) -> Comparison | None:

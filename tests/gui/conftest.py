@@ -31,6 +31,7 @@ from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
 from explorer.search.hybrid import SearchOptions
+from explorer.search.shown import Shown
 from tests.sample_vault_facts import VAULT as SAMPLE_VAULT
 
 WindowFactory = Callable[..., MainWindow]
@@ -164,9 +165,9 @@ def record_searches(window: MainWindow) -> list[str]:
     requested: list[str] = []
     search = session.search
 
-    def recording(raw: str, options: SearchOptions) -> int:
+    def recording(raw: str, options: SearchOptions, shown: Shown | None = None) -> int:
         requested.append(raw)
-        return search(raw, options)
+        return search(raw, options, shown)
 
     session.search = recording  # type: ignore[method-assign]
     return requested

@@ -453,19 +453,24 @@ def test_a_note_link_out_of_the_vault_shows_nothing_of_it(
 # ----------------------------------------------------------------------------- in the window
 
 
+def home_window(qtbot: QtBot, window: MainWindow) -> MainWindow:
+    """``window`` once indexed, its lexical hit Home.md selected and shown in the preview."""
+    wait_indexed(qtbot, window)
+    window.set_mode("fts")
+    window.set_query("welcome")
+    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    wait_shown(qtbot, window.preview, "Home.md")
+    return window
+
+
 @pytest.fixture
 def linked_window(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
 ) -> MainWindow:
     """A window on the fixture vault whose hit Home.md is selected and whose preview has
     followed Home's link to Guides/Setup.md."""
-    window = make_window(fake_provider, vault)
-    wait_indexed(qtbot, window)
-    window.set_mode("fts")
-    window.set_query("welcome")
-    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    window = home_window(qtbot, make_window(fake_provider, vault))
     preview = window.preview
-    wait_shown(qtbot, preview, "Home.md")
     follow(qtbot, preview, "vault-note:Guides/Setup.md")
     wait_shown(qtbot, preview, "Guides/Setup.md")
     return window
@@ -506,3 +511,24 @@ def test_in_the_window_clicking_the_selected_hit_after_a_link_shows_it_again(
     assert preview.history == (["Home.md", "Guides/Setup.md"], "Home.md", [])
     preview.back()  # Back returns to where the links had led
     wait_shown(qtbot, preview, "Guides/Setup.md")
+
+
+def test_in_the_window_links_lead_to_the_notes_of_the_index(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
+) -> None:
+    """The window's preview resolves links from the index (through its session), not from the
+    folder: a note written while nothing watches stays unresolved until the index has it."""
+    window = home_window(qtbot, make_window(fake_provider, vault, watch=False))
+    preview = window.preview
+    assert link_to(preview, "vault-missing:Nowhere")
+    (vault / "Nowhere.md").write_text("# Nowhere\n\nFound after all.\n", encoding="utf-8")
+    home = vault / "Home.md"
+    home.write_text(home.read_text(encoding="utf-8") + "\nEdited since.\n", encoding="utf-8")
+    preview.notes_changed(["Home.md", "Nowhere.md"])  # rendered again; the index is as it was
+    qtbot.waitUntil(lambda: _assert("Edited since." in preview.note.toPlainText()))
+    assert link_to(preview, "vault-missing:Nowhere")
+    window.reconcile()  # the index takes the new note: its sync event resolves the link
+    qtbot.waitUntil(
+        lambda: _assert(any(h == "vault-note:Nowhere.md" for h, *_ in links(preview))),
+        timeout=SAFETY_MS,
+    )

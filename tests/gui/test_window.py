@@ -150,6 +150,27 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     assert not window.fusion.k_box.isEnabled()
 
 
+def test_the_hit_the_reader_selected_stays_selected_until_a_new_query(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    window.set_query("deploy")
+    wait_for_results(qtbot, window, "deploy", lambda w: _assert_more_than(w.proxy.rowCount(), 3))
+    assert window.table.current_hit() is not None  # the top hit, selected for the reader
+    chosen = window.shown_paths()[2]
+    window.table.select_row(2)
+    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, chosen))
+    window.fusion.w_fts_box.setValue(0.3)  # re-fused: the rows may move, the choice stays
+    assert window.response is not None and window.response.options.w_fts == 0.3
+    assert chosen in window.shown_paths()
+    hit = window.table.current_hit()
+    assert hit is not None and hit.path == chosen
+    window.set_query("backup")
+    wait_for_results(qtbot, window, "backup")
+    hit = window.table.current_hit()
+    assert hit is not None and hit.path == window.shown_paths()[0] != chosen
+
+
 @pytest.mark.slow
 def test_a_file_written_while_the_window_is_open_appears(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
@@ -217,6 +238,10 @@ def test_keyboard_alone(
     assert [u.toLocalFile() for u in opened] == [str(sample_copy.resolve() / second.path)]
     qtbot.keyClick(window.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == str(sample_copy.resolve() / second.path)
+    qtbot.keyClick(window.table, Qt.Key.Key_Escape)  # Esc in the results: back to the query
+    assert window.search_field.hasFocus() and window.search_field.text() == "backup"
+    qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
+    assert window.table.hasFocus() and window.table.current_hit() == second
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert window.search_field.hasFocus() and window.search_field.selectedText() == "backup"
     qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)

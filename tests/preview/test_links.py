@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.index.db import IndexDB
+from explorer.index.links import note_names
 from explorer.index.sync import sync_vault
 from explorer.preview.links import links_from_index, vault_links
 
@@ -69,3 +70,33 @@ def test_links_from_the_index_are_the_notes_and_aliases_the_sync_stored(
     assert links.resolve("unindexed") is None  # the index's notes, not the folder's
     assert links.resolve("pic.png") == "sub/pic.png"  # attachments are found on disk
     assert links.embed("sub/b.md") == "# B\n\nbody\n"  # the note as it is on disk
+
+
+def test_links_follow_the_notes_the_index_changed_and_keep_the_rest(
+    tmp_path: Path, data_dir: Path
+) -> None:
+    """After a sync, only the changed notes are read from the index again: a new note and a
+    new alias resolve, a deleted note no longer does, the others and the attachments stay."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    (vault / "b.md").write_text("# B\n", encoding="utf-8")
+    (vault / "gone.md").write_text("# Gone\n", encoding="utf-8")
+    (vault / "pic.png").write_bytes(b"x")
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        links = links_from_index(db.conn, vault)
+        (vault / "gone.md").unlink()
+        (vault / "a.md").write_text("---\naliases: [Alpha]\n---\n# A\n", encoding="utf-8")
+        (vault / "new.md").write_text("# New\n", encoding="utf-8")
+        sync_vault(db)
+        changed = ["a.md", "gone.md", "new.md"]
+        names = note_names(db.conn, changed)
+    finally:
+        db.close()
+    assert names == {"a.md": ["Alpha"], "new.md": []}
+    after = links.indexed(changed, names)
+    assert after.notes == {"a.md": ["Alpha"], "b.md": [], "new.md": []}
+    assert after.resolve("alpha") == "a.md" and after.resolve("gone") is None
+    assert after.resolve("pic.png") == "pic.png"

@@ -56,3 +56,26 @@ def test_settings_the_lists_cannot_answer_need_a_search_and_show_nothing() -> No
     failed = Shown(HYBRID).with_lists(lists).failed("bad (", "unbalanced")
     assert failed.lists is None and failed.response is None and failed.error == "unbalanced"
     assert failed.cleared().raw is None
+
+
+def test_the_snippets_still_to_make_are_those_of_the_lexical_hits_shown() -> None:
+    """Lists fetched without snippets: only the lexical hits the settings (and the baseline)
+    show want one; once made, they are in the lists and nothing more is wanted."""
+    found = candidates()
+    found.lexical = [(path, score, "") for path, score, _ in found.lexical]
+    found.unsnipped = {path: (i, "words") for i, (path, _, _) in enumerate(found.lexical)}
+    lists = CachedLists.of("some words", found, HYBRID)
+    two = SearchOptions(mode="fts", limit=2)
+    shown = Shown(two).with_lists(lists)
+    first_two = [path for path, _, _ in found.lexical[:2]]
+    assert shown.unsnipped() == {p: found.unsnipped[p] for p in first_two}
+    semantic = Shown(SearchOptions(mode="semantic", limit=10)).with_lists(lists)
+    assert semantic.unsnipped() == {}  # its snippets come from the vector list's chunks
+    made = shown.with_snippets({p: f"made {p}" for p in first_two})
+    assert made.unsnipped() == {}
+    assert made.response is not None
+    assert [h.snippet for h in made.response.hits] == [f"made {p}" for p in first_two]
+    assert made.lists is not None and len(made.lists.candidates.unsnipped) == len(found.lexical) - 2
+    pinned = Shown(two, SearchOptions(mode="fts", limit=3)).with_lists(lists)
+    third = found.lexical[2][0]
+    assert set(pinned.unsnipped()) == {*first_two, third}  # the baseline's rows show too
