@@ -183,8 +183,8 @@ def detect(text: str, min_votes: float = MIN_VOTES) -> str:
         if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
             return "el"
         cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
-    words = text.lower().translate(_PUNCTUATION).split()
-    return vote(words, _CYRILLIC if cyrillic else _LATIN, min_votes)
+    words = set(text.lower().translate(_PUNCTUATION).split())
+    return _tally(words, text.isascii(), _CYRILLIC if cyrillic else _LATIN, min_votes)
 
 
 def vote(
@@ -193,15 +193,26 @@ def vote(
     """The language whose stop words ``words`` hold most, if it has ``min_votes`` and leads
     clearly; else ``""``.  Each distinct stop word votes once (a text's words, not their
     repetitions, tell its language); a word that ``n`` lists hold gives each ``1 / n`` vote."""
-    voters = _voters(languages)
     seen = set(map(str.lower, words))
-    folded = {w if w.isascii() else fold(w) for w in seen}
+    return _tally(seen, all(w.isascii() for w in seen), languages, min_votes)
+
+
+def _tally(seen: set[str], ascii_only: bool, languages: tuple[str, ...], min_votes: float) -> str:
+    """:func:`vote` over ``seen``, a set of lower-case words (``ascii_only``: none needs folding,
+    the common case of an English note, which then costs two set operations and a short loop)."""
+    voters = _voters(languages)
+    keys = _stop_keys(languages)
+    hits = seen & keys
+    if not ascii_only:
+        hits |= {fold(w) for w in seen if not w.isascii()} & keys
     votes: dict[str, float] = {}
-    for word in folded & _stop_keys(languages):  # each stop word once, however often used
+    for word in hits:  # each stop word once, however often used
         for language, share in voters[word]:
             votes[language] = votes.get(language, 0.0) + share
+    if not votes:
+        return ""
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
-    if not ranked or ranked[0][1] < min_votes:
+    if ranked[0][1] < min_votes:
         return ""
     if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1]:
         return ""
