@@ -38,6 +38,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 #: Language names as the window and ``status`` say them.
 NAMES = {
@@ -217,6 +218,46 @@ def _tally(seen: set[str], ascii_only: bool, languages: tuple[str, ...], min_vot
     if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1]:
         return ""
     return ranked[0][0]
+
+
+#: The Snowball stemmer of each language that has one (English has none here: the index's porter
+#: tokenizer stems English words on both sides).
+SNOWBALL = {
+    "da": "danish",
+    "de": "german",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "hu": "hungarian",
+    "it": "italian",
+    "nb": "norwegian",
+    "nl": "dutch",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "tr": "turkish",
+}
+#: A stem shorter than this is not searched as a prefix (``co*`` would match half a vault).
+MIN_STEM = 4
+
+
+def stem(word: str, language: str) -> str:
+    """``word``'s Snowball stem in ``language``, folded (:func:`fold`); ``""`` for a language
+    without a stemmer, a word that is not all letters (the punctuation around it aside), or a
+    stem under :data:`MIN_STEM`."""
+    word = _EDGES.sub("", word.lower())
+    if language not in SNOWBALL or not word.isalpha():
+        return ""
+    stemmed = fold(_stemmer(language).stemWord(word))
+    return stemmed if len(stemmed) >= MIN_STEM else ""
+
+
+@cache
+def _stemmer(language: str) -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer(SNOWBALL[language])
 
 
 def name(language: str) -> str:
