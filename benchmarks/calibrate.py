@@ -277,10 +277,10 @@ def grid_vector(sets: list[JudgedSet], model: str) -> None:
         for s in sets
     }
     axes = {
-        "cos_low": (0.0, 0.5, 0.6, 0.7, 0.75),
-        "cos_high": (0.8, 0.85, 0.9, 0.95),
+        "cos_low": (0.0, 0.5, 0.6, 0.7, 0.75, 0.8),
+        "cos_high": (0.8, 0.85, 0.9, 0.95, 1.0),
         "z_low": (0.0, 1.0, 2.0),
-        "z_high": (3.0, 4.0, 6.0),
+        "z_high": (2.0, 2.5, 3.0, 4.0, 6.0),
     }
     rows = []
     saved = dict(evidence.MODEL_RAMPS)
@@ -288,9 +288,15 @@ def grid_vector(sets: list[JudgedSet], model: str) -> None:
         point = dict(zip(axes, values, strict=True))
         if point["cos_high"] <= point["cos_low"] or point["z_high"] <= point["z_low"]:
             continue
-        evidence.MODEL_RAMPS[model] = point
-        devs = {s.name: score(s, PRESETS["default"])["dev"] for s in sets}
+        evidence.MODEL_RAMPS[model] = dict(point)
+        scores = {s.name: score(s, PRESETS["default"]) for s in sets}
+        devs = {name: r["dev"] for name, r in scores.items()}
         margin = min(devs[n] - singles[n] for n in devs)
+        off = [b for r in scores.values() for b in r["best"]["off-dev"]]
+        judged = [b for r in scores.values() for b in r["best"]["judged-dev"]]
+        bar = evidence.CALIBRATION.close
+        point["off"] = round(sum(b >= bar for b in off) / max(1, len(off)), 2)
+        point["judged"] = round(sum(b >= bar for b in judged) / max(1, len(judged)), 2)
         rows.append((margin, sum(devs.values()) / len(devs), point, devs))
     evidence.MODEL_RAMPS.clear()
     evidence.MODEL_RAMPS.update(saved)
