@@ -46,10 +46,21 @@ class JudgedSet:
     judged: dict[str, Candidates]
     offtopic: dict[str, Candidates]
     to_doc: dict[str, str]
+    #: Query text -> "dev" / "test" where the set says (the translated sets' ``# half:``
+    #: lines); other queries are split by :func:`is_dev`.
+    halves: dict[str, str] | None = None
+
+    def half(self, query: str) -> str:
+        given = (getattr(self, "halves", None) or {}).get(query)
+        return given or ("dev" if is_dev(query) else "test")
 
 
 def is_dev(query: str) -> bool:
     return hashlib.sha256(query.encode("utf-8")).digest()[0] % 2 == 0
+
+
+#: The translated tldr sets (``--intl``): name -> the folder of tldr-intl-vault's pages.
+LANGUAGE_SETS = {"de": "de", "fr": "fr", "es": "es", "ja": "ja", "zh": "zh", "en-de": "de"}
 
 
 def offtopic_queries(vault: str) -> list[str]:
@@ -74,7 +85,7 @@ def _collect(searcher: Searcher, queries: list[str]) -> dict[str, Candidates]:
 
 
 def collect(args: argparse.Namespace) -> None:
-    provider = shared_provider(None)
+    provider = shared_provider(args.model)
     data = str(args.data_dir)
     sets: list[tuple[str, Any]] = (
         []
@@ -93,6 +104,11 @@ def collect(args: argparse.Namespace) -> None:
         sets.append(("tldr", (Path(args.tldr), HERE / "tldr-questions.tsv")))
     if args.scifact and args.only in (None, "scifact"):
         sets.append(("scifact", Path(args.scifact)))
+    if args.intl:
+        if args.only is None:
+            sets = []  # --intl collects the translated sets alone
+        for name, folder in LANGUAGE_SETS.items():
+            sets.append((name, (Path(args.intl) / folder, HERE / f"tldr-questions-{name}.tsv")))
     for name, source in sets:
         print(f"{name}: indexing", file=sys.stderr)
         if name == "scifact":
@@ -112,15 +128,33 @@ def collect(args: argparse.Namespace) -> None:
             offtopic = _collect(searcher, offtopic_queries(name))
         finally:
             db.close()
-        out = JudgedSet(name, qrels, judged, offtopic, to_doc)
-        with (args.data_dir / f"calibrate-{name}.pickle").open("wb") as handle:
+        given = None if name in ("sample", "tldr", "scifact") else _halves(source[1])
+        out = JudgedSet(name, qrels, judged, offtopic, to_doc, given)
+        with _pickle(args.data_dir, name, args.model).open("wb") as handle:
             pickle.dump(out, handle)
 
 
-def _load(data_dir: Path) -> list[JudgedSet]:
+def _halves(judgments: Path) -> dict[str, str]:
+    """Query text -> half, from the ``# half:`` lines of a translated set."""
+    out: dict[str, str] = {}
+    half = ""
+    for line in judgments.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# half:"):
+            half = line.split(":", 1)[1].strip()
+        elif line.strip() and not line.startswith("#") and not line.startswith("query\t"):
+            out.setdefault(line.split("\t")[0], half)
+    return {q: h for q, h in out.items() if h}
+
+
+def _pickle(data_dir: Path, name: str, model: str | None) -> Path:
+    suffix = f"-{model}" if model else ""
+    return data_dir / f"calibrate-{name}{suffix}.pickle"
+
+
+def _load(data_dir: Path, model: str | None = None) -> list[JudgedSet]:
     sets = []
-    for name in ("sample", "tldr", "scifact"):
-        path = data_dir / f"calibrate-{name}.pickle"
+    for name in ("sample", "tldr", "scifact", *LANGUAGE_SETS):
+        path = _pickle(data_dir, name, model)
         if path.exists():
             with path.open("rb") as handle:
                 sets.append(pickle.load(handle))
@@ -141,7 +175,7 @@ def score(s: JudgedSet, options: SearchOptions) -> dict[str, float]:
         floored = with_floor(found, options)
         paths = hybrid.ranked(floored, replace(options, limit=10))
         docs = [s.to_doc.get(p, p) for p in paths]
-        half = "dev" if is_dev(query) else "test"
+        half = s.half(query)
         halves[half].append(ndcg_at_k(docs, s.qrels[query], 10))
         best[f"judged-{half}"].append(_best(floored, options))
     for query, found in s.offtopic.items():
@@ -178,7 +212,7 @@ SETTINGS: dict[str, SearchOptions] = {
 
 
 def report(args: argparse.Namespace) -> None:
-    sets = _load(args.data_dir)
+    sets = _load(args.data_dir, args.model)
     names = [s.name for s in sets]
     print("setting".ljust(34) + "".join(f"{n:>24}" for n in names))
     print(" " * 34 + "".join(f"{'dev / test / off / judg':>24}" for _ in names))
@@ -188,7 +222,9 @@ def report(args: argparse.Namespace) -> None:
             r = score(s, options)
             row += f"  {r['dev']:.3f}/{r['test']:.3f}/{r['closeOff']:.2f}/{r['closeJudged']:.2f}"
         print(row)
-    if args.grid:
+    if args.grid and args.model:
+        grid_vector(sets, args.model)
+    elif args.grid:
         grid(sets)
     if args.bars:
         bars(sets, SETTINGS["calibrated (the default)"])
@@ -232,6 +268,44 @@ def grid(sets: list[JudgedSet]) -> None:
         print(f"{margin:+.3f} " + " ".join(f"{n}={d:.3f}" for n, d in devs.items()), point)
 
 
+def grid_vector(sets: list[JudgedSet], model: str) -> None:
+    """Sweep ``model``'s vector ramps (:data:`explorer.search.evidence.MODEL_RAMPS`) on the dev
+    halves, everything else as the default; print the best by the worst dev margin of hybrid
+    over the better single list, then by the mean."""
+    singles = {
+        s.name: max(score(s, SETTINGS["fts"])["dev"], score(s, SETTINGS["semantic"])["dev"])
+        for s in sets
+    }
+    axes = {
+        "cos_low": (0.0, 0.5, 0.6, 0.7, 0.75, 0.8),
+        "cos_high": (0.8, 0.85, 0.9, 0.95, 1.0),
+        "z_low": (0.0, 1.0, 2.0),
+        "z_high": (2.0, 2.5, 3.0, 4.0, 6.0),
+    }
+    rows = []
+    saved = dict(evidence.MODEL_RAMPS)
+    for values in itertools.product(*axes.values()):
+        point = dict(zip(axes, values, strict=True))
+        if point["cos_high"] <= point["cos_low"] or point["z_high"] <= point["z_low"]:
+            continue
+        evidence.MODEL_RAMPS[model] = dict(point)
+        scores = {s.name: score(s, PRESETS["default"]) for s in sets}
+        devs = {name: r["dev"] for name, r in scores.items()}
+        margin = min(devs[n] - singles[n] for n in devs)
+        off = [b for r in scores.values() for b in r["best"]["off-dev"]]
+        judged = [b for r in scores.values() for b in r["best"]["judged-dev"]]
+        bar = evidence.CALIBRATION.close
+        point["off"] = round(sum(b >= bar for b in off) / max(1, len(off)), 2)
+        point["judged"] = round(sum(b >= bar for b in judged) / max(1, len(judged)), 2)
+        rows.append((margin, sum(devs.values()) / len(devs), point, devs))
+    evidence.MODEL_RAMPS.clear()
+    evidence.MODEL_RAMPS.update(saved)
+    rows.sort(key=lambda r: (-r[0], -r[1]))
+    for margin, mean, point, devs in rows[:15]:
+        cells = " ".join(f"{n}={d:.3f}" for n, d in devs.items())
+        print(f"{margin:+.3f} mean {mean:.3f} {cells}", point)
+
+
 def bars(sets: list[JudgedSet], options: SearchOptions) -> None:
     """The share of dev queries with a close match at each bar: judged (want high) and
     off-topic (want low), over every set."""
@@ -255,11 +329,14 @@ def main() -> None:
     c.add_argument("--tldr")
     c.add_argument("--scifact")
     c.add_argument("--only", choices=("tldr", "scifact"), help="collect this set alone")
+    c.add_argument("--intl", help="tldr-intl-vault's vault/ folder: collect the translated sets")
+    c.add_argument("--model", help="as search's --model (pickles are named after it)")
     c.set_defaults(func=collect)
     r = sub.add_parser("report")
     r.add_argument("--data-dir", type=Path, required=True)
     r.add_argument("--grid", action="store_true")
     r.add_argument("--bars", action="store_true")
+    r.add_argument("--model", help="report the pickles collected with this --model")
     r.set_defaults(func=report)
     args = parser.parse_args()
     args.func(args)

@@ -15,6 +15,7 @@ import os
 import sqlite3
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from explorer import __version__
@@ -35,6 +36,7 @@ from explorer.commands.common import Command, Registrar, error_line
 from explorer.console import EnvironmentProblem, UsageError, say
 from explorer.display import safe_text
 from explorer.index.db import ENV_DATA_DIR, IndexError_, data_dir
+from explorer.index.model_choice import model_for
 from explorer.search.hybrid import SemanticUnavailable
 from explorer.search.query import QueryError
 
@@ -86,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _vault_of(args: argparse.Namespace) -> Path | None:
+    """The vault a command works on, where it names one (the window resolves its own)."""
+    vault = getattr(args, "vault", None)
+    return Path(vault) if vault and args.command != "gui" else None
+
+
 def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> int:
     """Parse ``argv`` and run the command, turning errors into one line and an exit status.
 
@@ -97,7 +105,7 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
     args.gui_runner = gui
     args.data_dir = getattr(args, "data_dir", None)
-    args.model = getattr(args, "model", None)
+    args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
     try:
         _check_data_dir(args.data_dir)
         return int(args.func(args))

@@ -38,6 +38,7 @@ from explorer.gui.resources import APP_ID, icon_path, sample_vault, stylesheet
 from explorer.gui.screenshot import ScreenshotDriver
 from explorer.gui.settings import APPLICATION, ORGANIZATION, Settings
 from explorer.gui.theme import apply_theme, chosen_theme
+from explorer.index.model_choice import model_for
 
 ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
 ENV_SCREENSHOT_SIZE = "VAULT_EXPLORER_SCREENSHOT_SIZE"
@@ -144,7 +145,7 @@ def run_gui(args: argparse.Namespace) -> int:
         print(f"vault-explorer: vault folder not found: {vault}", file=sys.stderr)
         return 2
     prepare(app, settings)
-    provider = _provider(getattr(args, "model", None))
+    provider = _provider(model_for(vault, getattr(args, "model", None), args.data_dir))
     window = MainWindow(provider, data_dir=getattr(args, "data_dir", None), settings=settings)
     mode = getattr(args, "mode", None)
     if mode:

@@ -43,6 +43,8 @@ def term_pattern(query: Query) -> re.Pattern[str] | None:
             lead = r"\b" if text[0].isalnum() or text[0] == "_" else ""
             stem = r"\w*" if term.prefix or len(text) >= 4 else r"\b"
             parts.append(lead + word + stem)
+            # The Snowball stems the lexical list also matches (komprimieren: komprimi…).
+            parts.extend(r"\b" + re.escape(s) + r"\w*" for s in query.stems(term))
     if not parts:
         return None
     parts.sort(key=len, reverse=True)

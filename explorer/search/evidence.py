@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from explorer.index.vectors import CosineSpread
 from explorer.search.lexical import PASSES
@@ -59,6 +59,32 @@ class Calibration:
 
 
 CALIBRATION = Calibration()
+
+#: The vector ramps of a model whose cosines spread otherwise than all-MiniLM-L6-v2's (for which
+#: :data:`CALIBRATION` was chosen), by the name its vectors are tagged with.  Only the vector
+#: list's ramps differ: the lexical evidence and the bar of a close match are the same for all.
+#: multilingual-e5-small's cosines sit high and close together (0.75–0.9 for most notes of any
+#: query), so its absolute ramp starts at 0.75, and standing out takes 2–3 σ: chosen on the dev
+#: halves of the translated tldr sets and the sample vault (``benchmarks/calibrate.py report
+#: --model multilingual-e5-small --grid``: the best worst-margin of hybrid over either list
+#: among the points that give off-topic queries no more close matches than MiniLM's ramps do).
+MODEL_RAMPS: dict[str, dict[str, float]] = {
+    "multilingual-e5-small": {"cos_low": 0.75, "cos_high": 0.95, "z_low": 2.0, "z_high": 3.0},
+}
+
+
+def calibration_for(model: str | None) -> Calibration:
+    """The calibration the vector evidence of ``model`` is read with."""
+    ramps = MODEL_RAMPS.get(model or "")
+    if not ramps:
+        return CALIBRATION
+    return replace(
+        CALIBRATION,
+        cos_low=ramps.get("cos_low", CALIBRATION.cos_low),
+        cos_high=ramps.get("cos_high", CALIBRATION.cos_high),
+        z_low=ramps.get("z_low", CALIBRATION.z_low),
+        z_high=ramps.get("z_high", CALIBRATION.z_high),
+    )
 
 
 def _ramp(value: float, low: float, high: float) -> float:

@@ -610,7 +610,10 @@ def evidence_lists(
         )
     if "vector" in scored:
         unread = model_reads(candidates.query, candidates.semantic.model) is False
-        found = evidence.vector_list_evidence(scored["vector"], candidates.spread, unread=unread)
+        cal = evidence.calibration_for(candidates.semantic.model)
+        found = evidence.vector_list_evidence(
+            scored["vector"], candidates.spread, cal, unread=unread
+        )
         while found and found[-1][1] <= 0:  # best first: the notes worth nothing are a tail
             found.pop()
         out["vector"] = found

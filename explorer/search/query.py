@@ -11,7 +11,9 @@ error; a term with no letters or digits, which FTS5 would read as an empty phras
 the lexical expression. Stop words (:mod:`explorer.search.stopwords`) are kept by the phrase and
 all-words expressions and left out of the any-word one: English's, and those of the query's
 language (:func:`explorer.vault.language.detect`) where the vault has notes in it, else those of
-the vault's languages.
+the vault's languages.  In those languages (English aside: the index's porter tokenizer stems
+it) a word the Snowball stemmer shortens also matches the words that start with its stem
+(:meth:`Query.fts_term`): ``komprimieren`` finds ``komprimiert``, ``copier`` finds ``copie``.
 
 Chinese and Japanese are written without spaces, so a question in them is one "word" that only a
 note holding the whole sentence matches.  The phrase and all-words passes keep such a run whole;
@@ -30,7 +32,7 @@ from functools import lru_cache
 
 from explorer.index.text import cjk_pairs, cjk_pieces, has_cjk, space_cjk
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
-from explorer.vault.language import QUERY_VOTES, detect
+from explorer.vault.language import QUERY_VOTES, detect, fold, stem
 
 MAX_QUERY_CHARS = 1000
 
@@ -106,6 +108,30 @@ class Query:
     language: str = ""
     #: The languages whose stop words the any-word pass leaves out.
     stop_languages: frozenset[str] = frozenset({"en"})
+    #: The languages whose Snowball stems a word also matches (as a prefix), in the all-words
+    #: and the any-word pass: those whose stop words are left out, English aside (the index's
+    #: porter tokenizer stems English on both sides).
+    stem_languages: frozenset[str] = frozenset()
+
+    def stems(self, term: Term) -> list[str]:
+        """The Snowball stems (folded) that ``term`` also matches as a prefix: those of
+        :attr:`stem_languages` that shorten it.  A word the stemmer leaves whole has none
+        (``Datei`` does not become ``Datei*``, which would match ``Dateisystem``); neither has a
+        phrase, a prefix or a CJK pair."""
+        if not self.stem_languages or term.phrase or term.prefix or term.pair:
+            return []
+        stems = {stem(term.text, language) for language in self.stem_languages}
+        return sorted(stems - {"", fold(term.text)})
+
+    def fts_term(self, term: Term) -> str | None:
+        """``term`` as FTS5 matches it: as typed, or any word that starts with one of its
+        :meth:`stems` (``komprimieren`` → ``"komprimieren" OR "komprimi"*``, which finds
+        ``komprimiert`` and ``komprimiere``)."""
+        base = term.fts()
+        stems = self.stems(term)
+        if base is None or not stems:
+            return base
+        return "(" + " OR ".join([base, *(f'"{s}"*' for s in stems)]) + ")"
 
     @property
     def terms(self) -> list[Term]:
@@ -140,7 +166,7 @@ class Query:
     def _fts_groups(self) -> list[str]:
         out = []
         for group in self.groups:
-            parts = [p for p in (t.fts() for t in group) if p]
+            parts = [p for p in (self.fts_term(t) for t in group) if p]
             if parts:
                 out.append(parts[0] if len(parts) == 1 else "(" + " OR ".join(parts) + ")")
         return out
@@ -172,13 +198,13 @@ class Query:
     def fts_terms(self) -> str | None:
         """The content terms, ORed, without exclusions: what the snippets of the other passes
         mark (never a stop word, unless the query has nothing else)."""
-        parts = [p for p in (t.fts() for t in self.content_terms) if p]
-        return " OR ".join(dict.fromkeys(parts)) if parts else None
+        parts = self.content_parts()
+        return " OR ".join(parts) if parts else None
 
     def content_parts(self) -> list[str]:
         """The FTS5 expression of each distinct content term (what the any-word pass ORs, and
         what a note's coverage of the query counts)."""
-        return list(dict.fromkeys(p for p in (t.fts() for t in self.content_terms) if p))
+        return list(dict.fromkeys(p for p in (self.fts_term(t) for t in self.content_terms) if p))
 
     def fts_any(self) -> str | None:
         """Any content term may match (the fill-up pass for natural-language questions): a
@@ -235,7 +261,9 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
             query.groups.append([term])
         pending_or = False
     query.language = detect(query.free_text, QUERY_VOTES)
-    query.stop_languages = frozenset({"en", *_stop_languages(query.language, vault_languages)})
+    languages = _stop_languages(query.language, vault_languages)
+    query.stop_languages = frozenset({"en", *languages})
+    query.stem_languages = frozenset(languages - {"en"})
     return query
 
 

@@ -38,6 +38,7 @@ import re
 import unicodedata
 from collections.abc import Iterable
 from functools import cache
+from typing import Any
 
 #: Language names as the window and ``status`` say them.
 NAMES = {
@@ -183,8 +184,8 @@ def detect(text: str, min_votes: float = MIN_VOTES) -> str:
         if len(_GREEK_LETTER.findall(text)) >= CJK_SHARE * letters:
             return "el"
         cyrillic = len(_CYRILLIC_LETTER.findall(text)) >= CJK_SHARE * letters
-    words = text.lower().translate(_PUNCTUATION).split()
-    return vote(words, _CYRILLIC if cyrillic else _LATIN, min_votes)
+    words = set(text.lower().translate(_PUNCTUATION).split())
+    return _tally(words, text.isascii(), _CYRILLIC if cyrillic else _LATIN, min_votes)
 
 
 def vote(
@@ -193,19 +194,70 @@ def vote(
     """The language whose stop words ``words`` hold most, if it has ``min_votes`` and leads
     clearly; else ``""``.  Each distinct stop word votes once (a text's words, not their
     repetitions, tell its language); a word that ``n`` lists hold gives each ``1 / n`` vote."""
-    voters = _voters(languages)
     seen = set(map(str.lower, words))
-    folded = {w if w.isascii() else fold(w) for w in seen}
+    return _tally(seen, all(w.isascii() for w in seen), languages, min_votes)
+
+
+def _tally(seen: set[str], ascii_only: bool, languages: tuple[str, ...], min_votes: float) -> str:
+    """:func:`vote` over ``seen``, a set of lower-case words (``ascii_only``: none needs folding,
+    the common case of an English note, which then costs two set operations and a short loop)."""
+    voters = _voters(languages)
+    keys = _stop_keys(languages)
+    hits = seen & keys
+    if not ascii_only:
+        hits |= {fold(w) for w in seen if not w.isascii()} & keys
     votes: dict[str, float] = {}
-    for word in folded & _stop_keys(languages):  # each stop word once, however often used
+    for word in hits:  # each stop word once, however often used
         for language, share in voters[word]:
             votes[language] = votes.get(language, 0.0) + share
+    if not votes:
+        return ""
     ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
-    if not ranked or ranked[0][1] < min_votes:
+    if ranked[0][1] < min_votes:
         return ""
     if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1]:
         return ""
     return ranked[0][0]
+
+
+#: The Snowball stemmer of each language that has one (English has none here: the index's porter
+#: tokenizer stems English words on both sides).
+SNOWBALL = {
+    "da": "danish",
+    "de": "german",
+    "es": "spanish",
+    "fi": "finnish",
+    "fr": "french",
+    "hu": "hungarian",
+    "it": "italian",
+    "nb": "norwegian",
+    "nl": "dutch",
+    "pt": "portuguese",
+    "ro": "romanian",
+    "ru": "russian",
+    "sv": "swedish",
+    "tr": "turkish",
+}
+#: A stem shorter than this is not searched as a prefix (``co*`` would match half a vault).
+MIN_STEM = 4
+
+
+def stem(word: str, language: str) -> str:
+    """``word``'s Snowball stem in ``language``, folded (:func:`fold`); ``""`` for a language
+    without a stemmer, a word that is not all letters (the punctuation around it aside), or a
+    stem under :data:`MIN_STEM`."""
+    word = _EDGES.sub("", word.lower())
+    if language not in SNOWBALL or not word.isalpha():
+        return ""
+    stemmed = fold(_stemmer(language).stemWord(word))
+    return stemmed if len(stemmed) >= MIN_STEM else ""
+
+
+@cache
+def _stemmer(language: str) -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer(SNOWBALL[language])
 
 
 def name(language: str) -> str:

@@ -39,3 +39,15 @@ def test_highlight_never_marks_a_word_the_lexical_list_ignores() -> None:
 def test_highlight_finds_cjk_substrings() -> None:
     out = highlight("<p>東京タワーに行った</p>", term_pattern(parse_query("東京")), "S")
     assert '<span style="S">東京</span>タワー' in out
+
+
+def test_highlight_marks_the_forms_the_stems_match() -> None:
+    """``komprimieren`` finds a note saying ``Komprimiert`` (its stem, searched as a prefix), so
+    the preview marks that word too; an English vault's query has no stems to mark."""
+    german = parse_query("Dateien komprimieren", vault_languages=("de",))
+    pattern = term_pattern(german)
+    assert pattern is not None
+    assert pattern.search("komprimiert dateien") is not None
+    assert [m.group(0) for m in pattern.finditer("komprimiert")] == ["komprimiert"]
+    english = term_pattern(parse_query("Dateien komprimieren", vault_languages=("en",)))
+    assert english is not None and english.search("komprimiert") is None

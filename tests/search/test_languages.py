@@ -106,6 +106,56 @@ def test_german_stop_words_do_not_fill_the_any_word_pass(
     assert [h.path for h in lexical_list(db.conn, query, 50)] == ["de/dunkel.md"]
 
 
+#: Notes that inflect the words a question types otherwise (``komprimiert``, ``Dateien``,
+#: ``fichiers compressés``), beside notes that share none of them.
+INFLECTED_NOTES = {
+    "de/gzip.md": "# gzip\n\n> Komprimiert Dateien und entpackt sie wieder.\n",
+    "de/ls.md": "# ls\n\n> Listet den Inhalt eines Verzeichnisses auf.\n",
+    "fr/cp.md": "# cp\n\n> Copie des documents.\n",
+    "fr/ls.md": "# ls\n\n> Liste le contenu d'un dossier.\n",
+    "es/gzip.md": "# gzip\n\n> Comprime ficheros y los descomprime.\n",
+    "es/ls.md": "# ls\n\n> Lista el contenido de un directorio.\n",
+}
+
+
+@pytest.mark.parametrize(
+    ("question", "note"),
+    [
+        ("wie kann ich eine Datei komprimieren", "de/gzip.md"),
+        ("copier un fichier", "fr/cp.md"),
+        ("comprimir archivos", "es/gzip.md"),
+    ],
+)
+def test_a_question_finds_a_note_that_inflects_its_words_otherwise(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB], question: str, note: str
+) -> None:
+    """The question's words are searched as typed and as their Snowball stem's prefix in the
+    query's (or the vault's) language: ``komprimieren`` finds ``Komprimiert``, and the snippet
+    marks the word the note has."""
+    for path, text in INFLECTED_NOTES.items():
+        write(path, text)
+    db = open_db(vault)
+    build_index(db, None)
+    language = note.split("/")[0]
+    hits = lexical_list(db.conn, parse_query(question, vault_languages=(language,)), 10)
+    assert hits and hits[0].path == note
+    assert "<mark>" in hits[0].snippet
+    # Without the stems (an English vault: the question's words as typed), the note is missed.
+    typed = lexical_list(db.conn, parse_query(question, vault_languages=("en",)), 10)
+    assert note not in [h.path for h in typed]
+
+
+def test_an_english_query_is_searched_as_typed() -> None:
+    """English words are stemmed by the index's porter tokenizer on both sides: no prefix is
+    added to them, in an English vault or a mixed one where the question is told English."""
+    for vault_languages in ((), ("en",)):
+        query = parse_query("how do I compress files", vault_languages=vault_languages)
+        assert query.stem_languages == frozenset()
+        assert query.fts_any() == '"compress" OR "files"'
+    told = parse_query("how do I compress the files in this folder", vault_languages=("en", "de"))
+    assert told.language == "en" and told.stem_languages == frozenset()
+
+
 def test_a_query_whose_language_cannot_be_told_drops_the_vault_languages_stop_words() -> None:
     """``die`` is a German stop word and an English verb: which it is, the vault says."""
     assert parse_query("die Datei").language == ""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.vault.language import detect, name, stop_words, vote
+from explorer.vault.language import MIN_STEM, detect, name, stem, stop_words, vote
 
 TEXTS = {
     "de": "> Archivierungstool.\n\n- Erstelle ein Archiv aus den Dateien, die du hast:\n",
@@ -49,3 +49,19 @@ def test_stop_words_come_per_language() -> None:
     assert {"the", "why"} <= stop_words("en") and "computer" not in stop_words("en")
     assert stop_words("xx") == frozenset()
     assert name("de") == "German" and name("") == "unknown"
+
+
+def test_words_are_stemmed_per_language_and_folded() -> None:
+    assert stem("komprimieren", "de") == stem("komprimiere", "de") == "komprimi"
+    assert "komprimiert".startswith(stem("komprimieren", "de"))  # searched as a prefix
+    assert stem("löschen", "de") == "losch"
+    assert stem("télécharger", "fr") == stem("téléchargé", "fr") == "telecharg"
+    assert stem("archivos", "es") == stem("archivo,", "es") == "archiv"
+
+
+def test_what_is_not_stemmed() -> None:
+    assert stem("compressing", "en") == ""  # the index's porter tokenizer stems English
+    assert stem("file.txt", "de") == stem("x86_64", "de") == ""  # not a word
+    assert len(stem("kann", "de")) >= MIN_STEM or stem("kann", "de") == ""
+    assert stem("ist", "de") == ""  # a stem too short to be a prefix
+    assert stem("Dateien", "xx") == ""  # a language without a stemmer
