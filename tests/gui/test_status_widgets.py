@@ -62,9 +62,18 @@ def test_the_status_bar_says_the_vault_s_languages_and_what_the_model_reads(qtbo
     assert status.languages.isVisibleTo(bar)
     assert status.languages.text() == (
         "72 % German, 28 % English; all-MiniLM-L6-v2 reads English: meaning search is weak here"
+        ' · <a href="multilingual-e5-small">use multilingual-e5-small…</a>'
     )
+    assert status.offered == "multilingual-e5-small"
+    with qtbot.waitSignal(status.modelOffered) as offered:
+        status.languages.linkActivated.emit("multilingual-e5-small")
+    assert offered.args == ["multilingual-e5-small"]
     english = replace(report, languages={"en": 100})
     status.show_health(Health("/v", "/d", index=english), "all-MiniLM-L6-v2 (ready)")
-    assert status.languages.text() == "100 % English"
+    assert status.languages.text() == "100 % English" and status.offered is None
+    # A vault already read by the multilingual model is offered nothing.
+    read = replace(report, model="multilingual-e5-small")
+    status.show_health(Health("/v", "/d", index=read), "multilingual-e5-small (ready)")
+    assert status.languages.text() == "72 % German, 28 % English" and status.offered is None
     status.show_health(Health("/v", "/d"), "all-MiniLM-L6-v2 (ready)")
     assert not status.languages.isVisibleTo(bar)
