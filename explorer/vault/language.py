@@ -100,6 +100,8 @@ ENGLISH = frozenset(_SNOWBALL_ENGLISH.split())
 MIN_VOTES = 1.0
 QUERY_VOTES = 2.0
 LEAD = 1.25
+#: Rounding room when a sum of vote shares is compared with a bar.
+_SLACK = 1e-9
 #: Share of a text's letters that must be CJK for it to be a CJK text; share of those that must
 #: be kana for it to be Japanese.
 CJK_SHARE = 0.2
@@ -212,10 +214,12 @@ def _tally(seen: set[str], ascii_only: bool, languages: tuple[str, ...], min_vot
             votes[language] = votes.get(language, 0.0) + share
     if not votes:
         return ""
-    ranked = sorted(votes.items(), key=lambda kv: -kv[1])[:2]
-    if ranked[0][1] < min_votes:
+    ranked = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))[:2]
+    # Shares are sums of fractions: a vote exactly at a bar counts as reaching it, whatever
+    # order the additions ran in (a set's order changes from one process to the next).
+    if ranked[0][1] < min_votes - _SLACK:
         return ""
-    if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1]:
+    if len(ranked) > 1 and ranked[0][1] < LEAD * ranked[1][1] - _SLACK:
         return ""
     return ranked[0][0]
 

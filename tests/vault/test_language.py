@@ -65,3 +65,29 @@ def test_what_is_not_stemmed() -> None:
     assert len(stem("kann", "de")) >= MIN_STEM or stem("kann", "de") == ""
     assert stem("ist", "de") == ""  # a stem too short to be a prefix
     assert stem("Dateien", "xx") == ""  # a language without a stemmer
+
+
+def test_a_vote_at_the_bar_is_told_the_same_in_every_process() -> None:
+    """The votes are sums of shares (1/2, 1/3, …) and a set's order changes with the hash seed:
+    a question whose English votes were exactly 1.25 times the next language's was English in
+    some processes and unknown in others.  A vote at a bar now reaches it, in every process."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "from explorer.vault.language import detect, QUERY_VOTES\n"
+        "print(detect('Gastric cancer occurs due to the accumulation of mutations in host "
+        "epithelial cells.', QUERY_VOTES))"
+    )
+    told = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout.strip()
+        for seed in range(8)
+    }
+    assert told == {"en"}
