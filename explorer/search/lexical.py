@@ -305,8 +305,25 @@ def _notes_matching(conn: sqlite3.Connection, part: str) -> int:
 
 
 def _fts_row_count(conn: sqlite3.Connection) -> int:
-    """The rows FTS5 counts for idf (at least those with a size recorded)."""
-    return int(conn.execute("SELECT count(*) FROM notes_fts_docsize").fetchone()[0])
+    """The rows FTS5 counts for idf: the first number of its "averages" record (row 1 of
+    ``notes_fts_data``, a SQLite varint), or the rows with a size recorded if that is more
+    (the bound must not count fewer notes than bm25 does)."""
+    sized = int(conn.execute("SELECT count(*) FROM notes_fts_docsize").fetchone()[0])
+    row = conn.execute("SELECT block FROM notes_fts_data WHERE id = 1").fetchone()
+    return max(sized, _varint(bytes(row[0])) if row and row[0] else 0)
+
+
+def _varint(data: bytes) -> int:
+    """The SQLite varint at the start of ``data`` (7 bits a byte, high bit: more follows; a
+    ninth byte gives 8)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return value
 
 
 def _bm25_idf(notes: int, holding: int) -> float:

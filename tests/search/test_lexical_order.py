@@ -11,6 +11,7 @@ from explorer.index.sync import sync_vault
 from explorer.search.lexical import (
     BM25_WEIGHTS,
     PASSES,
+    _fts_row_count,
     _top_by_bm25,
     _top_of_any,
     lexical_list,
@@ -131,3 +132,14 @@ def test_the_top_of_a_pass_is_fts5s_own(
         for limit in (1, 2, 10):
             got = _top_by_bm25(db.conn, expression, limit)
             assert _by_score(got) == _by_score(_reference(db, expression, limit))
+
+
+def test_the_bound_counts_the_notes_bm25_counts(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for n in range(300):  # past 127: a varint of two bytes
+        write(f"n{n:03}.md", f"# Note {n}\n\nword{n % 7}\n")
+    db = open_db(vault)
+    sync_vault(db)
+    db.conn.execute("DELETE FROM notes_fts_docsize WHERE id % 2 = 0")  # only the record left
+    assert _fts_row_count(db.conn) == 300
