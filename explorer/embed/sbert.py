@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+from explorer.embed.memory import release_freed_memory
 from explorer.embed.precision import (
     BF16,
     FP32,
@@ -125,7 +126,7 @@ class SentenceTransformerEmbedder:
         if chosen is None or chosen.name == FP32:
             self._models[FP32] = model
         if chosen is None or chosen.name == BF16:
-            self._models[BF16] = _in_bf16(model if chosen is not None else copy.deepcopy(model))
+            self._models[BF16] = _in_bf16(model) if chosen is not None else _bf16_copy(model)
 
     @property
     def name(self) -> str:
@@ -174,9 +175,12 @@ class SentenceTransformerEmbedder:
                         show_progress_bar=False,
                     )
                 out[rows] = np.asarray(vectors, dtype=np.float32)
+                del vectors
                 chosen = self._picker.chosen
                 if chosen is not None and len(self._models) > 1:
                     self._models = {chosen.name: self._models[chosen.name]}  # the other goes
+                if len(batch) > 1:  # a query's one text frees little
+                    release_freed_memory()
         return normalize_rows(out)
 
 
@@ -184,6 +188,22 @@ def _in_bf16(model: Any) -> Any:
     import torch
 
     return model.to(torch.bfloat16)
+
+
+def _bf16_copy(model: Any) -> Any:
+    """A copy of ``model`` in bfloat16, made without a float32 copy on the way (a deep copy
+    then cast held a third copy of the weights): each floating-point weight is cast as it is
+    copied."""
+    import torch
+
+    memo: dict[int, Any] = {}
+    for tensor in (*model.parameters(), *model.buffers()):
+        if tensor.is_floating_point():
+            cast = tensor.detach().to(torch.bfloat16)
+            if isinstance(tensor, torch.nn.Parameter):
+                cast = torch.nn.Parameter(cast, requires_grad=tensor.requires_grad)
+            memo[id(tensor)] = cast
+    return copy.deepcopy(model, memo)
 
 
 def _load(spec: ModelSpec) -> Any:

@@ -21,11 +21,15 @@ from explorer.index.db import IndexDB
 #: (done, total, current note path) after each batch.
 EmbedProgress = Callable[[int, int, str], None]
 
+#: The pending chunks in note order, without their texts: a batch reads its own
+#: (:data:`_TEXTS`), so that no more than a batch of texts is held at once (at 50,000 notes
+#: every pending text read up front took about 300 MB).
 _PENDING = (
-    "SELECT c.hash, c.text, n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
+    "SELECT c.hash, n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
     "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
     "ORDER BY c.note_id, c.seq"
 )
+_TEXTS = "SELECT hash, text FROM chunks WHERE hash IN ({marks})"
 
 
 @dataclass(slots=True)
@@ -104,11 +108,11 @@ def embed_pending(
     """Embed every pending chunk, committing after each batch; returns what was done."""
     started = time.perf_counter()
     report = EmbedReport()
-    rows = db.conn.execute(_PENDING, (embedder.name,)).fetchall()
-    todo: dict[str, tuple[str, str]] = {}
-    for digest, text, path in rows:
-        todo.setdefault(digest, (text, path))
+    todo: dict[str, str] = {}
+    for digest, path in db.conn.execute(_PENDING, (embedder.name,)):
+        todo.setdefault(digest, path)
     items = list(todo.items())
+    del todo
     total = len(items)
     if progress:
         progress(0, total, "")
@@ -116,7 +120,14 @@ def embed_pending(
         if should_stop is not None and should_stop():
             break
         batch = items[start : start + batch_size]
-        matrix = embedder.embed([text for _, (text, _) in batch])
+        digests = [digest for digest, _ in batch]
+        sql = _TEXTS.format(marks=",".join("?" * len(digests)))
+        texts = dict(db.conn.execute(sql, digests).fetchall())
+        # A chunk deleted since the list was read has no text left: it is pending no more.
+        batch = [(digest, path) for digest, path in batch if digest in texts]
+        if not batch:
+            continue
+        matrix = embedder.embed([texts[digest] for digest, _ in batch])
         if matrix.shape != (len(batch), embedder.dimension):
             raise ValueError(
                 f"embedder returned shape {matrix.shape}, "
@@ -127,6 +138,6 @@ def embed_pending(
             db.bump_generation()
         report.chunks += len(batch)
         if progress:
-            progress(report.chunks, total, batch[-1][1][1])
+            progress(report.chunks, total, batch[-1][1])
     report.seconds = time.perf_counter() - started
     return report

@@ -14,6 +14,8 @@ statement here reads a body.
 
 from __future__ import annotations
 
+import math
+import re
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -93,7 +95,10 @@ def lexical_list(
         if len(found) >= depth:
             break
         want = depth + len(seen)
-        rows = None if query.has_filters else _ranked_by_fts5(conn, expression, want)
+        rows = None
+        if not query.has_filters:
+            parts = query.content_parts() if PASSES[tier] == "any word" else []
+            rows = _ranked_by_fts5(conn, expression, want, parts)
         if rows is None:
             rows = conn.execute(
                 "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s "
@@ -140,8 +145,10 @@ def lap(stages: dict[str, float], name: str, since: float) -> float:
 
 
 def _coverage(conn: sqlite3.Connection, query: Query, note_ids: list[int]) -> dict[int, float]:
-    """The share of the query's content terms each note holds: one FTS5 lookup per term,
-    limited to the notes asked about (the any-word pass's, at most ``depth``)."""
+    """The share of the query's content terms each note holds: one FTS5 query per term,
+    limited to the notes asked about (the any-word pass's, at most ``depth``).  ``+rowid``
+    makes that limit a filter on the term's matches: as a rowid constraint FTS5 would look the
+    term up once per note (at 50,000 notes, 6x slower for a 12-word question)."""
     parts = query.content_parts()
     if not note_ids or not parts:
         return {}
@@ -149,7 +156,7 @@ def _coverage(conn: sqlite3.Connection, query: Query, note_ids: list[int]) -> di
     marks = ",".join("?" * len(note_ids))
     for part in parts:
         for (note_id,) in conn.execute(
-            f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN ({marks})",
+            f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND +rowid IN ({marks})",
             (part, *note_ids),
         ):
             held[int(note_id)] += 1
@@ -157,22 +164,22 @@ def _coverage(conn: sqlite3.Connection, query: Query, note_ids: list[int]) -> di
 
 
 def _ranked_by_fts5(
-    conn: sqlite3.Connection, expression: str, want: int
+    conn: sqlite3.Connection, expression: str, want: int, parts: list[str] | None = None
 ) -> list[tuple[int, str, float]] | None:
     """The best ``want`` matches of ``expression`` by (bm25, path), or ``None`` when the cheap
     way cannot tell the order exactly (the caller then runs the plain query).
 
-    ``ORDER BY rank`` with ``rank MATCH 'bm25(…)'`` lets FTS5 sort the matches itself, so
-    SQLite stops after ``want`` rows; the plain query joins every match to ``notes`` to order
-    ties by path.  FTS5 orders ties by rowid, so the rows are re-sorted by (bm25, path) here; a
-    tie across the cut-off (the row after the last one kept scores the same) is the one case
-    this cannot settle.
+    The matches are ranked by SQLite's sorter, which keeps only the best ``want + 1``
+    (:func:`_top_by_bm25`); ``parts`` (the any-word pass's terms, when ``expression`` is
+    exactly their OR) lets most of the matches go unscored (:func:`_top_of_any`).  The plain
+    query joins every match to ``notes`` to order ties by path; here the rows are re-sorted by
+    (bm25, path), and a tie across the cut-off (the row after the last one kept scores the
+    same) is the one case this cannot settle.
     """
-    rows = conn.execute(
-        "SELECT rowid, rank FROM notes_fts WHERE notes_fts MATCH ? AND rank MATCH ? "
-        "ORDER BY rank LIMIT ?",
-        (expression, f"bm25({', '.join(map(str, BM25_WEIGHTS))})", want + 1),
-    ).fetchall()
+    if parts and expression == " OR ".join(parts):
+        rows = _top_of_any(conn, parts, want + 1)
+    else:
+        rows = _top_by_bm25(conn, expression, want + 1)
     if len(rows) > want:
         if rows[want][1] == rows[want - 1][1]:
             return None
@@ -186,6 +193,143 @@ def _ranked_by_fts5(
     out = [(int(i), str(paths[i]), float(rank)) for i, rank in rows if i in paths]
     out.sort(key=lambda r: (r[2], r[1]))
     return out
+
+
+#: The any-word pass scores only the notes holding one of its rarer terms when its terms match
+#: more notes than this in all (below it, scoring every match is cheap)...
+ANY_WORD_SHORTCUT_MATCHES = 5000
+#: ...the rarer terms being at first those a note must hold to score this share of the rarest
+#: term's bound (a guess at the worst score kept: too low, more notes are scored than needed;
+#: too high, the query runs twice).
+FIRST_GUESS = 0.5
+#: bm25's k1: a term adds less than ``(k1 + 1) * idf`` to a note's score, however often it is
+#: in the note (SQLite's fts5 ``bm25()``).
+BM25_K1 = 1.2
+
+
+def _top_by_bm25(
+    conn: sqlite3.Connection, expression: str, limit: int, among: str | None = None
+) -> list[tuple[int, float]]:
+    """The ``limit`` best (rowid, bm25) matches of ``expression``, best first, exactly as
+    ``ORDER BY rank`` ranks them; with ``among``, only of the notes that match ``among`` too
+    (their scores still those of ``expression`` alone).
+
+    Not ``ORDER BY rank``: for that, FTS5 copies every match with the positions of each of its
+    terms into a sorter of its own, all of them, before the limit applies (at 50,000 notes a
+    12-word question's any-word pass spent two thirds of its time there).  SQLite's sorter
+    keeps the ``limit`` best rows only.  ``+rowid`` keeps ``among`` a filter on the rows: as a
+    rowid constraint FTS5 would run the query once per note, ``bm25`` counting each term's
+    notes each time.
+    """
+    weights = f"{', '.join(map(str, BM25_WEIGHTS))}"
+    restrict = ""
+    params: list[object] = [expression]
+    if among is not None:
+        restrict = " AND +rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
+        params.append(among)
+    return [
+        (int(rowid), float(score))
+        for rowid, score in conn.execute(
+            f"SELECT rowid, bm25(notes_fts, {weights}) AS s FROM notes_fts "
+            f"WHERE notes_fts MATCH ?{restrict} ORDER BY s LIMIT ?",
+            (*params, limit),
+        )
+    ]
+
+
+def _top_of_any(
+    conn: sqlite3.Connection,
+    parts: list[str],
+    limit: int,
+    shortcut_matches: int = ANY_WORD_SHORTCUT_MATCHES,
+) -> list[tuple[int, float]]:
+    """:func:`_top_by_bm25` of ``part OR part OR …``, scoring only the notes that can be in it.
+
+    bm25 is a sum over the terms, and a term adds less than ``(k1 + 1) * idf`` to any note
+    (``idf`` from the number of notes holding it).  So a note holding only common terms scores
+    below the sum of their bounds: once ``limit`` notes holding a rarer term score above that
+    sum, no note of common terms alone can be among the best ``limit``, and only the notes
+    holding a rarer term need scoring (``max-score`` pruning; the scores are FTS5's own, of the
+    whole expression, so the list is exactly the one of scoring every match).  The rarer terms
+    start as the rarest few; if the scores found show that too many terms were left out, the
+    terms the bound needs are added and the query runs once more (or, with every term needed,
+    plainly).
+    """
+    expression = " OR ".join(parts)
+    holding = [_notes_matching(conn, part) for part in parts]
+    if sum(holding) <= shortcut_matches or not all(_single_phrase(p) for p in parts):
+        return _top_by_bm25(conn, expression, limit)
+    notes = _fts_row_count(conn)
+    bound = [(BM25_K1 + 1) * _bm25_idf(notes, n) * (1 + 1e-9) for n in holding]
+    order = sorted(range(len(parts)), key=lambda i: (holding[i], i))  # rarest first
+    rare = _terms_needed(order, bound, max(bound) * FIRST_GUESS)
+    while rare < len(order):
+        among = " OR ".join(parts[i] for i in sorted(order[:rare]))
+        rows = _top_by_bm25(conn, expression, limit, among)
+        needed = _terms_needed(order, bound, -rows[-1][1] if len(rows) >= limit else 0.0)
+        if needed <= rare:
+            return rows
+        rare = needed
+    return _top_by_bm25(conn, expression, limit)
+
+
+def _terms_needed(order: list[int], bound: list[float], worst: float) -> int:
+    """How many of the terms (``order``: rarest first) a note must hold one of to score
+    ``worst`` or better: all but the most common ones whose ``bound`` adds up to less."""
+    total = 0.0
+    common = 0
+    for i in reversed(order):
+        if total + bound[i] >= worst:
+            break
+        total += bound[i]
+        common += 1
+    return len(order) - common
+
+
+def _single_phrase(part: str) -> bool:
+    """Whether ``part`` is one FTS5 phrase (``"…"``, maybe a prefix ``"…"*``): one term of
+    bm25's sum."""
+    return _PHRASE.fullmatch(part) is not None
+
+
+_PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
+
+
+def _notes_matching(conn: sqlite3.Connection, part: str) -> int:
+    """The notes ``part`` matches: what bm25 counts for its idf."""
+    return int(
+        conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (part,)).fetchone()[
+            0
+        ]
+    )
+
+
+def _fts_row_count(conn: sqlite3.Connection) -> int:
+    """The rows FTS5 counts for idf: the first number of its "averages" record (row 1 of
+    ``notes_fts_data``, a SQLite varint), or the rows with a size recorded if that is more
+    (the bound must not count fewer notes than bm25 does)."""
+    sized = int(conn.execute("SELECT count(*) FROM notes_fts_docsize").fetchone()[0])
+    row = conn.execute("SELECT block FROM notes_fts_data WHERE id = 1").fetchone()
+    return max(sized, _varint(bytes(row[0])) if row and row[0] else 0)
+
+
+def _varint(data: bytes) -> int:
+    """The SQLite varint at the start of ``data`` (7 bits a byte, high bit: more follows; a
+    ninth byte gives 8)."""
+    value = 0
+    for i, byte in enumerate(data[:9]):
+        if i == 8:
+            return (value << 8) | byte
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value
+    return value
+
+
+def _bm25_idf(notes: int, holding: int) -> float:
+    """bm25's idf of a term held by ``holding`` of ``notes`` notes, as SQLite's fts5 has it."""
+    idf = math.log((notes - holding + 0.5) / (holding + 0.5))
+    return idf if idf > 0 else 1e-6
 
 
 def _passes(query: Query) -> list[tuple[int, str, str]]:

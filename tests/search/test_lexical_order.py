@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable
 from pathlib import Path
 
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.lexical import PASSES, lexical_list
+from explorer.search.lexical import (
+    BM25_WEIGHTS,
+    PASSES,
+    _fts_row_count,
+    _top_by_bm25,
+    _top_of_any,
+    lexical_list,
+)
 from explorer.search.query import parse_query
 
 Write = Callable[[str, str | bytes], Path]
@@ -63,3 +71,75 @@ def test_each_hit_carries_the_pass_that_found_it(
     # One word is no phrase, and its any-word pass would repeat the all-words one: one pass.
     (only,) = lexical_list(db.conn, parse_query("whole"), 10)
     assert PASSES[only.tier] == "all words"
+
+
+def _reference(db: IndexDB, expression: str, limit: int) -> list[tuple[int, float]]:
+    """FTS5 ranking every match itself: what the shortcuts must give."""
+    return [
+        (int(rowid), float(rank))
+        for rowid, rank in db.conn.execute(
+            "SELECT rowid, rank FROM notes_fts WHERE notes_fts MATCH ? AND rank MATCH ? "
+            "ORDER BY rank LIMIT ?",
+            (expression, f"bm25({', '.join(map(str, BM25_WEIGHTS))})", limit),
+        )
+    ]
+
+
+def _by_score(rows: list[tuple[int, float]]) -> list[tuple[float, int]]:
+    return sorted((score, rowid) for rowid, score in rows)
+
+
+def test_the_any_word_shortcut_ranks_as_fts5_does(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    # Words from common (in most notes) to rare (in a few): the any-word pass of a question
+    # mixes both, and scoring only the notes with a rarer word must give the same list.
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(60)]
+    weights = [1 / (i + 1) for i in range(len(words))]
+    for n in range(300):
+        body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
+        title = " ".join(rng.choices(words, weights, k=2))
+        write(f"n{n:03}.md", f"# {title}\n\n{body}\n")
+    db = open_db(vault)
+    sync_vault(db)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    checked = 0
+    for _ in range(40):
+        parts = [f'"{w}"' for w in dict.fromkeys(rng.choices(words, k=rng.randint(2, 8)))]
+        expression = " OR ".join(parts)
+        for limit in (1, 5, 21, 51):
+            expected = _reference(db, expression, limit)
+            statements.clear()
+            got = _top_of_any(db.conn, parts, limit, shortcut_matches=0)
+            # The same scores; at a tie FTS5 and SQLite may keep different notes.
+            assert [s for s, _ in _by_score(got)] == [s for s, _ in _by_score(expected)]
+            cut = expected[-1][1] if expected else None
+            assert {r for r in got if r[1] != cut} == {r for r in expected if r[1] != cut}
+            checked += any("+rowid IN" in s for s in statements)
+    assert checked > 40, "the shortcut was hardly ever taken"
+
+
+def test_the_top_of_a_pass_is_fts5s_own(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for n, body in enumerate(["alpha beta", "alpha alpha gamma", "beta", "alpha beta gamma"]):
+        write(f"{n}.md", f"# Note {n}\n\n{body}\n")
+    db = open_db(vault)
+    sync_vault(db)
+    for expression in ('"alpha"', '"alpha" AND "beta"', '"alpha" OR "gamma"', '"alpha beta"'):
+        for limit in (1, 2, 10):
+            got = _top_by_bm25(db.conn, expression, limit)
+            assert _by_score(got) == _by_score(_reference(db, expression, limit))
+
+
+def test_the_bound_counts_the_notes_bm25_counts(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for n in range(300):  # past 127: a varint of two bytes
+        write(f"n{n:03}.md", f"# Note {n}\n\nword{n % 7}\n")
+    db = open_db(vault)
+    sync_vault(db)
+    db.conn.execute("DELETE FROM notes_fts_docsize WHERE id % 2 = 0")  # only the record left
+    assert _fts_row_count(db.conn) == 300
