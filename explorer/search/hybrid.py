@@ -17,11 +17,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explorer.embed.base import EmbedderUnavailable, embed_queries
+from explorer.embed.base import Embedder, EmbedderUnavailable, embed_queries
 from explorer.embed.provider import EmbedderProvider, model_languages
 from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
-from explorer.index.vectors import CosineSpread, VectorIndex
+from explorer.index.vectors import CosineSpread, VectorHit, VectorIndex
 from explorer.search import evidence, fusion
 from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
@@ -50,6 +50,13 @@ class SemanticStatus:
     available: bool
     reason: str | None
     model: str | None
+
+
+#: What the vector list's ranking gives: the best chunks and the model's name, or why none.
+_Ranked = SemanticStatus | tuple[list[VectorHit], str]
+#: Where a hybrid search ranks its vector list while its lexical list is made (per process;
+#: a thread waits mostly on the model or numpy, so two are plenty).
+_BESIDE = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-list")
 
 
 @dataclass(frozen=True, slots=True)
@@ -252,6 +259,7 @@ class Searcher:
             result.semantic = SemanticStatus(False, "no words to search", self.provider.name)
             self._listing(result, options)
             return result
+        early = self._begin_vector(result, options) if options.mode == "hybrid" else None
         if options.mode != "semantic":
             found = lexical_list(
                 self.db.conn, query, options.depth, result.stages, snippets=snippets
@@ -265,7 +273,7 @@ class Searcher:
                     result.lexical_coverage[hit.path] = hit.coverage
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
         if options.mode != "fts":
-            result.semantic = self._vector_list(result, options)
+            result.semantic = self._vector_list(result, options, early)
             if options.mode == "semantic" and not result.semantic.available:
                 raise SemanticUnavailable(
                     f"semantic search is unavailable: {result.semantic.reason}"
@@ -290,36 +298,30 @@ class Searcher:
             response.hits[i] = replace(response.hits[i], snippet=text)
         lap(response.stages, "snippets", started)
 
-    def _vector_list(self, result: Candidates, options: SearchOptions) -> SemanticStatus:
-        name = self.provider.name
-        try:
-            embedder = self.provider.get(None if self.wait_for_model else 0)
-        except EmbedderUnavailable as exc:
-            return SemanticStatus(False, str(exc), name)
-        text = result.query.free_text
+    def _vector_list(
+        self,
+        result: Candidates,
+        options: SearchOptions,
+        early: concurrent.futures.Future[_Ranked] | None = None,
+    ) -> SemanticStatus:
+        """The vector list of ``result``'s query: ranked by ``early`` (begun beside the lexical
+        list, :meth:`_begin_vector`) when given, else here."""
+        if early is not None:
+            ranked = early.result()
+        else:
+            name = self.provider.name
+            try:
+                embedder = self.provider.get(None if self.wait_for_model else 0)
+            except EmbedderUnavailable as exc:
+                return SemanticStatus(False, str(exc), name)
+            started = time.perf_counter()
+            vectors = self._vector_index(embedder.name)
+            lap(result.stages, "vector refresh", started)
+            ranked = self._rank(embedder, vectors, self._allowed(result.query), result, options)
+        if isinstance(ranked, SemanticStatus):
+            return ranked
+        hits, name = ranked
         started = time.perf_counter()
-        future = EXECUTOR.submit(embed_queries, embedder, [text], priority=self.priority)
-        try:
-            query_vec = future.result(timeout=self.embed_timeout)
-        except concurrent.futures.TimeoutError:
-            return SemanticStatus(
-                False, f"query embedding took longer than {self.embed_timeout:g} s", embedder.name
-            )
-        except Exception as exc:
-            return SemanticStatus(
-                False, f"query embedding failed: {type(exc).__name__}: {exc}", embedder.name
-            )
-        result.timings["embed_ms"] = (time.perf_counter() - started) * 1000
-        started = begun = time.perf_counter()
-        vectors = self._vector_index(embedder.name)
-        started = lap(result.stages, "vector refresh", started)
-        if vectors.size == 0:
-            return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
-        allowed = self._allowed(result.query)
-        hits, result.spread = vectors.search(
-            query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
-        )
-        started = lap(result.stages, "vector top-k", started)
         if hits:  # best first: the relative floor keeps a prefix
             floor = options.vector_floor(hits[0].score)
             hits = [h for h in hits if h.score >= floor]
@@ -338,11 +340,66 @@ class Searcher:
                     chunk_texts.get((hit.note_id, hit.chunk_start), ""),
                 )
             )
-        result.timings["vector_ms"] = (time.perf_counter() - begun) * 1000
+        result.timings["vector_ms"] = (
+            result.timings.get("vector_ms", 0.0) + (time.perf_counter() - started) * 1000
+        )
         started = time.perf_counter()
         self._load_notes(result, [v.path for v in result.vector])
         lap(result.stages, "note rows", started)
-        return SemanticStatus(True, None, embedder.name)
+        return SemanticStatus(True, None, name)
+
+    def _begin_vector(
+        self, result: Candidates, options: SearchOptions
+    ) -> concurrent.futures.Future[_Ranked] | None:
+        """Start the query's embedding and vector top-k on another thread, to run while this
+        one makes the lexical list (both wait on C code that lets go of the GIL: the model,
+        numpy, SQLite).  Only the matrix is read there; every statement stays on this thread.
+        ``None`` (the vector list is then made after the lexical one) while the model is not
+        loaded: a search never waits for it before its words are searched."""
+        embedder = self.provider.peek()
+        if embedder is None:
+            return None
+        started = time.perf_counter()
+        vectors = self._vector_index(embedder.name)
+        lap(result.stages, "vector refresh", started)
+        allowed = self._allowed(result.query)
+        return _BESIDE.submit(self._rank, embedder, vectors, allowed, result, options)
+
+    def _rank(
+        self,
+        embedder: Embedder,
+        vectors: VectorIndex,
+        allowed: set[int] | None,
+        result: Candidates,
+        options: SearchOptions,
+    ) -> _Ranked:
+        """Embed the query and rank the matrix: the best chunk hits and the model's name, or
+        why there is no vector list.  Reads no table (it may run beside the lexical list)."""
+        name = embedder.name
+        started = time.perf_counter()
+        future = EXECUTOR.submit(
+            embed_queries, embedder, [result.query.free_text], priority=self.priority
+        )
+        try:
+            query_vec = future.result(timeout=self.embed_timeout)
+        except concurrent.futures.TimeoutError:
+            return SemanticStatus(
+                False, f"query embedding took longer than {self.embed_timeout:g} s", name
+            )
+        except Exception as exc:
+            return SemanticStatus(
+                False, f"query embedding failed: {type(exc).__name__}: {exc}", name
+            )
+        result.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        if vectors.size == 0:
+            return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
+        started = time.perf_counter()
+        hits, result.spread = vectors.search(
+            query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
+        )
+        lap(result.stages, "vector top-k", started)
+        result.timings["vector_ms"] = (time.perf_counter() - started) * 1000
+        return hits, name
 
     def vector_index(self) -> VectorIndex | None:
         """The loaded vector matrix (benchmarks and the status panel look at it)."""

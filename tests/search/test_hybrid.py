@@ -296,3 +296,38 @@ def test_a_vector_only_snippet_marks_no_stop_word(small: Searcher) -> None:
     assert top.path == "dev/api.md"
     assert "<mark>pipeline</mark>" in top.snippet and "<mark>api</mark>" in top.snippet
     assert "<mark>the</mark>" not in top.snippet
+
+
+def test_the_vector_list_ranked_beside_the_lexical_one_is_the_same_list(
+    small: Searcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the model loaded, a hybrid search embeds the query and ranks the matrix on another
+    thread while it makes the lexical list; the result is exactly the one of doing both in turn
+    (which it still does while the model loads), filters and floors included."""
+    queries = [
+        ("deploy the cache", SearchOptions()),
+        ("cdn purge tag:ops", SearchOptions()),
+        ("why did the deploy fail after the purge", SearchOptions(min_rel=0.8)),
+        ("cache -staging", SearchOptions(depth=5)),
+    ]
+    small.search("warm the model up", SearchOptions())
+    beside = [small.search(q, o).to_json() for q, o in queries]
+    ran = []
+    original = Searcher._begin_vector
+
+    def counted(self: Searcher, *args: object) -> object:
+        future = original(self, *args)  # type: ignore[arg-type]
+        ran.append(future is not None)
+        return future
+
+    monkeypatch.setattr(Searcher, "_begin_vector", counted)
+    again = [small.search(q, o).to_json() for q, o in queries]
+    assert ran == [True] * len(queries)
+    monkeypatch.setattr(Searcher, "_begin_vector", lambda self, *args: None)
+    in_turn = [small.search(q, o).to_json() for q, o in queries]
+
+    def ranking(payload: dict[str, object]) -> object:
+        return {k: v for k, v in payload.items() if k not in ("timings", "stages")}
+
+    assert [ranking(p) for p in beside] == [ranking(p) for p in in_turn]
+    assert [ranking(p) for p in again] == [ranking(p) for p in in_turn]
