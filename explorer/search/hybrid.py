@@ -14,6 +14,7 @@ import functools
 import html
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -314,10 +315,7 @@ class Searcher:
                 embedder = self.provider.get(None if self.wait_for_model else 0)
             except EmbedderUnavailable as exc:
                 return SemanticStatus(False, str(exc), name)
-            started = time.perf_counter()
-            vectors = self._vector_index(embedder.name)
-            lap(result.stages, "vector refresh", started)
-            ranked = self._rank(embedder, vectors, self._allowed(result.query), result, options)
+            ranked = self._ranking(embedder, result, options)()
         if isinstance(ranked, SemanticStatus):
             return ranked
         hits, name = ranked
@@ -359,11 +357,18 @@ class Searcher:
         embedder = self.provider.peek()
         if embedder is None:
             return None
+        return _BESIDE.submit(self._ranking(embedder, result, options))
+
+    def _ranking(
+        self, embedder: Embedder, result: Candidates, options: SearchOptions
+    ) -> Callable[[], _Ranked]:
+        """:meth:`_rank` with what it needs read from the index here and now (the matrix
+        brought up to date, the notes the filters allow): the call itself reads no table."""
         started = time.perf_counter()
         vectors = self._vector_index(embedder.name)
         lap(result.stages, "vector refresh", started)
         allowed = self._allowed(result.query)
-        return _BESIDE.submit(self._rank, embedder, vectors, allowed, result, options)
+        return functools.partial(self._rank, embedder, vectors, allowed, result, options)
 
     def _rank(
         self,

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from explorer.index.db import index_path
+from tests.waiting import wait_until
 
 
 def start_watch(vault: Path, data_dir: Path, log: Path, *options: str) -> subprocess.Popen[bytes]:
@@ -27,6 +28,11 @@ def start_watch(vault: Path, data_dir: Path, log: Path, *options: str) -> subpro
             stdout=out,
             stderr=subprocess.STDOUT,
         )
+
+
+def wait_running(log: Path) -> None:
+    """Wait until the ``watch`` writing ``log`` says its watcher runs."""
+    wait_until(lambda: "watcher running" in log.read_text(errors="replace"))
 
 
 def index_written(vault: Path) -> tuple[str, int]:

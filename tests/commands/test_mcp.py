@@ -29,10 +29,9 @@ from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import holder
 from explorer.search.query import MAX_QUERY_CHARS
-from tests.commands.helpers import index_written, start_watch
+from tests.commands.helpers import index_written, start_watch, wait_running
 from tests.conftest import build_index
 from tests.mcp_lines import LineClient
-from tests.waiting import wait_until
 
 T = TypeVar("T")
 Write = Callable[[str, str | bytes], Path]
@@ -410,7 +409,7 @@ def test_the_server_reads_while_watch_keeps_the_index_and_never_takes_it(
     watch_log = tmp_path / "watch.log"
     watch = start_watch(notes, data_dir, watch_log, "--no-embed")
     procs.append(watch)
-    wait_until(lambda: "watcher running" in watch_log.read_text())
+    wait_running(watch_log)
     path = index_path(notes, data_dir)
 
     async def scenario(client: Client) -> None:

@@ -21,7 +21,7 @@ from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import pending_count
 from explorer.index.sync import sync_vault
-from tests.commands.helpers import start_watch
+from tests.commands.helpers import start_watch, wait_running
 from tests.privileges import unprivileged
 from tests.waiting import wait_until
 
@@ -94,7 +94,7 @@ def test_watch_logs_batches_and_stops_cleanly_on_a_signal(
     log = tmp_path / "watch.log"
     proc = start_watch(vault, data_dir, log, "--no-embed")
     procs.append(proc)
-    wait_until(lambda: "watcher running" in log.read_text())
+    wait_running(log)
     (vault / "new.md").write_text("# New\n\nfresh words\n")
     wait_until(lambda: read(vault, data_dir, "SELECT 1 FROM notes WHERE path = 'new.md'"))
 
@@ -272,7 +272,7 @@ def test_status_refuses_to_rebuild_under_a_running_watcher(
     (vault / "a.md").write_text("# A\n\nindexed\n")
     log = tmp_path / "watch.log"
     procs.append(start_watch(vault, data_dir, log, "--no-embed"))
-    wait_until(lambda: "watcher running" in log.read_text())
+    wait_running(log)
     wait_until(lambda: read(vault, data_dir, "SELECT 1 FROM notes WHERE path = 'a.md'"))
     before = read(vault, data_dir, "SELECT path, hash FROM notes")
     assert main(["status", str(vault), "--data-dir", str(data_dir), "--rebuild", "all"]) == 1
@@ -295,7 +295,7 @@ def test_one_writer_a_second_watch_index_and_search_while_watching(
     (vault / "a.md").write_text("# A\n\nkept by the first watcher\n")
     first = start_watch(vault, data_dir, tmp_path / "first.log", "--no-embed")
     procs.append(first)
-    wait_until(lambda: "watcher running" in (tmp_path / "first.log").read_text())
+    wait_running(tmp_path / "first.log")
 
     second = start_watch(vault, data_dir, tmp_path / "second.log", "--no-embed")
     procs.append(second)
@@ -332,7 +332,7 @@ def test_watch_log_escapes_hostile_names(
     log = tmp_path / "watch.log"
     proc = start_watch(vault, data_dir, log, "--no-embed")
     procs.append(proc)
-    wait_until(lambda: "watcher running" in log.read_text(errors="replace"))
+    wait_running(log)
     (vault / f"bin{evil}\nname\u202e.md").write_bytes(b"\x00\x00binary")
     wait_until(lambda: "binary" in log.read_text(errors="replace"))
     proc.send_signal(signal.SIGTERM)
@@ -387,7 +387,7 @@ def test_watch_says_a_locked_index_in_one_line_and_catches_up(
     log = tmp_path / "watch.log"
     proc = start_troubled_watch(vault, data_dir, tmp_path, log)
     procs.append(proc)
-    wait_until(lambda: "watcher running" in log.read_text())
+    wait_running(log)
     locker = sqlite3.connect(index_path(vault, data_dir), isolation_level=None)
     locker.execute("BEGIN IMMEDIATE")  # another program writing the index
     try:
@@ -416,7 +416,7 @@ def test_watch_and_status_say_a_bug_is_one(
     log = tmp_path / "watch.log"
     proc = start_troubled_watch(vault, data_dir, tmp_path, log)
     procs.append(proc)
-    wait_until(lambda: "watcher running" in log.read_text())
+    wait_running(log)
     (vault / "trigger.md").write_text("# Trigger\n\nmeets the bug\n")
     wait_until(lambda: "watcher degraded" in log.read_text())
 
