@@ -37,7 +37,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 #: Language names as the window and ``status`` say them.
@@ -246,10 +246,12 @@ SNOWBALL = {
 MIN_STEM = 4
 
 
+@lru_cache(maxsize=8192)
 def stem(word: str, language: str) -> str:
     """``word``'s Snowball stem in ``language``, folded (:func:`fold`); ``""`` for a language
     without a stemmer, a word that is not all letters (the punctuation around it aside), or a
-    stem under :data:`MIN_STEM`."""
+    stem under :data:`MIN_STEM`.  Remembered: a query asks for each word's stem once per pass,
+    and the Snowball stemmers are pure Python."""
     word = _EDGES.sub("", word.lower())
     if language not in SNOWBALL or not word.isalpha():
         return ""
