@@ -6,8 +6,11 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
+from explorer.search import lexical
 from explorer.search.lexical import (
     BM25_WEIGHTS,
     PASSES,
@@ -143,3 +146,51 @@ def test_the_bound_counts_the_notes_bm25_counts(
     sync_vault(db)
     db.conn.execute("DELETE FROM notes_fts_docsize WHERE id % 2 = 0")  # only the record left
     assert _fts_row_count(db.conn) == 300
+
+
+def test_no_phrase_pass_where_no_note_holds_every_word(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    write("a.md", "# A\n\nthe cache purge failed\n")
+    write("b.md", "# B\n\npurge it\n")
+    db = open_db(vault)
+    sync_vault(db)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    hits = lexical_list(db.conn, parse_query("cache purge failed"), 10)
+    assert [(h.path, PASSES[h.tier]) for h in hits] == [("a.md", "phrase"), ("b.md", "any word")]
+    assert any('"cache purge failed"' in s for s in statements)
+    statements.clear()
+    # No note holds "never": no note can hold the phrase either, and it is not searched.
+    hits = lexical_list(db.conn, parse_query("purge never failed"), 10)
+    assert {h.path for h in hits} == {"a.md", "b.md"}
+    assert all(PASSES[h.tier] == "any word" for h in hits)
+    assert not any('"purge never failed"' in s for s in statements)
+
+
+def test_coverage_is_the_same_read_whole_or_looked_up(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(30)]
+    weights = [1 / (i + 1) for i in range(len(words))]
+    for n in range(200):
+        write(f"n{n:03}.md", f"# N{n}\n\n{' '.join(rng.choices(words, weights, k=20))}\n")
+    db = open_db(vault)
+    sync_vault(db)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    query = parse_query("w0 w3 w11 w29 w17")
+
+    def listed(lookup_per_note: int) -> list[tuple[str, float, float]]:
+        monkeypatch.setattr(lexical, "LOOKUP_PER_NOTE", lookup_per_note)
+        monkeypatch.setattr(lexical, "ANY_WORD_SHORTCUT_MATCHES", 0)  # count every term
+        statements.clear()
+        return [(h.path, h.score, h.coverage) for h in lexical_list(db.conn, query, 20)]
+
+    read_whole = listed(10**9)
+    assert not any(" rowid IN" in s and "+rowid IN" not in s for s in statements)
+    looked_up = listed(0)
+    assert any(" rowid IN" in s and "+rowid IN" not in s for s in statements)
+    assert looked_up == read_whole
+    assert len({c for _, _, c in read_whole}) > 1  # partial coverages, not all 1
