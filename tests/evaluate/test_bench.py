@@ -15,6 +15,7 @@ from explorer.entry import main
 from explorer.evaluate import bench as bench_module
 from explorer.evaluate.bench import (
     BenchSettings,
+    PrecomputedEmbedder,
     RandomEmbedder,
     format_bench,
     run_bench,
@@ -35,6 +36,17 @@ def test_random_embedder_gives_unit_vectors() -> None:
     matrix = RandomEmbedder("m", 16, seed=1).embed(["a", "b", "c"])
     assert matrix.shape == (3, 16) and matrix.dtype == np.float32
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0)
+
+
+def test_precomputed_query_vectors_are_the_models_and_cost_no_call() -> None:
+    model = FakeEmbedder(dimension=32)
+    ready = PrecomputedEmbedder(model, ["alpha beta", "gamma"])
+    assert (ready.name, ready.dimension) == (model.name, model.dimension)
+    calls = model.calls
+    got = ready.embed_query(["gamma", "alpha beta", "gamma"])
+    assert model.calls == calls  # every vector was there
+    assert np.array_equal(got, model.embed(["gamma", "alpha beta", "gamma"]))
+    assert np.array_equal(ready.embed_query(["delta"]), model.embed(["delta"]))  # embedded as it comes
 
 
 @pytest.mark.slow
