@@ -46,7 +46,8 @@ def test_precomputed_query_vectors_are_the_models_and_cost_no_call() -> None:
     got = ready.embed_query(["gamma", "alpha beta", "gamma"])
     assert model.calls == calls  # every vector was there
     assert np.array_equal(got, model.embed(["gamma", "alpha beta", "gamma"]))
-    assert np.array_equal(ready.embed_query(["delta"]), model.embed(["delta"]))  # embedded as it comes
+    # A text not given beforehand is embedded as it comes.
+    assert np.array_equal(ready.embed_query(["delta"]), model.embed(["delta"]))
 
 
 @pytest.mark.slow
