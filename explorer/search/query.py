@@ -214,9 +214,9 @@ class Query:
     def content_parts(self) -> list[str]:
         """The FTS5 expression of each distinct content term (what the any-word pass ORs, and
         what a note's coverage of the query counts)."""
-        return list(dict.fromkeys(p for p in map(self._any_word_term, self.content_terms) if p))
+        return list(dict.fromkeys(p for p in map(self.any_word_term, self.content_terms) if p))
 
-    def _any_word_term(self, term: Term) -> str | None:
+    def any_word_term(self, term: Term) -> str | None:
         """``term`` as the any-word pass matches it: :meth:`fts_term`, or for a compound word
         split by :func:`split_compounds` also the notes holding its parts (``bildgröße`` →
         ``(("bildgröße" OR "bildgross"*) OR ("bild" AND ("größe" OR "gross"*)))``)."""
