@@ -48,6 +48,7 @@ _LINK_FILTER = re.compile(r"(?i)(linkto|linkedfrom):(.+)", re.DOTALL)
 #: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
 _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 class QueryError(ValueError):
@@ -354,7 +355,7 @@ def split_compounds(query: Query, holding: Callable[[str], int]) -> None:
         return holding(expression) if expression else 0
 
     for term in query.content_terms:
-        word = term.text.lower()
+        word = _EDGES.sub("", term.text.lower())  # a question's mark is not the word's
         if term.phrase or term.prefix or term.pair or len(word) < COMPOUND_MIN:
             continue
         if not word.isalpha():

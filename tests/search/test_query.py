@@ -401,6 +401,7 @@ def split(raw: str, conn: sqlite3.Connection, languages: tuple[str, ...] = ("de"
     ("question", "note", "parts"),
     [
         ("bildgröße im terminal ändern", "de/magick.md", {"bildgröße": ["bild", "größe"]}),
+        ("wie ändere ich die bildgröße?", "de/magick.md", {"bildgröße?": ["bild", "größe"]}),
         (
             "lokale portweiterleitung",
             "de/ssh.md",
