@@ -1,7 +1,7 @@
 """nDCG@10 of fts, semantic and hybrid on the judged tldr sets in other languages, by half.
 
     python benchmarks/languages.py --intl /tmp/vault --data-dir DATA [--model NAME] [--out DIR]
-        [--sets de,fr,es,ja,zh,en-de] [--english /tmp/vault-en]
+        [--sets de,fr,es,ja,zh,en-de] [--english /tmp/vault-en] [--half dev]
 
 Runs ``vault-explorer eval`` once per set (``benchmarks/tldr-questions-LANG.tsv`` over
 ``INTL/LANG``, the folders of tldr-intl-vault.tar.gz; ``en-de`` is the English questions over the
@@ -10,7 +10,8 @@ keeps each run's per-query breakdown in ``OUT`` and prints one markdown table: n
 the dev and the test half.  A question's half is the ``# half:`` line above it in the set (decided
 by the SHA-256 of its English text, so a question is in the same half in every language); the
 English set's is :func:`calibrate.is_dev` of the question.  Indexes are cached in ``DATA``, one
-per vault and model.
+per vault and model.  ``--half dev`` runs and prints the dev questions only (what a change is
+chosen on: the test half is then never ranked, let alone looked at).
 """
 
 from __future__ import annotations
@@ -51,11 +52,29 @@ def halves(judgments: Path) -> dict[str, str]:
     return out
 
 
+def one_half(judgments: Path, half: str, out: Path) -> Path:
+    """A copy of ``judgments`` in ``out`` holding only the questions of ``half``."""
+    half_of = halves(judgments)
+    lines = [
+        line
+        for line in judgments.read_text(encoding="utf-8").splitlines()
+        if not line.strip()
+        or line.startswith("#")
+        or line == "query\tpath\tgrade"
+        or half_of[line.split("\t")[0]] == half
+    ]
+    kept = out / f"{judgments.stem}-{half}.tsv"
+    kept.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return kept
+
+
 def run(name: str, vault: Path, judgments: Path, args: argparse.Namespace) -> Path:
     """One ``eval`` run (skipped when its per-query file is there); the per-query file."""
     per_query = args.out / f"{name}.json"
     if per_query.exists():
         return per_query
+    if args.half:
+        judgments = one_half(judgments, args.half, args.out)
     command = [sys.executable, "-m", "explorer", "eval", str(vault), "--judgments", str(judgments)]
     command += ["--data-dir", str(args.data_dir), "--per-query", str(per_query)]
     if args.model:
@@ -75,6 +94,7 @@ def main() -> None:
     parser.add_argument("--model", help="as eval's --model (default: the default model)")
     parser.add_argument("--out", type=Path, help="per-query files (default DATA/languages-MODEL)")
     parser.add_argument("--sets", default="de,fr,es,ja,zh,en-de")
+    parser.add_argument("--half", choices=("dev", "test"), help="run only this half's questions")
     args = parser.parse_args()
     args.out = args.out or args.data_dir / f"languages-{args.model or 'default'}"
     args.out.mkdir(parents=True, exist_ok=True)
@@ -96,10 +116,12 @@ def main() -> None:
         cells = []
         for mode in MODES:
             means = [
-                sum(r[f"ndcg_{mode}"] for r in by_half[h]) / max(1, len(by_half[h]))
+                f"{sum(r[f'ndcg_{mode}'] for r in by_half[h]) / len(by_half[h]):.3f}"
+                if by_half[h]
+                else "–"
                 for h in ("dev", "test")
             ]
-            cells.append(f"{means[0]:.3f} / {means[1]:.3f}")
+            cells.append(" / ".join(means))
         counts = f"{len(by_half['dev'])}/{len(by_half['test'])}"
         print(f"| {LANGUAGES[name]} | {counts} | " + " | ".join(cells) + " |")
 

@@ -43,8 +43,12 @@ def term_pattern(query: Query) -> re.Pattern[str] | None:
             lead = r"\b" if text[0].isalnum() or text[0] == "_" else ""
             stem = r"\w*" if term.prefix or len(text) >= 4 else r"\b"
             parts.append(lead + word + stem)
-            # The Snowball stems the lexical list also matches (komprimieren: komprimi…).
-            parts.extend(r"\b" + re.escape(s) + r"\w*" for s in query.stems(term))
+            # The Snowball stems the lexical list also matches (komprimieren: komprimi…), and the
+            # words of a German compound (bildgröße: Bild, Größe).
+            for one in (term, *query.compounds.get(term, ())):
+                if one is not term:
+                    parts.append(r"\b" + re.escape(fold(one.text)) + r"\w*")
+                parts.extend(r"\b" + re.escape(s) + r"\w*" for s in query.stems(one))
     if not parts:
         return None
     parts.sort(key=len, reverse=True)

@@ -366,7 +366,8 @@ def _words(conn: sqlite3.Connection, query: Query, note_id: int) -> Words:
     stems = stem_words([t.text for t in terms])
     checks = []
     for term, term_stems in zip(terms, stems, strict=True):
-        fts = query.fts_term(term)  # as the lexical list matches it (stems included)
+        # As the lexical list matches it: stems included, and a German compound by its parts.
+        fts = query.any_word_term(term)
         assert fts is not None
         found = {c: _matches(conn, f"{c} : {fts}", note_id) for c in COLUMNS}
         checks.append(

@@ -27,7 +27,7 @@ from explorer.index.vectors import CosineSpread, VectorHit, VectorIndex
 from explorer.search import evidence, fusion
 from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
-from explorer.search.query import Query, QueryError, parse_query
+from explorer.search.query import Query, QueryError, notes_holding, parse_query, split_compounds
 from explorer.search.query_embedding import EXECUTOR, NORMAL
 from explorer.search.snippet import body_start
 
@@ -279,6 +279,7 @@ class Searcher:
         shown (:attr:`Candidates.unsnipped`)."""
         options.validate()
         query = parse_query(raw, vault_languages(self.db.conn))
+        split_compounds(query, notes_holding(self.db.conn))
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
         started = time.perf_counter()
         if query.is_listing:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from explorer.preview.highlight import highlight, term_pattern
-from explorer.search.query import parse_query
+from explorer.search.query import Term, parse_query
 
 
 def test_highlight_marks_words_in_text_only_and_ignores_accents() -> None:
@@ -51,3 +51,16 @@ def test_highlight_marks_the_forms_the_stems_match() -> None:
     assert [m.group(0) for m in pattern.finditer("komprimiert")] == ["komprimiert"]
     english = term_pattern(parse_query("Dateien komprimieren", vault_languages=("en",)))
     assert english is not None and english.search("komprimiert") is None
+
+
+def test_highlight_marks_the_words_of_a_split_compound() -> None:
+    """A German compound the lexical list also matches by its words (``bildgröße``: a note
+    saying ``Bild`` and ``Größe``) has those words marked in the preview too."""
+    query = parse_query("bildgröße ändern", vault_languages=("de",))
+    term = query.content_terms[0]
+    assert term.text == "bildgröße"
+    text = "<p>Ein Bild seiner Größen</p>"
+    assert "<span" not in highlight(text, term_pattern(query), "S")
+    query.compounds[term] = (Term("bild"), Term("größe"))
+    out = highlight(text, term_pattern(query), "S")
+    assert '<span style="S">Bild</span>' in out and '<span style="S">Größen</span>' in out

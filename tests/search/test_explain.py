@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
+from explorer.index.db import IndexDB
 from explorer.search.explain import NoteNotIndexed, explain, stem_words
 from explorer.search.hybrid import Searcher
 from explorer.search.options import SearchOptions
+from tests.conftest import build_index
 
 OPTIONS = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, depth=10, min_sim=0.3, limit=5)
 
@@ -73,3 +77,18 @@ def test_the_change_found_brings_the_note_in(sample_searcher: Searcher, fusion: 
             assert path in [h.path for h in sample_searcher.search(query, moved).hits][:3]
             solved += 1
     assert solved
+
+
+def test_a_compound_s_word_is_found_by_its_parts(
+    write: Callable[[str, str | bytes], Path],
+    vault: Path,
+    open_db: Callable[[Path], IndexDB],
+) -> None:
+    """The note holds ``Bild`` and ``Größe``, which the lexical list matches for the question's
+    ``bildgröße``: explain says the word is there, as the list counted it."""
+    write("de/magick.md", "# magick\n\nSkaliere ein Bild auf die Hälfte seiner Größe.\n")
+    write("de/fenster.md", "# Fenster\n\nDie Größe eines Fensters ändern, im Terminal.\n")
+    searcher = build_index(open_db(vault), None)
+    e = explain(searcher, "bildgröße im terminal", "de/magick.md", replace(OPTIONS, mode="fts"))
+    assert e.lexical.rank is not None
+    assert "bildgröße" not in e.words.missing and e.words.missing == ("terminal",)

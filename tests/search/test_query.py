@@ -12,8 +12,18 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search.hybrid import Searcher, SearchOptions
-from explorer.search.query import QueryError, Term, parse_query
+from explorer.search.lexical import lexical_list
+from explorer.search.query import (
+    Query,
+    QueryError,
+    Term,
+    notes_holding,
+    parse_query,
+    split_compounds,
+)
 from tests.conftest import build_index
+
+Write = Callable[[str, str | bytes], Path]
 
 
 def test_bare_words_phrase_exclusion_or_prefix_filters() -> None:
@@ -356,3 +366,92 @@ def test_hostile_queries_from_the_command_line(
     assert main(["index", str(vault), "--no-embed"]) == 0
     for raw in ['"', "NEAR(", "col:", "*", "(", "\x01", "AND"]:
         assert main(["search", str(vault), raw, "--mode", "fts", "--no-sync"]) == 0
+
+
+#: German notes that say in two words what a question says in one (``Bild`` and ``Größe`` for
+#: ``Bildgröße``, ``Port`` and ``Weiterleitung``, ``Schlaf`` for ``einschlafen``), beside
+#: notes that hold one part only or the other words of the questions.
+COMPOUND_NOTES = {
+    "de/magick.md": "# magick\n\nSkaliere ein Bild auf die Hälfte seiner Größe.\n",
+    "de/ssh.md": "# ssh\n\nLeite einen lokalen Port weiter (Weiterleitung über den Server).\n",
+    "de/caffeinate.md": "# caffeinate\n\nHindert den Mac daran, in den Schlaf-Modus zu gehen.\n",
+    "de/tabelle.md": "# Tabelle\n\nDie Spalten der Tabelle im Terminal ändern.\n",
+    "de/fenster.md": "# Fenster\n\nDie Größe eines Fensters ändern und die Farben ändern.\n",
+    "de/galerie.md": "# Galerie\n\nEin Bild in der Galerie zeigen, auch lokal.\n",
+    "de/laptop.md": "# Laptop\n\nDen Laptop aufladen, wenn er während der Arbeit leer ist.\n",
+}
+
+
+@pytest.fixture
+def german(write: Write, vault: Path, open_db: Callable[[Path], IndexDB]) -> IndexDB:
+    for path, text in COMPOUND_NOTES.items():
+        write(path, text)
+    db = open_db(vault)
+    build_index(db, None)
+    return db
+
+
+def split(raw: str, conn: sqlite3.Connection, languages: tuple[str, ...] = ("de",)) -> Query:
+    query = parse_query(raw, languages)
+    split_compounds(query, notes_holding(conn))
+    return query
+
+
+@pytest.mark.parametrize(
+    ("question", "note", "parts"),
+    [
+        ("bildgröße im terminal ändern", "de/magick.md", {"bildgröße": ["bild", "größe"]}),
+        ("wie ändere ich die bildgröße?", "de/magick.md", {"bildgröße?": ["bild", "größe"]}),
+        (
+            "lokale portweiterleitung",
+            "de/ssh.md",
+            {"portweiterleitung": ["port", "weiterleitung"]},
+        ),
+        # A separable verb: its particle (``ein``) is a stop word, its verb matches alone.
+        (
+            "er soll nicht einschlafen",
+            "de/caffeinate.md",
+            {"einschlafen": ["schlafen"]},
+        ),
+    ],
+)
+def test_a_german_compound_question_finds_the_note_that_holds_its_parts(
+    german: IndexDB, question: str, note: str, parts: dict[str, list[str]]
+) -> None:
+    query = split(question, german.conn)
+    assert {t.text: [p.text for p in ps] for t, ps in query.compounds.items()} == parts
+    hits = [h.path for h in lexical_list(german.conn, query, 10)]
+    assert hits[0] == note
+    # Without the split the note holds none of the question's words, or not as many as others.
+    unsplit = [h.path for h in lexical_list(german.conn, parse_query(question, ("de",)), 10)]
+    assert unsplit[:1] != [note]
+
+
+def test_the_parts_of_a_compound_join_the_any_word_pass_only(german: IndexDB) -> None:
+    """The phrase and all-words passes keep the word as typed; the any-word pass takes the
+    word or its two parts together (a note with ``Bild`` alone is no match of it)."""
+    plain = parse_query("bildgröße ändern", ("de",))
+    query = split("bildgröße ändern", german.conn)
+    assert (query.fts_phrase(), query.fts_all()) == (plain.fts_phrase(), plain.fts_all())
+    assert query.content_parts()[0] == (
+        '(("bildgröße" OR "bildgross"*) OR ("bild" AND ("größe" OR "gross"*)))'
+    )
+    assert len(query.content_parts()) == len(plain.content_parts())
+
+
+def test_a_compound_is_split_only_where_its_parts_are_more_common_than_it(
+    german: IndexDB,
+) -> None:
+    # No part of it is in the index; ``Fenster`` is held whole more often than split.
+    assert split("kaffeemaschine entkalken", german.conn).compounds == {}
+    assert split("fenster", german.conn).compounds == {}
+    # English questions and vaults in languages that do not compound are left as they are.
+    for languages in (("en",), ("fr",), ("es",)):
+        assert split("bildgröße ändern", german.conn, languages).compounds == {}
+
+
+def test_the_window_search_splits_a_compound(german: IndexDB) -> None:
+    response = Searcher(german, EmbedderProvider.disabled()).search(
+        "bildgröße im terminal ändern", SearchOptions(mode="fts")
+    )
+    assert [h.path for h in response.hits][:1] == ["de/magick.md"]
