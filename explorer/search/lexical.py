@@ -14,10 +14,12 @@ statement here reads a body.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from explorer.index.links import link_filter_sql
@@ -342,6 +344,12 @@ def _single_phrase(part: str) -> bool:
 
 
 _PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
+
+
+def notes_holding(conn: sqlite3.Connection) -> Callable[[str], int]:
+    """The number of notes of ``conn``'s index an FTS5 expression matches, each expression
+    counted once (what :func:`explorer.search.query.split_compounds` weighs a split by)."""
+    return functools.lru_cache(maxsize=256)(functools.partial(_notes_matching, conn))
 
 
 def _notes_matching(conn: sqlite3.Connection, part: str) -> int:

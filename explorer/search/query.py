@@ -32,14 +32,13 @@ from __future__ import annotations
 
 import math
 import re
-import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from explorer.index.text import cjk_pairs, cjk_pieces, has_cjk, space_cjk
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
-from explorer.vault.language import QUERY_VOTES, detect, fold, stem
+from explorer.vault.language import QUERY_VOTES, bare, detect, fold, stem
 
 MAX_QUERY_CHARS = 1000
 
@@ -48,7 +47,6 @@ _LINK_FILTER = re.compile(r"(?i)(linkto|linkedfrom):(.+)", re.DOTALL)
 #: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
 _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_EDGES = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 class QueryError(ValueError):
@@ -355,7 +353,7 @@ def split_compounds(query: Query, holding: Callable[[str], int]) -> None:
         return holding(expression) if expression else 0
 
     for term in query.content_terms:
-        word = _EDGES.sub("", term.text.lower())  # a question's mark is not the word's
+        word = bare(term.text)  # a question's mark is not the word's
         if term.phrase or term.prefix or term.pair or len(word) < COMPOUND_MIN:
             continue
         if not word.isalpha():
@@ -385,17 +383,3 @@ def _splits(word: str) -> Iterable[tuple[str, str, bool]]:
         for link in _LINKS:
             if word[:i].endswith(link) and i - len(link) >= PART_MIN:
                 yield word[: i - len(link)], word[i:], bool(link)
-
-
-def notes_holding(conn: sqlite3.Connection) -> Callable[[str], int]:
-    """The number of notes of ``conn``'s index an FTS5 expression matches, each counted once
-    (what :func:`split_compounds` weighs a split by)."""
-
-    @lru_cache(maxsize=256)
-    def count(expression: str) -> int:
-        row = conn.execute(
-            "SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (expression,)
-        ).fetchone()
-        return int(row[0])
-
-    return count

@@ -246,13 +246,18 @@ SNOWBALL = {
 MIN_STEM = 4
 
 
+def bare(word: str) -> str:
+    """``word`` in lower case without the punctuation around it (``Bildgröße?``: ``bildgröße``)."""
+    return _EDGES.sub("", word.lower())
+
+
 @lru_cache(maxsize=8192)
 def stem(word: str, language: str) -> str:
     """``word``'s Snowball stem in ``language``, folded (:func:`fold`); ``""`` for a language
     without a stemmer, a word that is not all letters (the punctuation around it aside), or a
     stem under :data:`MIN_STEM`.  Remembered: a query asks for each word's stem once per pass,
     and the Snowball stemmers are pure Python."""
-    word = _EDGES.sub("", word.lower())
+    word = bare(word)
     if language not in SNOWBALL or not word.isalpha():
         return ""
     stemmed = fold(_stemmer(language).stemWord(word))

@@ -12,12 +12,11 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search.hybrid import Searcher, SearchOptions
-from explorer.search.lexical import lexical_list
+from explorer.search.lexical import lexical_list, notes_holding
 from explorer.search.query import (
     Query,
     QueryError,
     Term,
-    notes_holding,
     parse_query,
     split_compounds,
 )
