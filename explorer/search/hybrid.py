@@ -10,12 +10,11 @@ cannot be had (no model, load failure, embed error, a query embedding slower tha
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import functools
 import html
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -66,31 +65,6 @@ _Ranked = SemanticStatus | tuple[list[VectorHit], str]
 #: Where a hybrid search ranks its vector list while its lexical list is made (per process;
 #: a thread waits mostly on the model or numpy, so two are plenty).
 _BESIDE = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-list")
-
-
-@functools.cache
-def _blas() -> Any:
-    """numpy's BLAS thread pools (``threadpoolctl``), or ``None`` where they cannot be told."""
-    try:
-        from threadpoolctl import ThreadpoolController
-
-        return ThreadpoolController().select(user_api="blas")
-    except Exception:  # an unknown BLAS build: leave its threads alone
-        return None
-
-
-@contextlib.contextmanager
-def _one_blas_thread() -> Iterator[None]:
-    """numpy's matrix product on this thread only, inside: beside the lexical list, whose
-    SQLite work holds a core, a second BLAS thread contends for it (at 50,000 notes a
-    matrix-vector product took 9-10 ms on one thread and 14-16 ms on two, on a loaded
-    machine)."""
-    pools = _blas()
-    if pools is None:
-        yield
-        return
-    with pools.limit(limits=1):
-        yield
 
 
 @dataclass(frozen=True, slots=True)
@@ -391,26 +365,18 @@ class Searcher:
         embedder = self.provider.peek()
         if embedder is None:
             return None
-        return _BESIDE.submit(self._ranking(embedder, result, options, beside=True))
+        return _BESIDE.submit(self._ranking(embedder, result, options))
 
     def _ranking(
-        self,
-        embedder: Embedder,
-        result: Candidates,
-        options: SearchOptions,
-        *,
-        beside: bool = False,
+        self, embedder: Embedder, result: Candidates, options: SearchOptions
     ) -> Callable[[], _Ranked]:
         """:meth:`_rank` with what it needs read from the index here and now (the matrix
-        brought up to date, the notes the filters allow): the call itself reads no table.
-        ``beside``: it will run beside the lexical list (one BLAS thread)."""
+        brought up to date, the notes the filters allow): the call itself reads no table."""
         started = time.perf_counter()
         vectors = self._vector_index(embedder.name)
         lap(result.stages, "vector refresh", started)
         allowed = self._allowed(result.query)
-        return functools.partial(
-            self._rank, embedder, vectors, allowed, result, options, beside=beside
-        )
+        return functools.partial(self._rank, embedder, vectors, allowed, result, options)
 
     def _rank(
         self,
@@ -419,11 +385,9 @@ class Searcher:
         allowed: set[int] | None,
         result: Candidates,
         options: SearchOptions,
-        *,
-        beside: bool = False,
     ) -> _Ranked:
         """Embed the query and rank the matrix: the best chunk hits and the model's name, or
-        why there is no vector list.  Reads no table (it may run ``beside`` the lexical list)."""
+        why there is no vector list.  Reads no table (it may run beside the lexical list)."""
         name = embedder.name
         started = time.perf_counter()
         future = EXECUTOR.submit(
@@ -443,10 +407,9 @@ class Searcher:
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         started = time.perf_counter()
-        with _one_blas_thread() if beside else contextlib.nullcontext():
-            hits, result.spread = vectors.search(
-                query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
-            )
+        hits, result.spread = vectors.search(
+            query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
+        )
         lap(result.stages, "vector top-k", started)
         result.timings["vector_ms"] = (time.perf_counter() - started) * 1000
         return hits, name

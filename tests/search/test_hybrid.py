@@ -6,7 +6,6 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -14,7 +13,6 @@ import pytest
 from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.index.vectors import VectorIndex
 from explorer.search.hybrid import (
     QueryError,
     Searcher,
@@ -333,32 +331,3 @@ def test_the_vector_list_ranked_beside_the_lexical_one_is_the_same_list(
 
     assert [ranking(p) for p in beside] == [ranking(p) for p in in_turn]
     assert [ranking(p) for p in again] == [ranking(p) for p in in_turn]
-
-
-def test_the_vector_list_beside_the_lexical_one_multiplies_on_one_blas_thread(
-    small: Searcher, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Beside the lexical list (whose SQLite work holds a core) the matrix product keeps to one
-    BLAS thread; alone, it has the threads numpy was given, and after a search they are back."""
-    from threadpoolctl import threadpool_info
-
-    def blas_threads() -> list[int]:
-        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
-
-    configured = blas_threads()
-    if not configured:
-        pytest.skip("numpy's BLAS does not tell its threads here")
-    seen: list[list[int]] = []
-    original = VectorIndex.search
-
-    def watched(self: VectorIndex, *args: Any, **kwargs: Any) -> Any:
-        seen.append(blas_threads())
-        return original(self, *args, **kwargs)
-
-    monkeypatch.setattr(VectorIndex, "search", watched)
-    small.search("warm the model up", SearchOptions(mode="semantic"))
-    seen.clear()
-    small.search("deploy the cache", SearchOptions())
-    small.search("deploy the cache", SearchOptions(mode="semantic"))
-    assert seen == [[1] * len(configured), configured]
-    assert blas_threads() == configured
