@@ -458,8 +458,10 @@ def test_a_note_failing_halfway_through_its_writes_is_undone_and_the_batch_redon
     db = open_db(vault)
     real = sync.store.upsert_note
 
-    def upsert_then_fail_on_half(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int:
-        note_id = real(conn, st, note)  # the note, its tags, chunks and FTS row are written …
+    def upsert_then_fail_on_half(
+        conn: sqlite3.Connection, st: FileStat, note: ParsedNote, changes: set[int] | None = None
+    ) -> int:
+        note_id = real(conn, st, note, changes)  # the note, its tags, chunks, FTS row are written …
         if st.rel == "half.md":
             raise RuntimeError("a bug after the writes")  # … and then something goes wrong
         return note_id
