@@ -110,7 +110,16 @@ _SLACK = 1e-9
 CJK_SHARE = 0.2
 KANA_SHARE = 0.1
 
-_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]*`|\{\{.*?\}\}|<[^>\s]+>|https?://\S+", re.DOTALL)
+#: Code (fenced or inline), placeholders, tags and addresses, removed one pattern after the
+#: other.  Each starts with a literal, which the regular expression engine skips to at memchr
+#: speed; one pattern of them all tested every character against their first characters (on
+#: the English tldr pages, 12 % of the instructions of telling their language).  Taken in turn,
+#: they differ from one leftmost pattern only where they overlap oddly (a ``{{`` before a code
+#: span that ends inside it): no tldr page or benchmark question is told differently.
+_CODE = tuple(
+    re.compile(pattern, re.DOTALL)
+    for pattern in (r"`(?:``.*?(?:```|\Z)|[^`\n]*`)", r"\{\{.*?\}\}", r"<[^>\s]+>", r"https?://\S+")
+)
 #: Punctuation read as a space between words (the apostrophe stays: ``don't``, ``aujourd'hui``).
 #: Every other ASCII character maps to itself: ``str.translate`` raises and catches a
 #: ``KeyError`` for each distinct character its table lacks (1.7 -> 1.1 µs an English tldr page).
@@ -200,7 +209,9 @@ def _ballot(languages: tuple[str, ...]) -> _Ballot:
 def detect(text: str, min_votes: float = MIN_VOTES) -> str:
     """The language of ``text`` as an ISO 639-1 code, or ``""`` when the rule cannot tell
     (``min_votes``: the stop words it needs, see :func:`vote`)."""
-    text = _CODE.sub(" ", text[:READ_CHARS])
+    text = text[:READ_CHARS]
+    for code in _CODE:
+        text = code.sub(" ", text)
     ascii_only = text.isascii()  # most notes: no letter to count, no word to fold
     cyrillic = False
     if not ascii_only and _NOT_LATIN.search(text) is not None:
