@@ -343,7 +343,8 @@ def _write(
             link_keys.update(links.keys_of_path(conn, st.rel))
         store.upsert_note(conn, st, note, written.vector_changes)
         link_keys.update(links.keys_of(st.rel, note.links, note.aliases))
-        store.set_skipped(conn, st.rel, None)
+        # Not unlisted as skipped here: the sync rewrote the listings of every path it looks
+        # at before it began (a statement a note, which never found anything to delete).
         if note.warnings:
             report.warnings[st.rel] = note.warnings
         if known is None:
