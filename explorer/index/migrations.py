@@ -200,7 +200,7 @@ def m006_vector_changes_by_writers() -> str:
     """``vector_changes`` is kept by the code that writes chunks and vectors
     (:func:`explorer.index.store.log_vector_changes`: one statement per write transaction, one
     ``seq`` for all the notes it touched) instead of five per-row triggers, each looking the
-    latest ``seq`` up again (4 µs a chunk, measured: 1 % of a first sync).  The log and its
+    latest ``seq`` up again (3 µs a chunk, measured: 1 % of a first sync).  The log and its
     numbers stay; a matrix loaded before goes on catching up from it."""
     return """
         DROP TRIGGER IF EXISTS chunks_vc_ai;
