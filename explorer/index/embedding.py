@@ -7,6 +7,7 @@ model's name and dimension; rows of another model are never read for a search.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import struct
 import time
@@ -17,6 +18,7 @@ import numpy as np
 
 from explorer.embed.base import Embedder, Matrix
 from explorer.index.db import IndexDB
+from explorer.index.store import log_vector_changes
 
 #: (done, total, current note path) after each batch.
 EmbedProgress = Callable[[int, int, str], None]
@@ -84,7 +86,16 @@ def store_vectors(
         for i, digest in enumerate(hashes)
         if sound[i]
     ]
-    return max(0, conn.executemany(_STORE_VECTOR, rows).rowcount)
+    stored = max(0, conn.executemany(_STORE_VECTOR, rows).rowcount)
+    if stored:
+        # The notes whose chunks have these texts read their rows again into a loaded matrix
+        # (a text no chunk has was not stored, and has no note).
+        notes = conn.execute(_NOTES_OF, (json.dumps([row[0] for row in rows]),))
+        log_vector_changes(conn, (int(note_id) for (note_id,) in notes))
+    return stored
+
+
+_NOTES_OF = "SELECT DISTINCT note_id FROM chunks WHERE hash IN (SELECT value FROM json_each(?))"
 
 
 def pending_count(db: IndexDB, model: str) -> int:

@@ -7,8 +7,10 @@ so that a note, its tags, its chunks and its FTS row always change together.
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from explorer.index import links
@@ -59,10 +61,40 @@ def known_note(conn: sqlite3.Connection, path: str) -> KnownNote | None:
     return None if row is None else KnownNote(*row)
 
 
-def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int:
+def log_vector_changes(conn: sqlite3.Connection, note_ids: Iterable[int]) -> None:
+    """Record that the chunk or vector rows of these notes changed: one write of
+    ``vector_changes``, all of them under the next ``seq`` (what a loaded vector matrix
+    catches up from, :meth:`explorer.index.vectors.VectorIndex.refresh`).
+
+    Every function here that writes chunks or vectors calls it, at once or (given a set to
+    collect the notes in) once for a whole transaction, as the sync does."""
+    ids = sorted(set(note_ids))
+    if ids:
+        conn.execute(_LOG_CHANGES, (json.dumps(ids),))
+
+
+_LOG_CHANGES = (
+    "INSERT INTO vector_changes(note_id, seq) "
+    "SELECT value, (SELECT coalesce(max(seq), 0) + 1 FROM vector_changes) FROM json_each(?) "
+    "WHERE true ON CONFLICT(note_id) DO UPDATE SET seq = excluded.seq"
+)
+
+
+def _changed(conn: sqlite3.Connection, note_id: int, changes: set[int] | None) -> None:
+    if changes is None:
+        log_vector_changes(conn, (note_id,))
+    else:
+        changes.add(note_id)
+
+
+def upsert_note(
+    conn: sqlite3.Connection, st: FileStat, note: ParsedNote, changes: set[int] | None = None
+) -> int:
     """Insert or replace the note at ``st.rel`` with its tags, chunks, aliases and links;
     returns its id.  The links of the keys :func:`explorer.index.links.keys_of` gives (before
     and after) must then be resolved again (:func:`explorer.index.links.resolve_keys`).
+    When its chunks change, the note goes into ``changes``, for the caller to log with
+    :func:`log_vector_changes` before the transaction ends (``None``: logged here).
 
     The text searched is what a reader sees (a link's shown text, not its syntax); the chunks
     keep their spans in the note's own text, which the preview scrolls to.
@@ -118,6 +150,7 @@ def upsert_note(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int
             "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)",
             rows,
         )
+        _changed(conn, note_id, changes)
     links.write_links(conn, note_id, note.text, note.links, note.aliases, fresh=row is None)
     return note_id
 
@@ -157,13 +190,21 @@ def touch_note(conn: sqlite3.Connection, st: FileStat) -> None:
     )
 
 
-def delete_note(conn: sqlite3.Connection, path: str, link_keys: set[str] | None = None) -> bool:
+def delete_note(
+    conn: sqlite3.Connection,
+    path: str,
+    link_keys: set[str] | None = None,
+    changes: set[int] | None = None,
+) -> bool:
     """Remove a note and (by cascade and trigger) its tags, chunks, links and FTS row; the
-    links to it are unresolved, and its names go into ``link_keys`` to be resolved again."""
+    links to it are unresolved, and its names go into ``link_keys`` to be resolved again.
+    The note goes into ``changes`` as :func:`upsert_note` says."""
     if link_keys is not None:
         link_keys.update(links.keys_of_path(conn, path))
-    cur = conn.execute("DELETE FROM notes WHERE path = ?", (path,))
-    return cur.rowcount > 0
+    gone = conn.execute("DELETE FROM notes WHERE path = ? RETURNING id", (path,)).fetchall()
+    for (note_id,) in gone:
+        _changed(conn, int(note_id), changes)
+    return bool(gone)
 
 
 def delete_orphan_vectors(conn: sqlite3.Connection) -> int:

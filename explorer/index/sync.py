@@ -146,8 +146,10 @@ def sync_vault(
     for start in range(0, len(deleted), batch_size):
         with db.transaction() as conn:
             keys: set[str] = set()
+            changes: set[int] = set()  # notes whose vector rows changed, logged once
             for path in deleted[start : start + batch_size]:
-                store.delete_note(conn, path, keys)
+                store.delete_note(conn, path, keys, changes)
+            store.log_vector_changes(conn, changes)
             links.resolve_keys(conn, keys)
             db.bump_generation()
     report.deleted.extend(deleted)
@@ -170,16 +172,16 @@ def sync_vault(
         try:
             with db.transaction() as conn:
                 keys = set()  # whose links resolve again
+                written = _Written(part, hashes, keys, set())
                 end, size = done, 0
                 while end < total and end - done < batch_size:
                     st = candidates[end]
                     if end > done and size + st.size > batch_bytes:
                         break
                     size += st.size
-                    _apply(
-                        conn, root, st, known.get(st.rel), part, hashes, failed.get(st.rel), keys
-                    )
+                    _apply(conn, root, st, known.get(st.rel), failed.get(st.rel), written)
                     end += 1
+                store.log_vector_changes(conn, written.vector_changes)
                 if defer:
                     db.set_meta(links.UNRESOLVED_META, "1")
                 else:  # links to and from the notes written resolve in the same transaction
@@ -252,15 +254,25 @@ class _Prepared:
     digest: str = ""
 
 
+@dataclass(slots=True)
+class _Written:
+    """What the writes of one transaction collect: its part of the report, the content hashes
+    of deleted notes (a note added with one of them was moved), the link keys to resolve again
+    and the notes whose vector rows changed (logged once, before it commits)."""
+
+    report: SyncReport
+    deleted_hashes: dict[str, str]
+    link_keys: set[str]
+    vector_changes: set[int]
+
+
 def _apply(
     conn: sqlite3.Connection,
     root: Path,
     st: FileStat,
     known: store.KnownNote | None,
-    report: SyncReport,
-    deleted_hashes: dict[str, str],
     failed: str | None,
-    link_keys: set[str],
+    written: _Written,
 ) -> None:
     """Bring one note up to date.  Reading and parsing write nothing, so a note they fail on
     (a bug meeting odd content) is simply listed as skipped with the reason; one whose writing
@@ -268,14 +280,14 @@ def _apply(
     redone with the note skipped (``failed`` is then that reason).  Database errors (disk
     full, locked, corrupt) propagate: no other note would escape them."""
     if failed is not None:
-        _write(conn, _Prepared("skip", st, reason=failed), known, report, deleted_hashes, link_keys)
+        _write(conn, _Prepared("skip", st, reason=failed), known, written)
         return
     try:
         prepared = _prepare(root, st, known)
     except Exception as exc:
         prepared = _Prepared("skip", st, reason=_failure(st.rel, exc))
     try:
-        _write(conn, prepared, known, report, deleted_hashes, link_keys)
+        _write(conn, prepared, known, written)
     except Exception as exc:
         if _database_failed(exc):
             raise
@@ -318,11 +330,10 @@ def _write(
     conn: sqlite3.Connection,
     prepared: _Prepared,
     known: store.KnownNote | None,
-    report: SyncReport,
-    deleted_hashes: dict[str, str],
-    link_keys: set[str],
+    written: _Written,
 ) -> None:
     st, note = prepared.st, prepared.note
+    report, link_keys = written.report, written.link_keys
     if prepared.kind == "same":
         store.touch_note(conn, st)
         report.unchanged += 1
@@ -330,22 +341,23 @@ def _write(
     if note is not None:
         if known is not None:
             link_keys.update(links.keys_of_path(conn, st.rel))
-        store.upsert_note(conn, st, note)
+        store.upsert_note(conn, st, note, written.vector_changes)
         link_keys.update(links.keys_of(st.rel, note.links, note.aliases))
-        store.set_skipped(conn, st.rel, None)
+        # Not unlisted as skipped here: the sync rewrote the listings of every path it looks
+        # at before it began (a statement a note, which never found anything to delete).
         if note.warnings:
             report.warnings[st.rel] = note.warnings
         if known is None:
             report.added.append(st.rel)
-            if prepared.digest in deleted_hashes:
-                report.renamed.append((deleted_hashes.pop(prepared.digest), st.rel))
+            if prepared.digest in written.deleted_hashes:
+                report.renamed.append((written.deleted_hashes.pop(prepared.digest), st.rel))
         else:
             report.changed.append(st.rel)
         return
     if prepared.kind == "skip":
         store.set_skipped(conn, st.rel, prepared.reason)
         report.skipped[st.rel] = prepared.reason
-    if known is not None and store.delete_note(conn, st.rel, link_keys):
+    if known is not None and store.delete_note(conn, st.rel, link_keys, written.vector_changes):
         report.deleted.append(st.rel)
 
 

@@ -21,7 +21,8 @@ _SPACED = re.compile(
 
 
 def has_cjk(text: str) -> bool:
-    return _CJK.search(text) is not None
+    # An ASCII text (most notes) has none, and says so without a scan: ``isascii`` reads a flag.
+    return not text.isascii() and _CJK.search(text) is not None
 
 
 def space_cjk(text: str) -> str:

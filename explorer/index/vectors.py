@@ -5,7 +5,8 @@ of the top ``depth`` only — never a Python loop over rows, never a BLOB read p
 are grouped by note, so a note's score (its best chunk's) is a segmented maximum.
 
 The matrix stays current without reloading: the index logs which notes' chunks or vectors were
-written (``vector_changes``, kept by triggers), and :meth:`VectorIndex.refresh` reads only those
+written (``vector_changes``, which every writer of chunks and vectors keeps through
+:func:`explorer.index.store.log_vector_changes`), and :meth:`VectorIndex.refresh` reads only those
 notes' rows and splices them in place (rows of other notes move within the same buffer).  A write
 that changed no vector (a tag, a title, a note not embedded yet) costs one small query.
 """

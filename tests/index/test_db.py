@@ -331,3 +331,42 @@ def test_only_the_holder_of_the_lease_opens_the_writer(vault: Path, data_dir: Pa
         db = IndexDB.open_writer(lease, vault, data_dir)
         assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
         db.close()
+
+
+def test_an_index_of_schema_5_keeps_its_change_log_without_the_triggers(
+    vault: Path, data_dir: Path
+) -> None:
+    """Schema 6 drops the per-row triggers that kept ``vector_changes``: an index of schema 5
+    keeps its log and numbers, and the next write goes on from them."""
+    from explorer.index import migrations
+
+    (vault / "a.md").write_text("# A\n\nalpha words\n")
+    path = index_path(vault.resolve(), data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    for make in migrations.MIGRATIONS[:5]:  # the index as schema 5 made it, with a note
+        for statement in migrations.sqlite3_split(make()):
+            if statement.strip():
+                conn.execute(statement)
+    conn.execute("PRAGMA user_version = 5")
+    conn.execute(
+        "INSERT INTO notes(id, path, title, body, size, mtime_ns, hash, indexed_ns) "
+        "VALUES (7, 'old.md', 'Old', 'old words', 9, 1, 'x', 1)"
+    )
+    conn.execute("INSERT INTO chunks VALUES (7, 0, 0, 9, 'h', 'old words')")  # a trigger logs it
+    assert conn.execute("SELECT note_id, seq FROM vector_changes").fetchall() == [(7, 1)]
+    conn.close()
+
+    db = IndexDB.open(vault, data_dir)
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION == 6
+    triggers = {
+        str(name)
+        for (name,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+    }
+    assert not {t for t in triggers if "_vc_" in t}  # the FTS triggers stay
+    assert {"notes_ai", "notes_ad", "notes_au"} <= triggers
+    sync_vault(db)  # old.md is gone (its file never existed), a.md is added: one write
+    assert db.conn.execute("SELECT note_id, seq FROM vector_changes ORDER BY note_id").fetchall()[
+        -1
+    ] == (7, 2)
+    assert db.conn.execute("SELECT max(seq) FROM vector_changes").fetchone()[0] == 3

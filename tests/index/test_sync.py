@@ -458,8 +458,10 @@ def test_a_note_failing_halfway_through_its_writes_is_undone_and_the_batch_redon
     db = open_db(vault)
     real = sync.store.upsert_note
 
-    def upsert_then_fail_on_half(conn: sqlite3.Connection, st: FileStat, note: ParsedNote) -> int:
-        note_id = real(conn, st, note)  # the note, its tags, chunks and FTS row are written …
+    def upsert_then_fail_on_half(
+        conn: sqlite3.Connection, st: FileStat, note: ParsedNote, changes: set[int] | None = None
+    ) -> int:
+        note_id = real(conn, st, note, changes)  # the note, its tags, chunks, FTS row are written …
         if st.rel == "half.md":
             raise RuntimeError("a bug after the writes")  # … and then something goes wrong
         return note_id
@@ -543,3 +545,23 @@ def test_a_large_sync_leaves_the_word_index_in_one_segment(
     hits = db.conn.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'shared'").fetchall()
     assert len(hits) == 39
     db.close()
+
+
+def test_a_skipped_file_that_becomes_a_note_is_no_longer_listed(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """A note is not unlisted one by one as it is written (a statement per note that never
+    found anything): the sync rewrites the listings of every path it looks at first, so a file
+    skipped before and readable now is unlisted, in a full sync and in a sync of its path."""
+    write("ok.md", "# Ok\n\nfine words\n")
+    for name in ("a.md", "b.md"):
+        write(name, b"binary\x00data")
+    db = open_db(vault)
+    sync_vault(db)
+    assert set(_skipped(db)) == {"a.md", "b.md"}
+    write("a.md", "# A\n\nreadable now\n")
+    sync_vault(db)
+    assert set(_skipped(db)) == {"b.md"} and "a.md" in _notes(db)
+    write("b.md", "# B\n\nreadable too\n")
+    sync_vault(db, paths=["b.md"])
+    assert _skipped(db) == {} and {"a.md", "b.md", "ok.md"} <= _notes(db)

@@ -91,3 +91,37 @@ def test_a_vote_at_the_bar_is_told_the_same_in_every_process() -> None:
         for seed in range(8)
     }
     assert told == {"en"}
+
+
+def test_the_vote_is_the_exact_sum_of_the_shares() -> None:
+    """The tally (votes packed into one integer per word) against the rule written out with
+    fractions: each distinct stop word gives ``1 / n`` to each of the ``n`` lists holding it;
+    the first language needs the bar and 1.25 times the second's votes."""
+    import random
+    from fractions import Fraction
+
+    from explorer.vault.language import _LATIN, LEAD
+
+    def reference(words: list[str], bar: float) -> str:
+        votes: dict[str, Fraction] = {}
+        for word in set(words):
+            holders = [lang for lang in _LATIN if word in stop_words(lang)]
+            for lang in holders:
+                votes[lang] = votes.get(lang, Fraction(0)) + Fraction(1, len(holders))
+        ranked = sorted(votes.items(), key=lambda kv: (-kv[1], kv[0]))
+        if not ranked or ranked[0][1] < Fraction(bar):
+            return ""
+        if len(ranked) > 1 and ranked[0][1] < Fraction(LEAD) * ranked[1][1]:
+            return ""
+        return ranked[0][0]
+
+    pool = [*sorted(set().union(*(stop_words(lang) for lang in _LATIN))), "archive", "datei"]
+    rng = random.Random(5)
+    told = set()
+    for _ in range(3000):
+        words = rng.sample(pool, rng.randint(1, 12))
+        for bar in (1.0, 2.0):
+            expected = reference(words, bar)
+            assert vote(words, min_votes=bar) == expected, words
+            told.add(expected)
+    assert len(told) > 5  # the samples reach several languages and undecided votes
