@@ -36,6 +36,8 @@ class Chunk:
 
 def cost(text: str) -> int:
     """Approximate size of ``text`` in the model's input, in characters of English."""
+    if text.isascii():  # a flag of the string: most text has no CJK to look for
+        return len(text)
     return len(text) + 3 * len(_CJK.findall(text))
 
 
