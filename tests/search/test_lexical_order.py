@@ -194,3 +194,23 @@ def test_coverage_is_the_same_read_whole_or_looked_up(
     assert any(" rowid IN" in s and "+rowid IN" not in s for s in statements)
     assert looked_up == read_whole
     assert len({c for _, _, c in read_whole}) > 1  # partial coverages, not all 1
+
+
+def test_a_tie_across_the_cut_off_is_settled_by_more_rows_not_by_every_match(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in "zyxwvutsrq":
+        write(f"{name}.md", "# Same\n\nalpha beta gamma\n")
+    write("best.md", "# Alpha beta\n\nalpha beta alpha beta\n")
+    db = open_db(vault)
+    sync_vault(db)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    query = parse_query("alpha")
+    expected = ["best.md", "q.md", "r.md"]  # the tied notes by path, whatever their rowids
+    assert [h.path for h in lexical_list(db.conn, query, 3)] == expected
+    assert not any("JOIN notes n" in s for s in statements)  # no pass read every match's note
+    statements.clear()
+    monkeypatch.setattr(lexical, "TIE_ROWS", 4)  # more rows than that: the plain query
+    assert [h.path for h in lexical_list(db.conn, query, 3)] == expected
+    assert any("JOIN notes n" in s for s in statements)
