@@ -112,19 +112,19 @@ def lexical_list(
             ).fetchall()
         return rows
 
-    passes: list[tuple[int, str, str, list[tuple[int, str, float]] | None]] = [
-        (tier, expression, marks, None) for tier, expression, marks in _passes(query)
-    ]
-    if [PASSES[p[0]] for p in passes[:2]] == ["phrase", "all words"]:
+    passes = _passes(query)
+    ranked_early: dict[int, list[tuple[int, str, float]]] = {}  # tier -> its rows, if any
+    if [PASSES[tier] for tier, _, _ in passes[:2]] == ["phrase", "all words"]:
         # A note holding the phrase holds every word: when none does, the phrase pass (which
         # reads the positions of every word, the commonest too) is skipped.
-        tier, expression, marks, _ = passes[1]
-        passes[1] = (tier, expression, marks, ranked(tier, expression))
-        if not passes[1][3]:
+        tier, expression, _ = passes[1]
+        ranked_early[tier] = ranked(tier, expression)
+        if not ranked_early[tier]:
             del passes[:2]
-    for tier, expression, marks, rows in passes:
+    for tier, expression, marks in passes:
         if len(found) >= depth:
             break
+        rows = ranked_early.pop(tier, None)
         if rows is None:
             rows = ranked(tier, expression)
         for note_id, path, score in rows:
@@ -224,12 +224,16 @@ def _ranked_by_fts5(
     """
     if want <= 0:
         return []
+    any_word = bool(parts) and expression == " OR ".join(parts or [])
+
+    def top(limit: int) -> list[tuple[int, float]]:
+        if any_word:
+            return _top_of_any(conn, parts or [], limit, holding=holding)
+        return _top_by_bm25(conn, expression, limit)
+
     limit = want + 1
     while True:
-        if parts and expression == " OR ".join(parts):
-            rows = _top_of_any(conn, parts, limit, holding=holding)
-        else:
-            rows = _top_by_bm25(conn, expression, limit)
+        rows = top(limit)
         if len(rows) < limit or rows[-1][1] != rows[want - 1][1]:
             break  # every match tied with the worst one kept is among ``rows``
         if limit * TIE_GROWTH > TIE_ROWS:

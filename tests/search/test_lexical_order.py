@@ -24,16 +24,22 @@ from explorer.search.query import parse_query
 Write = Callable[[str, str | bytes], Path]
 
 
-def test_ties_are_ordered_by_path_even_across_the_cut_off(
-    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
-) -> None:
-    # Written in reverse order, so rowids run against the paths: FTS5 alone would order the
-    # tied notes z..a.  Identical bodies tie exactly in bm25.
+def _tied_notes(write: Write, vault: Path, open_db: Callable[[Path], IndexDB]) -> IndexDB:
+    """Ten notes that tie exactly in bm25 (identical bodies), q.md..z.md, and best.md above
+    them; written in reverse order, so rowids run against the paths: FTS5 alone would order
+    the tied notes z..q."""
     for name in "zyxwvutsrq":
         write(f"{name}.md", "# Same\n\nalpha beta gamma\n")
     write("best.md", "# Alpha beta\n\nalpha beta alpha beta\n")
     db = open_db(vault)
     sync_vault(db)
+    return db
+
+
+def test_ties_are_ordered_by_path_even_across_the_cut_off(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    db = _tied_notes(write, vault, open_db)
     query = parse_query("alpha beta")
     for depth in (1, 3, 5, 11, 20):
         paths = [h.path for h in lexical_list(db.conn, query, depth)]
@@ -199,11 +205,7 @@ def test_coverage_is_the_same_read_whole_or_looked_up(
 def test_a_tie_across_the_cut_off_is_settled_by_more_rows_not_by_every_match(
     write: Write, vault: Path, open_db: Callable[[Path], IndexDB], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    for name in "zyxwvutsrq":
-        write(f"{name}.md", "# Same\n\nalpha beta gamma\n")
-    write("best.md", "# Alpha beta\n\nalpha beta alpha beta\n")
-    db = open_db(vault)
-    sync_vault(db)
+    db = _tied_notes(write, vault, open_db)
     statements: list[str] = []
     db.conn.set_trace_callback(statements.append)
     query = parse_query("alpha")
