@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from explorer.index.counts import TermCounts
 from explorer.index.migrations import LATEST_VERSION, migrate
 
 ENV_DATA_DIR = "VAULT_EXPLORER_DATA"
@@ -127,6 +128,8 @@ class IndexDB:
         self.path = path
         self.vault = vault
         self.notices: list[str] = []
+        #: The notes each term is in, kept between this connection's queries.
+        self.term_counts = TermCounts()
 
     @classmethod
     def open(

@@ -30,7 +30,6 @@ from explorer.search.lexical import (
     lap,
     lexical_list,
     make_snippets,
-    notes_holding,
 )
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query, split_compounds
@@ -260,7 +259,8 @@ class Searcher:
         shown (:attr:`Candidates.unsnipped`)."""
         options.validate()
         query = parse_query(raw, vault_languages(self.db.conn))
-        split_compounds(query, notes_holding(self.db.conn))
+        counted = self.db.term_counts.current(self.db.conn)
+        split_compounds(query, counted)
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
         started = time.perf_counter()
         if query.is_listing:
@@ -271,7 +271,12 @@ class Searcher:
         early = self._begin_vector(result, options) if options.mode == "hybrid" else None
         if options.mode != "semantic":
             found = lexical_list(
-                self.db.conn, query, options.depth, result.stages, snippets=snippets
+                self.db.conn,
+                query,
+                options.depth,
+                result.stages,
+                snippets=snippets,
+                counted=counted,
             )
             for hit in found:
                 result.lexical.append((hit.path, hit.score, hit.snippet))

@@ -6,22 +6,22 @@ is not empty just because one of its words is in no note).  The first two keep e
 any-word pass leaves stop words out (:mod:`explorer.search.stopwords`), so a note that shares
 only ``why``, ``the`` or ``after`` with a question is not in the list at all, and bm25 ranks the
 notes it finds by the words that carry information (a query of stop words alone keeps them).
-Each pass is ordered by bm25, and a note keeps the place of the first pass that found it.  Its
-snippet marks what that pass matched (the phrase, or each content word) and is made by
-:mod:`explorer.search.snippet` from a bounded window of the body, once the list is known: no
-statement here reads a body.
+Each pass is ordered by bm25 (but for the words in half the notes or more, to which bm25 gives
+next to no weight: a note must hold them as the pass says, and they are not scored), and a
+note keeps the place of the first pass that found it.  Its snippet marks what that pass
+matched (the phrase, or each content word) and is made by :mod:`explorer.search.snippet` from a
+bounded window of the body, once the list is known: no statement here reads a body.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 import sqlite3
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
+from explorer.index.counts import Counted
 from explorer.index.links import link_filter_sql
 from explorer.search.query import Query
 from explorer.search.snippet import Snippets
@@ -83,17 +83,21 @@ def lexical_list(
     stages: dict[str, float] | None = None,
     *,
     snippets: bool = True,
+    counted: Counted | None = None,
 ) -> list[LexicalHit]:
     """Up to ``depth`` notes matching ``query``, best first.  ``stages`` (if given) receives
     the milliseconds of each step: ``fts`` (the passes), ``snippets`` and ``coverage``.
     Without ``snippets`` every snippet is ``""``, to be made for the hits shown only (from each
-    hit's ``marks``: :func:`make_snippets`)."""
+    hit's ``marks``: :func:`make_snippets`).  ``counted``: the notes each term is in, as far as
+    counted, kept by a long-lived reader between queries
+    (:class:`explorer.index.counts.TermCounts`; otherwise
+    counted for this query)."""
     stages = {} if stages is None else stages
     started = time.perf_counter()
     where, params = filter_clause(query)
     found: list[tuple[int, str, float, str, int]] = []  # id, path, score, marks, tier
     seen: set[int] = set()
-    holding: dict[str, int] = {}  # the notes each content term is in, once counted
+    holding = counted or Counted(conn)
 
     def ranked(tier: int, expression: str) -> list[tuple[int, str, float]]:
         # The best ``depth`` of a pass are enough, whatever the earlier passes found: the notes
@@ -102,7 +106,8 @@ def lexical_list(
         rows = None
         if not query.has_filters:
             parts = query.content_parts() if PASSES[tier] == "any word" else []
-            rows = _ranked_by_fts5(conn, expression, depth, parts, holding)
+            scored = _scored_words(query, holding) if PASSES[tier] == "all words" else None
+            rows = _ranked_by_fts5(conn, expression, depth, parts, holding, scored)
         if rows is None:
             rows = conn.execute(
                 "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s "
@@ -169,7 +174,7 @@ def _coverage(
     conn: sqlite3.Connection,
     query: Query,
     note_ids: list[int],
-    holding: dict[str, int] | None = None,
+    holding: Counted | None = None,
 ) -> dict[int, float]:
     """The share of the query's content terms each note holds: one FTS5 query per term,
     limited to the notes asked about (the any-word pass's, at most ``depth``).
@@ -185,9 +190,9 @@ def _coverage(
         return {}
     held = dict.fromkeys(note_ids, 0)
     marks = ",".join("?" * len(note_ids))
-    holding = holding or {}
     for part in parts:
-        column = "rowid" if holding.get(part, 0) > LOOKUP_PER_NOTE * len(note_ids) else "+rowid"
+        notes = holding.known(part) if holding else None
+        column = "rowid" if (notes or 0) > LOOKUP_PER_NOTE * len(note_ids) else "+rowid"
         for (note_id,) in conn.execute(
             f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND {column} IN ({marks})",
             (part, *note_ids),
@@ -207,7 +212,8 @@ def _ranked_by_fts5(
     expression: str,
     want: int,
     parts: list[str] | None = None,
-    holding: dict[str, int] | None = None,
+    holding: Counted | None = None,
+    scored: str | None = None,
 ) -> list[tuple[int, str, float]] | None:
     """The best ``want`` matches of ``expression`` by (bm25, path), or ``None`` when the cheap
     way cannot tell the order exactly (the caller then runs the plain query).
@@ -219,8 +225,9 @@ def _ranked_by_fts5(
     (bm25, path).  A tie across the cut-off (the row after the last one kept scores the same)
     is settled by asking for more rows until the tied ones end (the plain query read every
     match's note: 0.8 s for a question at 50,000 notes whose worst kept score two notes
-    shared); past :data:`TIE_ROWS` rows, ``None``.  ``holding`` receives the notes each of
-    ``parts`` is in, where they were counted.
+    shared); past :data:`TIE_ROWS` rows, ``None``.  ``holding`` counts the notes each of
+    ``parts`` is in.  With ``scored`` (:func:`_scored_words`), the matches of ``expression``
+    are ranked by the bm25 of ``scored`` alone.
     """
     if want <= 0:
         return []
@@ -229,6 +236,8 @@ def _ranked_by_fts5(
     def top(limit: int) -> list[tuple[int, float]]:
         if any_word:
             return _top_of_any(conn, parts or [], limit, holding=holding)
+        if scored:
+            return _top_by_bm25(conn, scored, limit, among=expression)
         return _top_by_bm25(conn, expression, limit)
 
     limit = want + 1
@@ -306,7 +315,7 @@ def _top_of_any(
     parts: list[str],
     limit: int,
     shortcut_matches: int = ANY_WORD_SHORTCUT_MATCHES,
-    holding: dict[str, int] | None = None,
+    holding: Counted | None = None,
 ) -> list[tuple[int, float]]:
     """:func:`_top_by_bm25` of ``part OR part OR …``, scoring only the notes that can be in it.
 
@@ -315,28 +324,30 @@ def _top_of_any(
     below the sum of their bounds: once ``limit`` notes holding a rarer term score above that
     sum, no note of common terms alone can be among the best ``limit``, and only the notes
     holding a rarer term need scoring (``max-score`` pruning; the scores are FTS5's own, of the
-    whole expression, so the list is exactly the one of scoring every match).  The rarer terms
+    whole expression but its terms in half the notes or more, which add next to nothing, so
+    the list is the one of scoring every match).  The rarer terms
     start as the rarest few; if the scores found show that too many terms were left out, the
     terms the bound needs are added and the query runs once more (or, with every term needed,
-    plainly).  ``holding`` (if given) receives the notes each part is in.
+    plainly).  ``holding`` (if given) counts the notes each part is in.
     """
     expression = " OR ".join(parts)
     if not all(_single_phrase(p) for p in parts):
         return _top_by_bm25(conn, expression, limit)
-    counted = holding if holding is not None else {}
-    for part in parts:
-        if part not in counted:
-            counted[part] = _notes_matching(conn, part)
-    counts = [counted[part] for part in parts]
+    counted = holding or Counted(conn)
+    counts = [counted(part) for part in parts]
     if sum(counts) <= shortcut_matches:
         return _top_by_bm25(conn, expression, limit)
-    notes = _fts_row_count(conn)
+    notes = counted.rows()
     bound = [(BM25_K1 + 1) * _bm25_idf(notes, n) * (1 + 1e-9) for n in counts]
     order = sorted(range(len(parts)), key=lambda i: (counts[i], i))  # rarest first
     rare = _terms_needed(order, bound, max(bound) * FIRST_GUESS)
     while rare < len(order):
         among = " OR ".join(parts[i] for i in sorted(order[:rare]))
-        rows = _top_by_bm25(conn, expression, limit, among)
+        # A term in half the notes or more that no note needs adds next to nothing: matched
+        # but not scored, as in the all-words pass (:func:`_scored_words`).
+        kept = order[:rare] + [i for i in order[rare:] if not _idf_clamped(counts[i], notes)]
+        scored = " OR ".join(parts[i] for i in sorted(kept))
+        rows = _top_by_bm25(conn, scored, limit, among)
         needed = _terms_needed(order, bound, -rows[-1][1] if len(rows) >= limit else 0.0)
         if needed <= rare:
             return rows
@@ -366,41 +377,37 @@ def _single_phrase(part: str) -> bool:
 _PHRASE = re.compile(r'"(?:[^"]|"")*"\*?')
 
 
-def notes_holding(conn: sqlite3.Connection) -> Callable[[str], int]:
-    """The number of notes of ``conn``'s index an FTS5 expression matches, each expression
-    counted once (what :func:`explorer.search.query.split_compounds` weighs a split by)."""
-    return functools.lru_cache(maxsize=256)(functools.partial(_notes_matching, conn))
+def _scored_words(query: Query, holding: Counted) -> str | None:
+    """What the all-words pass ranks its matches by, when that is not all of its words: the
+    words but the stop words in half the notes or more.
+
+    bm25 gives a term in half the notes or more an idf of 1e-6 (SQLite's fts5 ``bm25()``),
+    so that such a word adds less than ``(k1 + 1) * 1e-6`` to any note's score; yet to learn
+    that, bm25 reads every one of its notes, each query again (at 50,000 notes, 12-16 ms for
+    the stop words of a question whose words are all in some note).  Their counts are kept
+    (:class:`explorer.index.counts.TermCounts`), and the notes holding every word are ranked
+    by the others alone: a score differs by less than 2.2e-6 for each word left out, the order
+    only where two notes differed by that little (they are then ordered by path).  Only stop
+    words are asked about: a content word that common is rare, and counting one that is not
+    would read its notes twice.
+    ``None``: every word is scored (nothing to leave out, or nothing but them).
+    """
+    stop = {t.fts() for t in query.stop_terms}
+    groups = query.fts_groups()
+    common = [
+        g
+        for g in groups
+        if g in stop and _single_phrase(g) and _idf_clamped(holding(g), holding.rows())
+    ]
+    kept = [g for g in groups if g not in common]
+    return " AND ".join(kept) if common and kept else None
 
 
-def _notes_matching(conn: sqlite3.Connection, part: str) -> int:
-    """The notes ``part`` matches: what bm25 counts for its idf."""
-    return int(
-        conn.execute("SELECT count(*) FROM notes_fts WHERE notes_fts MATCH ?", (part,)).fetchone()[
-            0
-        ]
-    )
-
-
-def _fts_row_count(conn: sqlite3.Connection) -> int:
-    """The rows FTS5 counts for idf: the first number of its "averages" record (row 1 of
-    ``notes_fts_data``, a SQLite varint), or the rows with a size recorded if that is more
-    (the bound must not count fewer notes than bm25 does)."""
-    sized = int(conn.execute("SELECT count(*) FROM notes_fts_docsize").fetchone()[0])
-    row = conn.execute("SELECT block FROM notes_fts_data WHERE id = 1").fetchone()
-    return max(sized, _varint(bytes(row[0])) if row and row[0] else 0)
-
-
-def _varint(data: bytes) -> int:
-    """The SQLite varint at the start of ``data`` (7 bits a byte, high bit: more follows; a
-    ninth byte gives 8)."""
-    value = 0
-    for i, byte in enumerate(data[:9]):
-        if i == 8:
-            return (value << 8) | byte
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            return value
-    return value
+def _idf_clamped(holding: int, notes: int) -> bool:
+    """Whether bm25 gives a term held by ``holding`` of ``notes`` notes the idf 1e-6, the
+    least it gives (:func:`_bm25_idf`): held by half of them or more.  Such a term adds less
+    than ``(k1 + 1) * 1e-6`` to a note's score."""
+    return 2 * holding >= notes
 
 
 def _bm25_idf(notes: int, holding: int) -> float:

@@ -172,7 +172,7 @@ class Query:
         """No searchable words: the result is a listing of notes, most recent first."""
         return self.fts_all() is None
 
-    def _fts_groups(self) -> list[str]:
+    def fts_groups(self) -> list[str]:
         out = []
         for group in self.groups:
             parts = [p for p in (self.fts_term(t) for t in group) if p]
@@ -190,7 +190,7 @@ class Query:
 
     def fts_all(self) -> str | None:
         """All groups must match (the first, precise pass)."""
-        groups = self._fts_groups()
+        groups = self.fts_groups()
         return self._with_exclusions(" AND ".join(groups)) if groups else None
 
     def fts_phrase(self, *, exclusions: bool = True) -> str | None:

@@ -331,3 +331,24 @@ def test_the_vector_list_ranked_beside_the_lexical_one_is_the_same_list(
 
     assert [ranking(p) for p in beside] == [ranking(p) for p in in_turn]
     assert [ranking(p) for p in again] == [ranking(p) for p in in_turn]
+
+
+def test_a_searcher_per_request_counts_each_term_once_while_the_index_is_unchanged(
+    small: Searcher, write: Write
+) -> None:
+    """The counts are the open index's, not a searcher's: a reader that makes a searcher per
+    request (as the window's does) counts a word's notes once, until the index changes."""
+    options = SearchOptions(mode="fts")
+
+    def counts_run(raw: str) -> int:
+        statements: list[str] = []
+        small.db.conn.set_trace_callback(statements.append)
+        Searcher(small.db, small.provider).search(raw, options)
+        small.db.conn.set_trace_callback(None)
+        return sum("count(*) FROM notes_fts" in s for s in statements)
+
+    assert counts_run("why does the deploy rollback fail") > 0
+    assert counts_run("why does the deploy rollback fail") == 0
+    write("dev/rollback.md", "# Rollback\n\nthe deploy rollback failed\n")
+    build_index(small.db, small.provider)
+    assert counts_run("why does the deploy rollback fail") > 0

@@ -10,9 +10,10 @@ import pytest
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.index.counts import Counted
 from explorer.index.db import IndexDB
 from explorer.search.hybrid import Searcher, SearchOptions
-from explorer.search.lexical import lexical_list, notes_holding
+from explorer.search.lexical import lexical_list
 from explorer.search.query import (
     Query,
     QueryError,
@@ -392,7 +393,7 @@ def german(write: Write, vault: Path, open_db: Callable[[Path], IndexDB]) -> Ind
 
 def split(raw: str, conn: sqlite3.Connection, languages: tuple[str, ...] = ("de",)) -> Query:
     query = parse_query(raw, languages)
-    split_compounds(query, notes_holding(conn))
+    split_compounds(query, Counted(conn))
     return query
 
 
