@@ -273,8 +273,15 @@ TIE_GROWTH = 4
 ANY_WORD_SHORTCUT_MATCHES = 5000
 #: ...the rarer terms being at first those a note must hold to score this share of the rarest
 #: term's bound (a guess at the worst score kept: too low, more notes are scored than needed;
-#: too high, the query runs twice).
+#: too high, the query runs twice).  The best notes of a long question hold several of its
+#: words, and score higher against that bound: from :data:`LONG_QUESTION` terms the guess is
+#: :data:`LONG_GUESS` (at 50,000 notes, the 50th best score of a question of 7 or more terms was
+#: 0.57-1.1 times the bound, of fewer terms 0.49-0.8: 100 questions and 100 short queries of
+#: another seed than the bench's, where a question's lexical list went p95 28.5 -> 25.7 ms; on
+#: the bench's own, 27.3 -> 25.3 ms).
 FIRST_GUESS = 0.5
+LONG_GUESS = 0.6
+LONG_QUESTION = 7
 #: bm25's k1: a term adds less than ``(k1 + 1) * idf`` to a note's score, however often it is
 #: in the note (SQLite's fts5 ``bm25()``).
 BM25_K1 = 1.2
@@ -340,7 +347,8 @@ def _top_of_any(
     notes = counted.rows()
     bound = [(BM25_K1 + 1) * _bm25_idf(notes, n) * (1 + 1e-9) for n in counts]
     order = sorted(range(len(parts)), key=lambda i: (counts[i], i))  # rarest first
-    rare = _terms_needed(order, bound, max(bound) * FIRST_GUESS)
+    guess = LONG_GUESS if len(parts) >= LONG_QUESTION else FIRST_GUESS
+    rare = _terms_needed(order, bound, max(bound) * guess)
     while rare < len(order):
         among = " OR ".join(parts[i] for i in sorted(order[:rare]))
         # A term in half the notes or more that no note needs adds next to nothing: matched
