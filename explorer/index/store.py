@@ -88,7 +88,12 @@ def _changed(conn: sqlite3.Connection, note_id: int, changes: set[int] | None) -
 
 
 def upsert_note(
-    conn: sqlite3.Connection, st: FileStat, note: ParsedNote, changes: set[int] | None = None
+    conn: sqlite3.Connection,
+    st: FileStat,
+    note: ParsedNote,
+    changes: set[int] | None = None,
+    *,
+    new: bool = False,
 ) -> int:
     """Insert or replace the note at ``st.rel`` with its tags, chunks, aliases and links;
     returns its id.  The links of the keys :func:`explorer.index.links.keys_of` gives (before
@@ -97,7 +102,9 @@ def upsert_note(
     :func:`log_vector_changes` before the transaction ends (``None``: logged here).
 
     The text searched is what a reader sees (a link's shown text, not its syntax); the chunks
-    keep their spans in the note's own text, which the preview scrolls to.
+    keep their spans in the note's own text, which the preview scrolls to.  ``new``: the caller
+    knows that no note is at ``st.rel`` (as a sync does, from the notes it read when it
+    began), and it is not looked up.
     """
     text = note.search_text
     body = space_cjk(text)
@@ -116,7 +123,7 @@ def upsert_note(
         links.path_key(st.rel),
         detect(text),
     )
-    row = conn.execute("SELECT id FROM notes WHERE path = ?", (st.rel,)).fetchone()
+    row = None if new else conn.execute("SELECT id FROM notes WHERE path = ?", (st.rel,)).fetchone()
     if row is None:
         cur = conn.execute(
             "INSERT INTO notes(title, tags, body, status, size, mtime_ns, hash, body_start, "

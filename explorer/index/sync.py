@@ -319,7 +319,7 @@ def _prepare(root: Path, st: FileStat, known: store.KnownNote | None) -> _Prepar
     if known is not None and known.hash == digest:
         return _Prepared("same", st)
     try:
-        note = parse_note(st.rel, data)
+        note = parse_note(st.rel, data, digest)
     except NotANote as exc:
         return _Prepared("skip", st, reason=str(exc))
     store.check_storable(note)
@@ -341,7 +341,7 @@ def _write(
     if note is not None:
         if known is not None:
             link_keys.update(links.keys_of_path(conn, st.rel))
-        store.upsert_note(conn, st, note, written.vector_changes)
+        store.upsert_note(conn, st, note, written.vector_changes, new=known is None)
         link_keys.update(links.keys_of(st.rel, note.links, note.aliases))
         # Not unlisted as skipped here: the sync rewrote the listings of every path it looks
         # at before it began (a statement a note, which never found anything to delete).

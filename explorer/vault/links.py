@@ -109,9 +109,16 @@ def parse_wikilink(inner: str) -> tuple[str, str | None, str | None, str | None]
     return target.strip(), heading, block, alias
 
 
+def blank_fences(text: str) -> str:
+    """``text`` with its fenced code blocks blanked out (same length, offsets kept)."""
+    if "```" not in text and "~~~" not in text:  # most notes: no pass of the pattern
+        return text
+    return _FENCE.sub(lambda m: " " * len(m.group(0)), text)
+
+
 def _mask_code(text: str) -> str:
     """``text`` with fenced blocks and inline code blanked out (same length, offsets kept)."""
-    text = _FENCE.sub(lambda m: " " * len(m.group(0)), text)
+    text = blank_fences(text)
     return blank_spans(text, _inline_code(text)) if "`" in text else text
 
 

@@ -390,8 +390,8 @@ def test_one_note_failing_unexpectedly_is_skipped_and_its_batch_kept(
     write("new.md", "# New\n\nnewwords\n")
     real = sync.parse_note
 
-    def parse_failing_on_bad(rel: str, data: bytes) -> ParsedNote:
-        note = real(rel, data)
+    def parse_failing_on_bad(rel: str, data: bytes, digest: str | None = None) -> ParsedNote:
+        note = real(rel, data, digest)
         if rel == "bad.md":
             raise RuntimeError("a bug met this note")
         return note
@@ -412,7 +412,7 @@ def test_an_environment_error_is_not_taken_for_a_bad_note(
         write(f"n{i:03}.md", f"# Note {i}\n\nplain words {i}\n")
     db = open_db(vault)
 
-    def disk_full(*args: object) -> None:
+    def disk_full(*args: object, **kwargs: object) -> None:
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(sync.store, "upsert_note", disk_full)
@@ -459,9 +459,15 @@ def test_a_note_failing_halfway_through_its_writes_is_undone_and_the_batch_redon
     real = sync.store.upsert_note
 
     def upsert_then_fail_on_half(
-        conn: sqlite3.Connection, st: FileStat, note: ParsedNote, changes: set[int] | None = None
+        conn: sqlite3.Connection,
+        st: FileStat,
+        note: ParsedNote,
+        changes: set[int] | None = None,
+        *,
+        new: bool = False,
     ) -> int:
-        note_id = real(conn, st, note, changes)  # the note, its tags, chunks, FTS row are written …
+        # The note, its tags, chunks, FTS row are written …
+        note_id = real(conn, st, note, changes, new=new)
         if st.rel == "half.md":
             raise RuntimeError("a bug after the writes")  # … and then something goes wrong
         return note_id
@@ -565,3 +571,20 @@ def test_a_skipped_file_that_becomes_a_note_is_no_longer_listed(
     write("b.md", "# B\n\nreadable too\n")
     sync_vault(db, paths=["b.md"])
     assert _skipped(db) == {} and {"a.md", "b.md", "ok.md"} <= _notes(db)
+
+
+def test_a_first_sync_looks_up_no_note_it_knows_is_new(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    for i in range(5):
+        write(f"n{i}.md", f"# Note {i}\n\nwords {i}\n")
+    db = open_db(vault)
+    statements: list[str] = []
+    db.conn.set_trace_callback(statements.append)
+    sync_vault(db)
+    assert not [s for s in statements if "SELECT id FROM notes WHERE path" in s]
+    write("n0.md", "# Note 0\n\nother words\n")
+    sync_vault(db)  # a note the index has is looked up
+    assert [s for s in statements if "SELECT id FROM notes WHERE path" in s]
+    db.conn.set_trace_callback(None)
+    assert len(_notes(db)) == 5
