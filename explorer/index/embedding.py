@@ -26,10 +26,15 @@ EmbedProgress = Callable[[int, int, str], None]
 #: The pending chunks in note order, without their texts: a batch reads its own
 #: (:data:`_TEXTS`), so that no more than a batch of texts is held at once (at 50,000 notes
 #: every pending text read up front took about 300 MB).
+#: Chunk ``c`` has no vector of the model bound to ``?`` yet: a look-up in the small pages of
+#: the keys (migration m007), not in the table's, where each row carries its vector.
+NO_VECTOR = (
+    "NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_model_hash "
+    "WHERE v.model = ? AND v.hash = c.hash)"
+)
 _PENDING = (
     "SELECT c.hash, n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
-    "WHERE NOT EXISTS (SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
-    "ORDER BY c.note_id, c.seq"
+    f"WHERE {NO_VECTOR} ORDER BY c.note_id, c.seq"
 )
 _TEXTS = "SELECT hash, text FROM chunks WHERE hash IN ({marks})"
 
@@ -101,8 +106,7 @@ _NOTES_OF = "SELECT DISTINCT note_id FROM chunks WHERE hash IN (SELECT value FRO
 def pending_count(db: IndexDB, model: str) -> int:
     """Distinct chunk texts still waiting for a vector of ``model``."""
     row = db.conn.execute(
-        "SELECT count(DISTINCT c.hash) FROM chunks c WHERE NOT EXISTS "
-        "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?)",
+        f"SELECT count(DISTINCT c.hash) FROM chunks c WHERE {NO_VECTOR}",
         (model,),
     ).fetchone()
     return int(row[0])

@@ -211,6 +211,17 @@ def m006_vector_changes_by_writers() -> str:
         """
 
 
+def m007_vector_keys() -> str:
+    """The keys of ``vectors`` apart from the vectors: whether a chunk has a vector is a look-up
+    in small pages, not in the table's, where each row carries its 1.5 KB vector (at 50,000
+    notes: the pending chunks counted in 50 ms instead of 580, the next ones to embed found in
+    180 ms instead of 2.6 s).  The statements that ask name it (``INDEXED BY``): SQLite's planner
+    takes the primary key for just as good."""
+    return """
+        CREATE INDEX IF NOT EXISTS vectors_model_hash ON vectors(model, hash);
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_create_tables,
     m002_links,
@@ -218,6 +229,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     m004_note_language,
     m005_vector_changes,
     m006_vector_changes_by_writers,
+    m007_vector_keys,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

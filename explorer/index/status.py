@@ -196,7 +196,8 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
     chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
     vectors = int(
         conn.execute(
-            "SELECT count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ?",
+            "SELECT count(*) FROM chunks c JOIN vectors v INDEXED BY vectors_model_hash "
+            "ON v.model = ? AND v.hash = c.hash",
             (model,),
         ).fetchone()[0]
     )

@@ -23,7 +23,7 @@ from typing import Any
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB, connect
-from explorer.index.embedding import pending_count, store_vectors
+from explorer.index.embedding import NO_VECTOR, pending_count, store_vectors
 from explorer.live.events import EmbedDone, ErrorEvent, EventLog, NoticeEvent, VectorsStored
 from explorer.live.health import EmbeddingHealth, EmbeddingState
 from explorer.live.problems import Problem, diagnose, log_problem
@@ -52,8 +52,7 @@ class _Pending:
 _PENDING_SQL = (
     "SELECT c.hash, c.text, n.path, c.note_id, c.seq FROM chunks c "
     "JOIN notes n ON n.id = c.note_id "
-    "WHERE {where} AND NOT EXISTS "
-    "(SELECT 1 FROM vectors v WHERE v.hash = c.hash AND v.model = ?) "
+    f"WHERE {{where}} AND {NO_VECTOR} "
     "ORDER BY c.note_id, c.seq LIMIT ?"
 )
 

@@ -358,7 +358,7 @@ def test_an_index_of_schema_5_keeps_its_change_log_without_the_triggers(
     conn.close()
 
     db = IndexDB.open(vault, data_dir)
-    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION == 6
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
     triggers = {
         str(name)
         for (name,) in db.conn.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")

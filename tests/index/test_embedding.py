@@ -7,7 +7,7 @@ from pathlib import Path
 
 from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.index.db import IndexDB
-from explorer.index.embedding import embed_pending, pending_count
+from explorer.index.embedding import NO_VECTOR, embed_pending, pending_count
 from explorer.index.store import delete_note
 from explorer.index.sync import sync_vault
 
@@ -44,3 +44,27 @@ def test_a_chunk_deleted_while_embedding_is_not_embedded(
     assert report.chunks == 2
     assert not any("gamma" in text for text in embedder.texts)
     assert pending_count(db, embedder.name) == 0
+
+
+def test_pending_chunks_are_told_by_the_vector_keys_not_the_vectors(
+    write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """Whether a chunk has a vector is looked up in the keys' index (each row of the table
+    carries its vector: at 50,000 notes the count took 580 ms, 50 ms by the keys)."""
+    for name in "abcd":
+        write(f"{name}.md", f"# {name.upper()}\n\n{name} words\n")
+    db = open_db(vault)
+    sync_vault(db)
+    embedder = FakeEmbedder()
+    assert pending_count(db, embedder.name) == 4
+    plan = " ".join(
+        str(row[3])
+        for row in db.conn.execute(
+            f"EXPLAIN QUERY PLAN SELECT count(*) FROM chunks c WHERE {NO_VECTOR}",
+            (embedder.name,),
+        )
+    )
+    assert "vectors_model_hash" in plan
+    embed_pending(db, embedder, batch_size=3)
+    assert pending_count(db, embedder.name) == 0
+    assert pending_count(db, "another model") == 4
