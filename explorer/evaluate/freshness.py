@@ -30,7 +30,8 @@ from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.evaluate.stats import percentiles
 from explorer.index.db import IndexDB, index_path
 from explorer.live import LiveEvent, LiveIndex
-from explorer.search.hybrid import Searcher, SearchOptions, SemanticUnavailable
+from explorer.search.hybrid import DEMOTED_STATUS, Searcher, SearchOptions, SemanticUnavailable
+from explorer.vault.frontmatter import read_frontmatter
 
 #: The issue's budgets, in seconds.
 BUDGETS = {
@@ -94,6 +95,8 @@ def run_freshness(
             try:
                 searcher = Searcher(reader, provider)
                 semantic = provider.state is ModelState.READY
+                if semantic:  # the window's matrix is loaded before anyone saves: so is this one
+                    _found(searcher, picked[0][:200], "semantic", "")
                 result.update(_probes(live, copy, reader, searcher, picked, semantic))
                 batches.clear()
                 result["burst"] = _burst(copy, reader, texts, burst)
@@ -111,7 +114,9 @@ def run_freshness(
 
 
 def _templates(copy: Path, samples: int) -> tuple[list[str], list[str]]:
-    """Texts of the vault's notes; ``samples`` of them spread evenly for the probes."""
+    """Texts of the vault's notes; ``samples`` of them spread evenly for the probes, each the
+    first from its place on that is not marked stale (a stale note ranks below every fresh
+    one, so a probe made of one would be searchable and yet not among the first hits)."""
     texts = []
     for path in sorted(copy.rglob("*.md")):
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -119,8 +124,18 @@ def _templates(copy: Path, samples: int) -> tuple[list[str], list[str]]:
     if not texts:
         raise ValueError(f"no notes in {copy}")
     step = max(1, len(texts) // samples)
-    picked = [texts[(i * step) % len(texts)] for i in range(samples)]
+    picked = []
+    for i in range(samples):
+        start = (i * step) % len(texts)
+        fresh = (texts[(start + j) % len(texts)] for j in range(len(texts)))
+        picked.append(next((t for t in fresh if not _stale(t)), texts[start]))
     return texts, picked
+
+
+def _stale(text: str) -> bool:
+    """Whether the note ``text`` is marked stale (its frontmatter's ``status``)."""
+    status = read_frontmatter(text).fields.get("status")
+    return status is not None and str(status).strip().lower() == DEMOTED_STATUS
 
 
 def _probes(

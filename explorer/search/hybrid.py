@@ -48,6 +48,10 @@ EMBED_TIMEOUT_S = 3.0
 LISTING_SIZE = 20
 
 
+#: The ``status`` (frontmatter, lower case) of a note that goes after every other hit.
+DEMOTED_STATUS = "stale"
+
+
 class SemanticUnavailable(RuntimeError):
     """``semantic`` mode was asked for and there is no vector list; the message says why."""
 
@@ -137,7 +141,7 @@ class Hit:
     @property
     def demoted(self) -> bool:
         """Stale notes go after every other hit, whatever their score."""
-        return self.status == "stale"
+        return self.status == DEMOTED_STATUS
 
     def to_json(self) -> dict[str, Any]:
         return {
