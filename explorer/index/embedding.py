@@ -23,15 +23,15 @@ from explorer.index.store import log_vector_changes
 #: (done, total, current note path) after each batch.
 EmbedProgress = Callable[[int, int, str], None]
 
-#: The pending chunks in note order, without their texts: a batch reads its own
-#: (:data:`_TEXTS`), so that no more than a batch of texts is held at once (at 50,000 notes
-#: every pending text read up front took about 300 MB).
 #: Chunk ``c`` has no vector of the model bound to ``?`` yet: a look-up in the small pages of
 #: the keys (migration m007), not in the table's, where each row carries its vector.
 NO_VECTOR = (
     "NOT EXISTS (SELECT 1 FROM vectors v INDEXED BY vectors_model_hash "
     "WHERE v.model = ? AND v.hash = c.hash)"
 )
+#: The pending chunks in note order, without their texts: a batch reads its own
+#: (:data:`_TEXTS`), so that no more than a batch of texts is held at once (at 50,000 notes
+#: every pending text read up front took about 300 MB).
 _PENDING = (
     "SELECT c.hash, n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
     f"WHERE {NO_VECTOR} ORDER BY c.note_id, c.seq"

@@ -24,13 +24,7 @@ from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
 from explorer.index.vectors import CosineSpread, VectorHit, VectorIndex
 from explorer.search import evidence, fusion
-from explorer.search.lexical import (
-    PASSES,
-    filter_clause,
-    lap,
-    lexical_list,
-    make_snippets,
-)
+from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query, split_compounds
 from explorer.search.query_embedding import EXECUTOR, NORMAL

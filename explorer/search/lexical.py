@@ -90,8 +90,7 @@ def lexical_list(
     Without ``snippets`` every snippet is ``""``, to be made for the hits shown only (from each
     hit's ``marks``: :func:`make_snippets`).  ``counted``: the notes each term is in, as far as
     counted, kept by a long-lived reader between queries
-    (:class:`explorer.index.counts.TermCounts`; otherwise
-    counted for this query)."""
+    (:class:`explorer.index.counts.TermCounts`; otherwise counted for this query)."""
     stages = {} if stages is None else stages
     started = time.perf_counter()
     where, params = filter_clause(query)
@@ -103,17 +102,19 @@ def lexical_list(
         # The best ``depth`` of a pass are enough, whatever the earlier passes found: the notes
         # among them not found before are the best of the rest, and at least as many as the
         # list still lacks.
+        scored = _scored_words(query, holding) if PASSES[tier] == "all words" else None
         rows = None
         if not query.has_filters:
             parts = query.content_parts() if PASSES[tier] == "any word" else []
-            scored = _scored_words(query, holding) if PASSES[tier] == "all words" else None
             rows = _ranked_by_fts5(conn, expression, depth, parts, holding, scored)
         if rows is None:
+            match, among = (scored, [expression]) if scored else (expression, [])
+            restrict = _AMONG * len(among)
             rows = conn.execute(
                 "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s "
                 "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
-                f"WHERE notes_fts MATCH ? AND {where} ORDER BY s, n.path LIMIT ?",
-                (*BM25_WEIGHTS, expression, *params, depth),
+                f"WHERE notes_fts MATCH ?{restrict} AND {where} ORDER BY s, n.path LIMIT ?",
+                (*BM25_WEIGHTS, match, *among, *params, depth),
             ).fetchall()
         return rows
 
@@ -287,6 +288,12 @@ LONG_QUESTION = 7
 BM25_K1 = 1.2
 
 
+#: Only the notes that also match an expression (bound to ``?``).  ``+rowid`` keeps it a filter
+#: on the rows: as a rowid constraint FTS5 would run the query once per note, ``bm25`` counting
+#: each term's notes each time.
+_AMONG = " AND +notes_fts.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
+
+
 def _top_by_bm25(
     conn: sqlite3.Connection, expression: str, limit: int, among: str | None = None
 ) -> list[tuple[int, float]]:
@@ -297,15 +304,13 @@ def _top_by_bm25(
     Not ``ORDER BY rank``: for that, FTS5 copies every match with the positions of each of its
     terms into a sorter of its own, all of them, before the limit applies (at 50,000 notes a
     12-word question's any-word pass spent two thirds of its time there).  SQLite's sorter
-    keeps the ``limit`` best rows only.  ``+rowid`` keeps ``among`` a filter on the rows: as a
-    rowid constraint FTS5 would run the query once per note, ``bm25`` counting each term's
-    notes each time.
+    keeps the ``limit`` best rows only.  ``among`` filters the rows (:data:`_AMONG`).
     """
     weights = f"{', '.join(map(str, BM25_WEIGHTS))}"
     restrict = ""
     params: list[object] = [expression]
     if among is not None:
-        restrict = " AND +rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)"
+        restrict = _AMONG
         params.append(among)
     return [
         (int(rowid), float(score))

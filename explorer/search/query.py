@@ -368,8 +368,9 @@ def split_compounds(query: Query, holding: Callable[[str], int]) -> None:
                 if linked or len(tail) < VERB_MIN:
                     continue
                 score, parts = float(notes(tail)), (tail,)
-            else:
-                score = math.sqrt(notes(head) and notes(head) * notes(tail))
+            else:  # the tail is not counted when no note holds the head
+                held = notes(head)
+                score = math.sqrt(held * notes(tail)) if held else 0.0
             if score > best:
                 best, split = score, parts
         if split:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -459,15 +460,9 @@ def test_a_note_failing_halfway_through_its_writes_is_undone_and_the_batch_redon
     real = sync.store.upsert_note
 
     def upsert_then_fail_on_half(
-        conn: sqlite3.Connection,
-        st: FileStat,
-        note: ParsedNote,
-        changes: set[int] | None = None,
-        *,
-        new: bool = False,
+        conn: sqlite3.Connection, st: FileStat, note: ParsedNote, *args: Any, **kwargs: Any
     ) -> int:
-        # The note, its tags, chunks, FTS row are written …
-        note_id = real(conn, st, note, changes, new=new)
+        note_id = real(conn, st, note, *args, **kwargs)  # the note, tags, chunks, FTS row …
         if st.rel == "half.md":
             raise RuntimeError("a bug after the writes")  # … and then something goes wrong
         return note_id

@@ -134,7 +134,7 @@ def test_the_any_word_shortcut_ranks_as_fts5_does(
             assert {i for i, s in got if abs(s - cut) > CLAMPED} == {
                 i for i, s in expected if abs(s - cut) > CLAMPED
             }
-            checked += any("+rowid IN" in s for s in statements)
+            checked += any("+notes_fts.rowid IN" in s for s in statements)
     assert checked > 40, "the shortcut was hardly ever taken"
 
 
@@ -240,8 +240,16 @@ def test_stop_words_in_half_the_notes_or_more_rank_nothing_and_are_not_counted_a
     for hit in all_words:
         assert abs(hit.score + plain[hit.note_id]) < 1e-5
     scored = [s for s in statements if "bm25" in s and '"cache" AND "purge"' in s]
-    assert scored and all('"the"' not in s.split("+rowid")[0] for s in scored)
+    assert scored and all('"the"' not in s.split("+notes_fts.rowid")[0] for s in scored)
     statements.clear()
     db.conn.set_trace_callback(statements.append)
     assert lexical_list(db.conn, query, 50, counted=db.term_counts.current(db.conn)) == hits
     assert not [s for s in statements if "count(*)" in s]
+    db.conn.set_trace_callback(None)
+    # A filtered search (its own statement) leaves them unscored too: the same scores.
+    filtered = lexical_list(db.conn, parse_query("the cache purge path:n1"), 50)
+    in_n1 = [h for h in hits if h.path.startswith("n1") and PASSES[h.tier] == "all words"]
+    assert in_n1
+    assert [(h.path, h.score) for h in filtered if PASSES[h.tier] == "all words"] == [
+        (h.path, h.score) for h in in_n1
+    ]
