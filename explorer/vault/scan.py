@@ -215,16 +215,23 @@ def _check(root: str, rel: str) -> tuple[str, os.stat_result] | str | None:
     return path, st
 
 
-def _walk(root: Path, folder: Path, rules: IgnoreRules) -> Iterator[tuple[str, str | None]]:
+def _walk(
+    root: Path, folder: Path, rules: IgnoreRules, prefix: str | None = None
+) -> Iterator[tuple[str, str | None]]:
+    """The vault-relative path of every file below ``folder`` that ``rules`` let through, with
+    the reason a folder cannot be listed.  ``prefix``: ``folder``'s own relative path and a
+    ``/`` (worked out once per folder: a path object per file cost more than its stat)."""
+    if prefix is None:
+        prefix = "" if folder == root else rel_path(root, folder) + "/"
     try:
         entries = sorted(os.scandir(folder), key=lambda e: e.name)
     except OSError as exc:
         if folder != root:
-            yield rel_path(root, folder) + "/", f"cannot list folder: {exc.strerror or exc}"
+            yield prefix, f"cannot list folder: {exc.strerror or exc}"
             return
         raise
     for entry in entries:
-        rel = rel_path(root, Path(entry.path))
+        rel = prefix + entry.name
         try:
             is_dir = entry.is_dir(follow_symlinks=False)
             is_link = entry.is_symlink()
@@ -232,7 +239,7 @@ def _walk(root: Path, folder: Path, rules: IgnoreRules) -> Iterator[tuple[str, s
             continue
         if is_dir:
             if not rules.ignores_dir(rel):
-                yield from _walk(root, Path(entry.path), rules)
+                yield from _walk(root, Path(entry.path), rules, rel + "/")
         elif not rules.ignores_file(rel):
             if is_link and _link_is_dir(entry):
                 continue

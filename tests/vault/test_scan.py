@@ -52,6 +52,17 @@ def test_notes_and_ignore_rules(vault: Path, write: Callable[[str, str], Path]) 
     }
 
 
+def test_a_sub_folder_scan_names_notes_from_the_vault_root(
+    vault: Path, write: Callable[[str, str], Path]
+) -> None:
+    for rel in ["top.md", "a/b/c/deep.md", "a/b/x.md", "a/.git/h.md", "a/b/.trash/t.md"]:
+        write(rel, "# x\n")
+    assert set(scan_vault(vault, under="a/b").files) == {"a/b/c/deep.md", "a/b/x.md"}
+    assert set(scan_vault(vault, under="a").files) == {"a/b/c/deep.md", "a/b/x.md"}
+    rules = IgnoreRules()
+    assert rules.ignores_file("a/.git/h.md") and not rules.ignores_file("a/b/..md")
+
+
 def test_too_large_and_links(vault: Path, write: Callable[[str, str | bytes], Path]) -> None:
     write("big.md", b"x" * (MAX_NOTE_BYTES + 1))
     write("ok.md", "ok")
