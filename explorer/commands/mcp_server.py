@@ -464,7 +464,7 @@ def search_text(answer: Answer) -> str:
         if hit.vector_rank is not None:
             parts.append(f"meaning #{hit.vector_rank} +{hit.contributions.get('vector', 0.0):.4f}")
         why = f" [{hit.fused_score:.4f}: {'; '.join(parts)}]" if parts else ""
-        stale = " (stale)" if hit.status == "stale" else ""
+        stale = " (stale)" if hit.demoted else ""
         lines.append(f"{i}. {hit.path} — {hit.title}{stale}{why}")
         if hit.snippet:
             lines.append(f"   {plain_snippet(hit.snippet)}")

@@ -114,7 +114,7 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
             f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
             f"{c.get('vector', 0.0):7.5f}  "
             f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
-            f"{hit.path} — {hit.title}{'  [stale]' if hit.status == 'stale' else ''}",
+            f"{hit.path} — {hit.title}{'  [stale]' if hit.demoted else ''}",
             out,
         )
     if not response.hits:

@@ -32,6 +32,7 @@ from explorer.index.db import IndexDB, index_path
 from explorer.live import LiveEvent, LiveIndex
 from explorer.search.hybrid import DEMOTED_STATUS, Searcher, SearchOptions, SemanticUnavailable
 from explorer.vault.frontmatter import read_frontmatter
+from explorer.vault.parse import note_status
 
 #: The issue's budgets, in seconds.
 BUDGETS = {
@@ -134,8 +135,7 @@ def _templates(copy: Path, samples: int) -> tuple[list[str], list[str]]:
 
 def _stale(text: str) -> bool:
     """Whether the note ``text`` is marked stale (its frontmatter's ``status``)."""
-    status = read_frontmatter(text).fields.get("status")
-    return status is not None and str(status).strip().lower() == DEMOTED_STATUS
+    return note_status(read_frontmatter(text).fields.get("status")) == DEMOTED_STATUS
 
 
 def _probes(

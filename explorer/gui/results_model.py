@@ -419,7 +419,7 @@ class ResultsModel(QAbstractTableModel):
         if col == Column.MOVE:
             return movement_text(self._moves.get(hit.path))
         if col == Column.TITLE:
-            return safe_text(hit.title) + ("  (stale)" if hit.status == "stale" else "")
+            return safe_text(hit.title) + ("  (stale)" if hit.demoted else "")
         if col == Column.PATH:
             return safe_text(hit.path)
         if col == Column.FUSED:

@@ -179,7 +179,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     )
     if mode != "semantic" and hit.fts_rank is not None:
         notes.append("bm25 is negated: higher is better")
-    if hit.status == "stale":
+    if hit.demoted:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(ctx.extra)
     method, terms = formula_legend(ctx.options)

@@ -22,6 +22,7 @@ from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
 from explorer.search.evidence import CALIBRATION
 from explorer.search.hybrid import (
+    DEMOTED_STATUS,
     Candidates,
     Searcher,
     calibrated_scores,
@@ -29,6 +30,7 @@ from explorer.search.hybrid import (
     convex_tiers,
     evidence_lists,
     fuse_lists,
+    is_demoted,
 )
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.options import SearchOptions
@@ -297,7 +299,7 @@ def explain(
     total = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     lexical = _lexical(conn, query, path, options, candidates, total)
     vector = _vector(searcher, query, note_id, options, candidates, total)
-    fused, competition = _fused(candidates, options, path, status == "stale", n)
+    fused, competition = _fused(candidates, options, path, status == DEMOTED_STATUS, n)
     changes: tuple[Change, ...] = ()
     if not candidates.listing:
         changes = tuple(changes_for(competition, options, n))
@@ -480,8 +482,7 @@ def _fused(
         order, scored = fuse_lists(candidates, options, lexical, vector)
         order = [f for f in order if f.score > 0]  # as the search: a note worth 0 is no hit
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
-    notes = candidates.notes
-    stale_of = {f.id: (i := notes.get(f.id)) is not None and i.status == "stale" for f in order}
+    stale_of = {f.id: is_demoted(candidates.notes, f.id) for f in order}
     before = [f.id for f in order]
     order.sort(key=lambda f: stale_of[f.id])
     position = {f.id: i for i, f in enumerate(order, start=1)}

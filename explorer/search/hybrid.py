@@ -72,6 +72,17 @@ class NoteInfo:
     tags: tuple[str, ...]
     mtime_ns: int
 
+    @property
+    def demoted(self) -> bool:
+        """Stale notes go after every other hit, whatever their score."""
+        return self.status == DEMOTED_STATUS
+
+
+def is_demoted(notes: dict[str, NoteInfo], path: str) -> bool:
+    """Whether the note ``path`` (its row in ``notes``, if loaded) goes after every other hit."""
+    info = notes.get(path)
+    return info is not None and info.demoted
+
 
 @dataclass(frozen=True, slots=True)
 class VectorCandidate:
@@ -154,7 +165,7 @@ class Hit:
             "evidence": {name: round(value, 5) for name, value in self.evidence.items()},
             "vectorSigmas": None if self.vector_sigmas is None else round(self.vector_sigmas, 3),
             "coverage": None if self.coverage is None else round(self.coverage, 3),
-            "demoted": "stale" if self.demoted else None,
+            "demoted": DEMOTED_STATUS if self.demoted else None,
             "bestChunk": (
                 {"start": self.best_chunk[0], "end": self.best_chunk[1]}
                 if self.best_chunk
@@ -604,8 +615,7 @@ def _ranked(
     it (``None``: it did not)."""
     fused, scored, weighed = _fuse_lists(candidates, options, lexical, vector)
     fused = [f for f in fused if f.score > 0]  # a note worth nothing is not a hit
-    notes = candidates.notes
-    fused.sort(key=lambda f: (info := notes.get(f.id)) is not None and info.status == "stale")
+    fused.sort(key=lambda f: is_demoted(candidates.notes, f.id))
     return fused, {name: [p for p, _ in items] for name, items in scored.items()}, weighed
 
 

@@ -107,11 +107,10 @@ def parse_note(rel: str, data: bytes, digest: str | None = None) -> ParsedNote:
     title, from_content = _title(rel, meta, body)
     unlinked = blank_spans(text, [(link.start, link.end) for link in body_links])  # [[#H]]: no tag
     tags = _merge_tags(_frontmatter_tags(meta.get("tags")), inline_tags(unlinked[body_start:]))
-    status = meta.get("status")
     note = ParsedNote(
         title=_storable(title),
         tags=_merge_tags([_storable(t) for t in tags]),
-        status=_storable(str(status).strip().lower()) if status is not None else None,
+        status=note_status(meta.get("status")),
         text=text,
         body_start=body_start,
         chunks=_chunks(text, body_start, body_links),
@@ -146,6 +145,11 @@ def _chunks(text: str, body_start: int, links: list[Link]) -> list[Chunk]:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def note_status(value: object) -> str | None:
+    """A frontmatter ``status`` as stored and compared: its text, trimmed, lower case."""
+    return None if value is None else _storable(str(value).strip().lower())
 
 
 def _storable(text: str) -> str:
