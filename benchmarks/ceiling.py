@@ -2,8 +2,8 @@
 
     python benchmarks/ceiling.py --data-dir DATA [--model NAME] [--sets de,fr,es,ja,zh]
 
-Reads the candidates ``benchmarks/calibrate.py collect`` kept (both lists at depth 50, no
-floors) and prints, per set and half, nDCG@10 of:
+Reads the candidates ``benchmarks/calibrate.py collect`` kept (both lists, no floors), each list
+cut to the search's depth (50) as the fusion cuts it, and prints, per set and half, nDCG@10 of:
 
 - **fused**: the default ranking (the calibrated fusion), as ``calibrate.py report`` scores it;
 - **oracle**: every candidate of either list ordered by its judgment: what a perfect reranker
@@ -41,8 +41,10 @@ Matrix = npt.NDArray[np.float64]
 
 
 def features(found: Candidates) -> tuple[list[str], Matrix]:
-    """The candidates of ``found`` (either list, lexical first) and their feature rows."""
-    lexical, vector = found.lexical, found.vector
+    """The candidates of ``found`` (either list at the search's depth, lexical first) and their
+    feature rows."""
+    depth = min(OPTIONS.depth, found.depth)
+    lexical, vector = found.lexical[:depth], found.vector[:depth]
     evidence = hybrid.calibrated_scores(found, OPTIONS, lexical, vector)
     fused = {p: i for i, p in enumerate(hybrid.ranked(found, replace(OPTIONS, limit=100)))}
     lex_rank = {p: i for i, (p, _, _) in enumerate(lexical)}
@@ -147,7 +149,7 @@ def main() -> None:
         }
         for query, half, paths, x in table[s.name]:
             qrels = s.qrels[query]
-            fused = sorted(paths, key=lambda p: -x[paths.index(p), 15])
+            fused = [paths[i] for i in np.argsort(-x[:, 15], kind="stable")]
             oracle = sorted(paths, key=lambda p: -grade(s, query, p))
             fit = [paths[i] for i in np.lexsort((np.arange(len(paths)), -(x @ beta[:-1])))]
             for name, ranked in (("fused", fused), ("oracle", oracle), ("fit", fit)):
