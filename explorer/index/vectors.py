@@ -41,6 +41,13 @@ class VectorHit:
 #: The histogram of a query's cosines over the vault: this many bins from -1 to 1.
 SPREAD_BINS = 80
 
+#: A spread of cosines narrower than this is no spread: the vectors' own noise, not the query's.
+#: The same text embedded in bfloat16 and in float32 keeps a cosine above 0.9998 (so differs by
+#: up to 2e-4), and float32 sums differ in the 7th digit by the order of their terms; a standard
+#: deviation under 1e-3 measures that noise, and dividing by it would turn a rounding difference
+#: into sigmas (five identical notes: one +2.0 σ, the others -0.5 σ).
+MIN_SPREAD = 1e-3
+
 
 @dataclass(frozen=True, slots=True)
 class CosineSpread:
@@ -53,9 +60,15 @@ class CosineSpread:
     #: Notes per bin of :data:`SPREAD_BINS` equal bins over [-1, 1].
     histogram: tuple[int, ...] = ()
 
+    @property
+    def flat(self) -> bool:
+        """The cosines do not spread (under :data:`MIN_SPREAD`): no note stands out of them."""
+        return self.std < MIN_SPREAD
+
     def sigmas(self, cosine: float) -> float:
-        """How many standard deviations ``cosine`` stands above the mean (0 when all are equal)."""
-        return (cosine - self.mean) / self.std if self.std > 0 else 0.0
+        """How many standard deviations ``cosine`` stands above the mean (0 when the cosines do
+        not spread: see :attr:`flat`)."""
+        return 0.0 if self.flat else (cosine - self.mean) / self.std
 
     @classmethod
     def of(cls, cosines: Matrix) -> CosineSpread:

@@ -24,7 +24,11 @@ def vector_evidence_text(hit: Hit, spread: CosineSpread | None) -> str | None:
     if hit.vector_rank is None or hit.vector_score is None:
         return None
     parts = [f"cosine {hit.vector_score:.4f}"]
-    if hit.vector_sigmas is not None and spread is not None and spread.notes:
+    if spread is not None and spread.notes and spread.flat:
+        parts.append(
+            f"no spread: this query's cosines over the vault all lie within σ {spread.std:.0e}"
+        )
+    elif hit.vector_sigmas is not None and spread is not None and spread.notes:
         side = "above" if hit.vector_sigmas >= 0 else "below"
         parts.append(
             f"{abs(hit.vector_sigmas):.1f} σ {side} this query's vault mean {spread.mean:.3f}"

@@ -153,6 +153,8 @@ class EvidencePlace:
     calibrated: float  # 1 − (1 − lexical)(1 − vector)
     bar: float  # the calibrated score a close match needs
     close_match: bool  # whether any note of the query reaches the bar
+    #: The query's cosines do not spread over the vault (:attr:`CosineSpread.flat`).
+    flat: bool = False
     code: str = "evidence"
 
 
@@ -261,6 +263,7 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
         calibrated=combined(mine),
         bar=CALIBRATION.close,
         close_match=max((combined(e) for e in strength.values()), default=0.0) >= CALIBRATION.close,
+        flat=spread is not None and spread.flat,
     )
 
 

@@ -113,7 +113,12 @@ def _evidence(ev: EvidencePlace) -> str:
     if ev.lexical is not None:
         held = f", holds {ev.coverage:.0%} of the content words" if ev.coverage is not None else ""
         parts.append(f"lexical {ev.lexical:.3f}{held}")
-    if ev.vector is not None and ev.sigmas is not None and ev.mean is not None:
+    if ev.sigmas is not None and ev.mean is not None and ev.flat:
+        parts.append(
+            f"vector {ev.vector or 0:.3f} (no spread: this query's cosines over the vault all lie "
+            f"within σ {ev.std or 0:.0e} of {ev.mean:.3f}, so none stands out)"
+        )
+    elif ev.vector is not None and ev.sigmas is not None and ev.mean is not None:
         parts.append(
             f"vector {ev.vector:.3f} (cosine {ev.sigmas:.1f} σ above this query's vault mean "
             f"{ev.mean:.3f}, σ {ev.std or 0:.3f})"

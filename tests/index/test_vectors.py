@@ -11,7 +11,7 @@ from explorer.embed.base import FakeEmbedder
 from explorer.index.db import IndexDB
 from explorer.index.embedding import decode_vector, embed_pending, encode_vector, pack_floats
 from explorer.index.sync import sync_vault
-from explorer.index.vectors import VectorIndex
+from explorer.index.vectors import MIN_SPREAD, CosineSpread, VectorIndex
 
 
 def test_blob_is_little_endian_float32() -> None:
@@ -211,3 +211,15 @@ def test_vectors_appended_replaced_and_dropped_are_spliced_in_place(
     assert index.refresh(db)
     assert index.size == 0
     _same_as_a_full_load(index, db)
+
+
+def test_a_spread_of_rounding_noise_is_no_spread() -> None:
+    """Five notes with the same vector: cosines that differ by a float32 rounding are no spread,
+    and no note stands any σ above the others (it used to: one +2.0 σ, four −0.5 σ)."""
+    same = np.float32(0.61)
+    cosines = np.array([same] * 4 + [np.nextafter(same, np.float32(1))], dtype=np.float32)
+    spread = CosineSpread.of(cosines)
+    assert 0 < spread.std < MIN_SPREAD
+    assert spread.flat
+    assert {spread.sigmas(float(c)) for c in cosines} == {0.0}
+    assert not CosineSpread.of(np.array([0.1, 0.3, 0.6], dtype=np.float32)).flat

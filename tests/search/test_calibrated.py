@@ -4,11 +4,18 @@ above the vault's bulk keeps its place and its close match."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
 from explorer.search.explain import explain
 from explorer.search.hybrid import Searcher, SearchOptions
 from tests import sample_vault_facts as facts
+from tests.conftest import build_index
 
 pytestmark = pytest.mark.model
 
@@ -106,3 +113,21 @@ def test_explain_states_the_evidence_with_its_numbers(sample_searcher: Searcher)
     gibberish = explain(sample_searcher, "asdfgh qwerty", facts.PARAPHRASE_TARGET_2, CALIBRATED)
     assert gibberish.evidence is not None and not gibberish.evidence.close_match
     assert any("no close match" in x for x in gibberish.lines())
+
+
+def test_identical_notes_get_identical_vector_evidence(
+    vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """Five notes whose vectors are the same: the rounding of their cosines decides neither their
+    evidence nor a close match, and explain says the cosines do not spread."""
+    for i in range(5):
+        (vault / f"copy{i}.md").write_text("# Copy\n\nThe harbour ferry timetable for winter.\n")
+    searcher = build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder()))
+    options = SearchOptions(mode="semantic", min_rel=0.0)
+    response = searcher.search("ferry timetable", options)
+    assert len(response.hits) == 5
+    assert response.spread is not None and response.spread.flat
+    assert len({hit.vector_sigmas for hit in response.hits}) == 1
+    assert len({hit.contributions["vector"] for hit in response.hits}) == 1
+    lines = explain(searcher, "ferry timetable", "copy3.md", options).lines()
+    assert any("no spread" in line for line in lines), lines
