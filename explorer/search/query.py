@@ -324,8 +324,12 @@ def _term(token: str) -> Term | None:
 #: The languages whose long words :func:`split_compounds` splits (chosen on the German dev half;
 #: not measured on others that compound, Dutch or Swedish).
 COMPOUND_LANGUAGES = frozenset({"de"})
-#: A word shorter than this is not split.
+#: A word shorter than this is not split...
 COMPOUND_MIN = 8
+#: ...nor one longer than this: no compound of a dictionary is (the longest in use, of German
+#: law, have 63 and 67 letters), and a word of n letters costs n stemmed look-ups of its parts, of
+#: n letters each (a pasted 999-letter word took 4 s before this bound).
+COMPOUND_MAX = 80
 #: The shortest part of a split; a separable verb's stem (``schlafen`` of ``einschlafen``) is
 #: one of :data:`VERB_MIN` letters at least.
 PART_MIN = 3
@@ -354,7 +358,7 @@ def split_compounds(query: Query, holding: Callable[[str], int]) -> None:
 
     for term in query.content_terms:
         word = bare(term.text)  # a question's mark is not the word's
-        if term.phrase or term.prefix or term.pair or len(word) < COMPOUND_MIN:
+        if term.phrase or term.prefix or term.pair or not COMPOUND_MIN <= len(word) <= COMPOUND_MAX:
             continue
         if not word.isalpha():
             continue

@@ -15,6 +15,7 @@ from explorer.index.db import IndexDB
 from explorer.search.hybrid import Searcher, SearchOptions
 from explorer.search.lexical import lexical_list
 from explorer.search.query import (
+    COMPOUND_MAX,
     Query,
     QueryError,
     Term,
@@ -425,6 +426,30 @@ def test_a_german_compound_question_finds_the_note_that_holds_its_parts(
     # Without the split the note holds none of the question's words, or not as many as others.
     unsplit = [h.path for h in lexical_list(german.conn, parse_query(question, ("de",)), 10)]
     assert unsplit[:1] != [note]
+
+
+def test_a_word_longer_than_any_compound_is_not_split(german: IndexDB) -> None:
+    """A pasted 900-letter word is looked up once, as typed: splitting it cost a stemmed look-up
+    of each of its ~1,000 heads and tails (4 s, and the MCP requests behind it waited)."""
+    asked: list[str] = []
+    counted = Counted(german.conn)
+
+    def holding(expression: str) -> int:
+        asked.append(expression)
+        return counted(expression)
+
+    for word, splits in (
+        ("bildgröße" * 100, False),
+        ("rechtsschutzversicherungsgesellschaften", True),
+    ):
+        asked.clear()
+        query = parse_query(f"{word} ändern", ("de",))
+        split_compounds(query, holding)
+        assert bool(asked) is splits
+        assert len(word) > COMPOUND_MAX or len(asked) > 1
+    assert [
+        h.path for h in lexical_list(german.conn, split("bildgröße" * 100, german.conn), 5)
+    ] == []
 
 
 def test_the_parts_of_a_compound_join_the_any_word_pass_only(german: IndexDB) -> None:
