@@ -6,9 +6,10 @@ It sees only ranks, so it is blind to confidence: a cosine of 0.9 far above the 
 vector list and a lukewarm keyword hit enter as equals.  :func:`convex` uses the scores
 themselves, normalised per list (Bruch et al., 2023, "An Analysis of Fusion Functions for Hybrid
 Retrieval").  In both, a document found by one list still scores from that list, ties are broken
-by document id ascending (so the result is deterministic), and each fused item carries, per list,
-its rank and its contribution, which is what the window and ``--json`` show.  This module imports
-nothing from the rest of the program.
+by document id ascending (so the result is deterministic, and scores equal to 12 significant
+digits are a tie: the order of a sum's terms cannot break it), and each fused item carries, per
+list, its rank and its contribution, which is what the window and ``--json`` show.  This module
+imports nothing from the rest of the program.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ def rrf(
             for name, rank in doc_ranks.items()
         }
         fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
-    fused.sort(key=lambda f: (-f.score, f.id))
+    fused.sort(key=best_first)
     return fused
 
 
@@ -125,7 +126,7 @@ def convex(
             name: weights.get(name, 1.0) * normalised[name].get(doc, 0.0) for name in lists
         }
         fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
-    fused.sort(key=lambda f: (-f.score, f.id))
+    fused.sort(key=best_first)
     return fused
 
 
@@ -168,8 +169,20 @@ def noisy_or(
                 missing *= 1.0 - values[name]
         contributions = {name: share / len(orders) for name, share in shares.items()}
         fused.append(Fused(doc, sum(contributions.values()), doc_ranks, contributions))
-    fused.sort(key=lambda f: (-f.score, f.id))
+    fused.sort(key=best_first)
     return fused
+
+
+#: Fused scores are compared to this many significant digits: two that differ further down
+#: differ by the order their terms were added in (0.3 and 0.5 fused by noisy-OR give 0.65 one
+#: way and 0.6499999999999999 the other), and are a tie, broken by id, on every path.
+SIGNIFICANT = 12
+
+
+def best_first(item: Fused) -> tuple[float, str]:
+    """The sort key of a fused list: the score (to :data:`SIGNIFICANT` digits) descending, then
+    the id ascending."""
+    return -float(f"{item.score:.{SIGNIFICANT}g}"), item.id
 
 
 def _min_max(scores: Mapping[str, float], bound: float | None) -> dict[str, float]:

@@ -32,7 +32,9 @@ from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
 from explorer.search.options import SearchOptions
 
 Array = npt.NDArray[np.float64]
-#: Scores this close (relative) are equal: the tie is broken by path, as the fusion does.
+#: Scores this close (relative) are equal: the tie is broken by path, as the fusion does.  A
+#: change is proposed only where the note is ahead of each rival by more than this, so that
+#: no machine's rounding of the same sums can put a rival back in front of it.
 _TIE = 1e-12
 
 
@@ -163,11 +165,20 @@ class _Field:
         return np.asarray(w_fts * part_fts + w_vec * part_vec)
 
     def ranks(self, setting: str, values: Array) -> npt.NDArray[np.int64]:
+        """The note's rank at each value, as the fusion ranks it (a tie won by path)."""
+        return self._ranks(setting, values, ties_lost=False)
+
+    def sure_ranks(self, setting: str, values: Array) -> npt.NDArray[np.int64]:
+        """The note's rank at each value with every tie counted as lost: a rank no machine's
+        floating point can make worse (what a proposed change is checked with)."""
+        return self._ranks(setting, values, ties_lost=True)
+
+    def _ranks(self, setting: str, values: Array, *, ties_lost: bool) -> npt.NDArray[np.int64]:
         s = self.scores(setting, values)
         mine = s[:, :1]
         diff = s[:, 1:] - mine
         tie = np.abs(diff) <= _TIE * np.maximum(1.0, np.abs(mine))
-        beats = (diff > 0) & ~tie | tie & self.before
+        beats = (diff > 0) & ~tie | tie & (True if ties_lost else self.before)
         return np.asarray(self.ahead + 1 + beats.sum(axis=1), dtype=np.int64)
 
     # ------------------------------------------------------------------ crossings
@@ -253,7 +264,7 @@ class _Field:
         last = edges[-1] if edges else 0.0
         tests.append((last * 2 + 1, last, math.inf))
         values = np.array([t[0] for t in tests], dtype=np.float64)
-        ranks = self.ranks(setting, values)
+        ranks = self.sure_ranks(setting, values)
         best: tuple[float, float, str, float | None, float | None] | None = None
         for (value, low, high), rank in zip(tests, ranks.tolist(), strict=True):
             if rank > self.top:
@@ -278,7 +289,7 @@ class _Field:
             )
         _, threshold, direction, low, high = best
         value = self._round_value(setting, threshold, direction, low, high)
-        rank = int(self.ranks(setting, np.array([value]))[0])
+        rank = int(self.sure_ranks(setting, np.array([value]))[0])
         return Change(
             setting,
             True,
@@ -292,8 +303,9 @@ class _Field:
     def _round_value(
         self, setting: str, threshold: float, direction: str, lo: float | None, hi: float | None
     ) -> float:
-        """A short value past ``threshold`` that works: the fewest decimals that do."""
-        if lo is None:  # the crossing itself works (a tie won by path)
+        """A short value past ``threshold`` that surely works: the fewest decimals that do
+        (else the middle of the interval, which was checked)."""
+        if lo is None:  # the crossing itself works, whoever wins its ties
             candidates: list[float] = [threshold]
         else:
             top = hi if hi is not None else math.inf
@@ -311,9 +323,11 @@ class _Field:
                 if inside(v):
                     candidates.append(v)
         for v in candidates:
-            if int(self.ranks(setting, np.array([v]))[0]) <= self.top:
+            if int(self.sure_ranks(setting, np.array([v]))[0]) <= self.top:
                 return v
-        return threshold
+        if lo is None:
+            return threshold
+        return (lo + hi) / 2 if hi is not None and math.isfinite(hi) else lo * 2 + 1
 
 
 def _or_inf(rank: int | None) -> float:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.search.fusion import convex, rrf
+from explorer.search.fusion import convex, noisy_or, rrf
 
 
 def test_weighted_rrf_matches_hand_computation() -> None:
@@ -38,6 +38,14 @@ def test_ties_break_by_id_ascending() -> None:
     fused = rrf({"fts": ["b"], "vector": ["a"]}, k=60, weights={"fts": 0.5, "vector": 0.5})
     assert [f.id for f in fused] == ["a", "b"]
     assert fused[0].score == fused[1].score
+
+
+def test_scores_equal_but_for_the_order_of_their_sums_tie_and_break_by_id() -> None:
+    """0.3 and 0.5 fused make 0.65 one way and 0.6499999999999999 the other: a tie, broken by
+    id on every path, not by the last bit of the arithmetic."""
+    fused = noisy_or({"x": [("b", 0.65), ("a", 0.3)], "y": [("a", 0.5)]})
+    assert fused[0].score != fused[1].score
+    assert [f.id for f in fused] == ["a", "b"]
 
 
 def test_ranks_are_one_based_and_k_matters() -> None:
