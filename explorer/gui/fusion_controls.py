@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.search.options import (
+    CALIBRATED_MAX_WEIGHT,
     FUSION_METHODS,
     PARAMETERS,
     PRESETS,
@@ -32,6 +33,8 @@ from explorer.search.options import (
 )
 
 DEFAULTS = SearchOptions()
+#: The weight boxes' top under RRF and convex (under calibrated: CALIBRATED_MAX_WEIGHT).
+MAX_WEIGHT = 10.0
 METHOD_LABELS = {"rrf": "RRF", "convex": "Convex", "calibrated": "Calibrated"}
 METHOD_TIPS = {
     "rrf": "Weighted Reciprocal Rank Fusion: Σ w / (k + rank). Sees only ranks.",
@@ -149,7 +152,7 @@ class FusionControls(QWidget):
 
     def _weight(self, tip: str) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)
-        box.setRange(0.0, 10.0)
+        box.setRange(0.0, MAX_WEIGHT)
         box.setDecimals(2)
         box.setSingleStep(0.05)
         box.setToolTip(tip)
@@ -201,6 +204,8 @@ class FusionControls(QWidget):
         self.k_box.setToolTip(why.get("k", self._help["k"]))
         self.method_box.setToolTip(METHOD_TIPS.get(method, self._help["fusion"].capitalize()))
         tip = WEIGHT_TIPS.get(method)
+        for box in (self.w_fts_box, self.w_vec_box):  # above 1 calibrated scores saturate
+            box.setMaximum(CALIBRATED_MAX_WEIGHT if method == "calibrated" else MAX_WEIGHT)
         for box, name, label in (
             (self.w_fts_box, "w_fts", "lexical"),
             (self.w_vec_box, "w_vec", "vector"),

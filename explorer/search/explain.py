@@ -26,6 +26,7 @@ from explorer.search.hybrid import (
     Candidates,
     Searcher,
     calibrated_scores,
+    close_match,
     combined,
     convex_tiers,
     evidence_lists,
@@ -253,6 +254,10 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
     spread = candidates.spread
     cosine = next((v.score for v in candidates.vector[:depth] if v.path == path), None)
     in_lexical = path in candidates.lexical_tiers
+    fused, _ = fuse_lists(
+        candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
+    )
+    listed = [f.id for f in fused if f.score > 0]
     return EvidencePlace(
         lexical=mine.get("fts"),
         coverage=candidates.lexical_coverage.get(path, 1.0) if in_lexical else None,
@@ -262,7 +267,7 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
         std=spread.std if spread is not None else None,
         calibrated=combined(mine),
         bar=CALIBRATION.close,
-        close_match=max((combined(e) for e in strength.values()), default=0.0) >= CALIBRATION.close,
+        close_match=close_match(strength, listed, options),
         flat=spread is not None and spread.flat,
     )
 
@@ -278,7 +283,7 @@ def explain(
     what would bring it into the top ``top`` (default: the limit).  Raises
     :class:`NoteNotIndexed` when the index has no such note, :class:`QueryError` for a bad
     query or bad options."""
-    options.validate()
+    options = options.validate().in_effect()
     n = options.limit if top is None else top
     if n < 1:
         raise QueryError(f"top must be 1 or more, got {n}")

@@ -496,7 +496,7 @@ class Searcher:
 def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
     started = time.perf_counter()
-    options.validate()
+    options = options.validate().in_effect()
     semantic = candidates.semantic
     depth = min(options.depth, candidates.depth)
     lexical = candidates.lexical[:depth]
@@ -547,7 +547,6 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 strength.get(item.id, {}),
             )
         )
-    best = max((combined(e) for e in strength.values()), default=0.0)
     stages = dict(candidates.stages)
     lap(stages, "fusion", started)
     return SearchResponse(
@@ -556,7 +555,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         semantic,
         hits,
         timings=dict(candidates.timings),
-        close_match=best >= evidence.CALIBRATION.close,
+        close_match=close_match(strength, [f.id for f in fused], options),
         spread=candidates.spread if options.mode != "fts" and semantic.available else None,
         stages=stages,
     )
@@ -583,6 +582,24 @@ def _by_note(weighed: dict[str, list[tuple[str, float]]]) -> dict[str, dict[str,
     return out
 
 
+def close_match(
+    strength: dict[str, dict[str, float]], listed: list[str], options: SearchOptions
+) -> bool:
+    """Whether a note the search lists is close to the query: its calibrated evidence, at full
+    weight, from the lists the search weighs (weight above 0), reaches the bar.  The weights
+    order the hits; whether a note is close is what the lists say of it.  No hit, no close
+    match."""
+    weighed = {name for name, w in options.weights.items() if w > 0}
+    best = max(
+        (
+            combined({n: e for n, e in strength.get(path, {}).items() if n in weighed})
+            for path in listed
+        ),
+        default=0.0,
+    )
+    return best >= evidence.CALIBRATION.close
+
+
 def combined(strength: dict[str, float]) -> float:
     """Calibrated evidence of every list, combined as :func:`fusion.noisy_or` does (weights 1)."""
     missing = 1.0
@@ -594,7 +611,7 @@ def combined(strength: dict[str, float]) -> float:
 def ranked(candidates: Candidates, options: SearchOptions) -> list[str]:
     """The note paths :func:`fuse` ranks, best first and cut to the limit, without building
     hits or snippets: what a sweep scores (:mod:`explorer.evaluate.sweep`)."""
-    options.validate()
+    options = options.validate().in_effect()
     depth = min(options.depth, candidates.depth)
     if candidates.listing:
         return [path for path, _, _ in candidates.lexical[:depth]][: options.limit]

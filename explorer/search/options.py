@@ -39,13 +39,20 @@ MODES = ("fts", "semantic", "hybrid")
 FUSION_METHODS = ("rrf", "convex", "calibrated")
 
 
+#: The calibrated fusion adds each list's ``weight × evidence`` as a probability: a weight above
+#: 1 would push strong evidence past 1, where every such note scores 1 and ties.
+CALIBRATED_MAX_WEIGHT = 1.0
+#: RRF's k when none is chosen.
+DEFAULT_K = 10.0
+
+
 @dataclass(frozen=True, slots=True)
 class SearchOptions:
     """How one search is run.  Frozen; :meth:`validate` says what is wrong in one line."""
 
     mode: str = "hybrid"
     fusion: str = "calibrated"
-    k: float = 10.0
+    k: float = DEFAULT_K
     w_fts: float = 0.8
     w_vec: float = 1.0
     depth: int = 50
@@ -57,7 +64,24 @@ class SearchOptions:
         """Raise :class:`QueryError` with one line for the first bad value; else ``self``."""
         for parameter in PARAMETERS:
             parameter.check(getattr(self, parameter.name))
+        if self.fusion == "calibrated" and self.mode == "hybrid":
+            for name in ("w_fts", "w_vec"):
+                if getattr(self, name) > CALIBRATED_MAX_WEIGHT:
+                    raise QueryError(
+                        f"{name.replace('_', '-')} must be between 0 and 1 under the calibrated "
+                        f"fusion, got {number_text(getattr(self, name))} (a weight is the share "
+                        "of a list's evidence to believe; above 1 every score saturates at 1)"
+                    )
         return self
+
+    def in_effect(self) -> SearchOptions:
+        """The settings as they rank: a mode with one list fuses nothing, so its hits are that
+        list's, in its order, scored by their calibrated evidence at full weight; the fusion,
+        ``k`` and the weights are then the calibrated fusion's at weight 1, whatever was given
+        (:func:`ignored` says so to whoever gave them)."""
+        if self.mode == "hybrid":
+            return self
+        return replace(self, fusion="calibrated", k=DEFAULT_K, w_fts=1.0, w_vec=1.0)
 
     def vector_floor(self, best: float) -> float:
         """The lowest cosine the vector list keeps when its best note has cosine ``best``: the
@@ -367,9 +391,10 @@ def ignored(options: SearchOptions, given: Iterable[str]) -> list[str]:
     nothing is said, not silently accepted."""
     unused: dict[str, str] = {}
     if options.mode != "hybrid":
-        unused |= dict.fromkeys(("fusion", "k"), f"{options.mode} mode fuses nothing")
-        unused["w_fts" if options.mode == "semantic" else "w_vec"] = (
-            f"{options.mode} mode has one list"
+        unused |= dict.fromkeys(
+            ("fusion", "k", "w_fts", "w_vec"),
+            f"{options.mode} mode has one list and fuses nothing (its hits are scored by their "
+            "calibrated evidence)",
         )
     elif options.fusion != "rrf":
         unused["k"] = f"the {options.fusion} fusion does not use RRF's k"

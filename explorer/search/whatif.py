@@ -29,7 +29,7 @@ from numpy.polynomial import polynomial as poly
 
 from explorer.search import fusion
 from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
-from explorer.search.options import SearchOptions
+from explorer.search.options import CALIBRATED_MAX_WEIGHT, SearchOptions
 
 Array = npt.NDArray[np.float64]
 #: Scores this close (relative) are equal: the tie is broken by path, as the fusion does.  A
@@ -253,7 +253,15 @@ class _Field:
         # and a note worth nothing is not listed (its "rank" would be a tie won by path).
         open_low = True
         points = sorted(set(self.crossings(setting)) | ({0.0} if not open_low else set()))
-        points = [p for p in points if p > 0 or not open_low]
+        # A weight of the calibrated fusion goes no higher than 1 (above, scores saturate).
+        ceiling = (
+            CALIBRATED_MAX_WEIGHT
+            if self.options.fusion == "calibrated" and setting != "k"
+            else math.inf
+        )
+        points = [p for p in points if (p > 0 or not open_low) and p <= ceiling]
+        if math.isfinite(ceiling) and ceiling not in points:
+            points.append(ceiling)
         tests: list[tuple[float, float | None, float | None]] = []  # value, interval lo, hi
         for p in points:
             tests.append((p, None, None))
@@ -262,7 +270,8 @@ class _Field:
             if hi > lo:
                 tests.append(((lo + hi) / 2, lo, hi))
         last = edges[-1] if edges else 0.0
-        tests.append((last * 2 + 1, last, math.inf))
+        if not math.isfinite(ceiling):
+            tests.append((last * 2 + 1, last, math.inf))
         values = np.array([t[0] for t in tests], dtype=np.float64)
         ranks = self.sure_ranks(setting, values)
         best: tuple[float, float, str, float | None, float | None] | None = None

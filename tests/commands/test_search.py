@@ -14,7 +14,6 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import IndexDB
 from explorer.search.answer import EMBED_BEFORE_SEARCH
-from explorer.search.options import SearchOptions
 from tests.commands.helpers import run_program
 
 
@@ -42,9 +41,8 @@ def test_table_shows_five_decimals_and_dashes(
     assert main(["search", str(notes), "cache", "--mode", "fts"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if "ops/cdn.md" in line)
-    default = SearchOptions()
-    # the best of the all-words pass: evidence 0.9, weighed by w_fts (calibrated), five decimals
-    first = f"{default.w_fts * 0.9:.5f}"
+    # the best of the all-words pass: evidence 0.9, at full weight (one list fuses nothing)
+    first = f"{0.9:.5f}"
     assert first in row and "0.00000" in row and "—" in row and "CDN purge" in row
 
 
@@ -190,3 +188,64 @@ def test_the_empty_query_lists_twenty_notes_whatever_the_limit(
     assert len(json.loads(capsys.readouterr().out)["hits"]) == 20
     assert main(["search", str(vault), "", "--limit", "5", *common]) == 0
     assert len(json.loads(capsys.readouterr().out)["hits"]) == 5
+
+
+def test_saturating_weights_are_refused_under_the_calibrated_fusion(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--w-fts 1000 --w-vec 1000 made every hit score 1.0 (w·e held to 1), so the note both
+    lists found ranked second; a weight above 1 is now refused in one line, exit 2."""
+    code = main(["search", str(notes), "cache", "--w-fts", "1000", "--w-vec", "1000"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "w-fts must be between 0 and 1 under the calibrated fusion" in err
+    assert "Traceback" not in err
+    assert main(["search", str(notes), "cache", "--fusion", "rrf", "--w-fts", "1000"]) == 0
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        [],
+        ["--fusion", "rrf", "--k", "1e6"],
+        ["--fusion", "convex"],
+        ["--w-fts", "0"],
+        ["--w-fts", "0.5", "--w-vec", "7"],
+    ],
+)
+def test_a_one_list_mode_scores_the_same_whatever_the_ignored_flags(
+    notes: Path, capsys: pytest.CaptureFixture[str], flags: list[str]
+) -> None:
+    """--mode fts --fusion rrf --k 1e6 was said to ignore --fusion and --k, yet the scores
+    followed them (0.45 -> 0.045 -> 5e-7); the flags said to be ignored now are."""
+    assert main(["search", str(notes), "cache", "--mode", "fts", "--json", *flags]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert [(h["path"], h["fusedScore"]) for h in data["hits"]] == [
+        ("ops/cdn.md", 0.9),
+        *[(h["path"], h["fusedScore"]) for h in data["hits"][1:]],
+    ]
+    assert data["closeMatch"] is True
+    baseline = ["search", str(notes), "cache", "--mode", "fts", "--json"]
+    assert main(baseline) == 0
+    assert json.loads(capsys.readouterr().out)["hits"] == data["hits"]
+    for flag in flags[::2]:
+        assert f"{flag} is ignored" in captured.err
+
+
+@pytest.mark.parametrize(
+    ("flags", "close"),
+    [
+        (["--w-fts", "0", "--w-vec", "0"], False),  # nothing is listed: no close match
+        (["--w-fts", "0.5"], True),  # a weight orders the hits; the note is as close as before
+        (["--mode", "fts", "--w-fts", "0"], True),  # ignored in a one-list mode
+    ],
+)
+def test_close_match_is_judged_on_what_is_listed(
+    notes: Path, capsys: pytest.CaptureFixture[str], flags: list[str], close: bool
+) -> None:
+    """closeMatch was true with no hits at all (both weights 0)."""
+    assert main(["search", str(notes), "cdn cache purge", "--json", *flags]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["closeMatch"] is close
+    assert bool(data["hits"]) or not close

@@ -69,3 +69,18 @@ def test_only_rrf_uses_k() -> None:
     for method in FUSION_METHODS:
         if method != "rrf":
             assert set(ignored(method)) == {"k"}
+
+
+def test_a_calibrated_weight_stops_at_1_where_rrf_s_goes_on(qtbot: QtBot) -> None:
+    """Above 1 the calibrated scores saturate (every strong hit 1.0): its weight boxes stop at
+    1, RRF's and convex's go on, and what the controls return always validates."""
+    controls = FusionControls()
+    qtbot.addWidget(controls)
+    controls.set_options(SearchOptions(fusion="rrf", w_fts=5.0, w_vec=3.0))
+    assert controls.options().w_fts == 5.0
+    controls.method_box.setCurrentIndex(controls.method_box.findData("calibrated"))
+    assert (controls.w_fts_box.maximum(), controls.w_vec_box.maximum()) == (1.0, 1.0)
+    assert (controls.options().w_fts, controls.options().w_vec) == (1.0, 1.0)
+    controls.options().validate()
+    controls.w_fts_box.setValue(9.0)
+    assert controls.options().w_fts == 1.0

@@ -57,7 +57,7 @@ def test_a_shown_hit_says_its_rank(sample_searcher: Searcher) -> None:
     assert e.changes[0].note == "already shown at rank 3"
 
 
-@pytest.mark.parametrize("fusion", ["rrf", "convex"])
+@pytest.mark.parametrize("fusion", ["rrf", "convex", "calibrated"])
 def test_the_change_found_brings_the_note_in(sample_searcher: Searcher, fusion: str) -> None:
     # No floor, so the vector list is long enough to trade places with (a weight of 0 is no
     # change: a list's own notes then score 0 and are not listed).
