@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
+from explorer.index.text import INVISIBLE
+
 #: Tokenizer of the FTS5 table; see README "How the ranking works" for the measurement behind it.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
@@ -222,6 +224,20 @@ def m007_vector_keys() -> str:
         """
 
 
+def m008_drop_invisible() -> str:
+    """The characters no one sees (:data:`explorer.index.text.INVISIBLE`: a zero-width joiner,
+    a soft hyphen) are dropped from the titles and bodies already indexed, as the indexer now
+    drops them, so that they split no word (the FTS triggers index the rows again)."""
+    title, body = "title", "body"
+    for ch in INVISIBLE:
+        title = f"replace({title}, char({ord(ch)}), '')"
+        body = f"replace({body}, char({ord(ch)}), '')"
+    holds = " OR ".join(
+        f"instr({column}, char({ord(ch)})) > 0" for column in ("title", "body") for ch in INVISIBLE
+    )
+    return f"UPDATE notes SET title = {title}, body = {body} WHERE {holds};"
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_create_tables,
     m002_links,
@@ -230,6 +246,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     m005_vector_changes,
     m006_vector_changes_by_writers,
     m007_vector_keys,
+    m008_drop_invisible,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

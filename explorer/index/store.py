@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from explorer.index import links
-from explorer.index.text import space_cjk
+from explorer.index.text import drop_invisible, searchable
 from explorer.vault.language import detect
 from explorer.vault.parse import ParsedNote, content_hash
 from explorer.vault.scan import FileStat, escape_name
@@ -107,9 +107,9 @@ def upsert_note(
     began), and it is not looked up.
     """
     text = note.search_text
-    body = space_cjk(text)
+    body = searchable(text)
     values = (
-        note.title,
+        drop_invisible(note.title),
         " ".join(note.tags),
         body,
         note.status,

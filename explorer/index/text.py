@@ -4,6 +4,7 @@
 find ``東京タワー``.  Every CJK character is stored as a token of its own (spaces inserted around
 it), and a query's CJK run becomes a phrase of single characters: a substring of the text is
 then a phrase match.  :func:`unspace_cjk` undoes the spacing for snippets shown to the user.
+Characters no one sees (a zero-width joiner, a soft hyphen) are dropped, so they split no word.
 """
 
 from __future__ import annotations
@@ -18,6 +19,25 @@ _CJK = re.compile(f"([{_CJK_CLASS}])")
 _SPACED = re.compile(
     f"(?<=[{_CJK_CLASS}]) (?=[{_CJK_CLASS}\x02\x03])|(?<=[\x02\x03]) (?=[{_CJK_CLASS}])"
 )
+
+
+#: Characters that are not seen and join or split nothing a reader sees: the soft hyphen, the
+#: zero-width space, non-joiner and joiner, the word joiner and the zero-width no-break space
+#: (a BOM inside a text).  ``unicode61`` reads each as a separator, so ``in\u200dvoice`` was the
+#: tokens ``in`` and ``voice``, and a query with a soft hyphen found nothing.  They are dropped
+#: from what is indexed and from what is asked (:func:`drop_invisible`).
+INVISIBLE = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+_DROP_INVISIBLE = dict.fromkeys(map(ord, INVISIBLE))
+
+
+def drop_invisible(text: str) -> str:
+    """``text`` without the :data:`INVISIBLE` characters (an ASCII text has none: no scan)."""
+    return text if text.isascii() else text.translate(_DROP_INVISIBLE)
+
+
+def searchable(text: str) -> str:
+    """``text`` as FTS5 is given it: the invisible characters dropped, CJK spaced."""
+    return space_cjk(drop_invisible(text))
 
 
 def has_cjk(text: str) -> bool:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from explorer.index.text import cjk_pairs, cjk_pieces, has_cjk, space_cjk
+from explorer.index.text import cjk_pairs, cjk_pieces, drop_invisible, has_cjk, space_cjk
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
 from explorer.vault.language import QUERY_VOTES, bare, detect, fold, stem
 
@@ -243,7 +243,7 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
     of the any-word pass when the query's own language cannot be told or is none of them."""
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query is {len(raw):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
-    text = _CONTROL.sub(" ", raw)
+    text = _CONTROL.sub(" ", drop_invisible(raw))
     query = Query(raw=raw)
     pending_or = False
     for token in _TOKEN.findall(text):

@@ -9,7 +9,7 @@ for a 20 KB one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -101,3 +101,41 @@ def test_a_word_at_the_end_of_a_2mb_note_is_bounded_too(tmp_path: Path) -> None:
         assert [s for s in statements if "body" in s] == []
     finally:
         db.close()
+
+
+@pytest.mark.parametrize("invisible", ["\u200d", "\u200b", "\u00ad", "\u2060", "\ufeff"])
+def test_a_character_no_one_sees_splits_no_word(
+    vault: Path, open_db: Callable[[Path], IndexDB], invisible: str
+) -> None:
+    """A zero-width joiner inside a word of a note (``in\\u200dvoice``) made it the words ``in``
+    and ``voice``: "invoice" did not find it; a soft hyphen typed into a query found nothing."""
+    (vault / "billing.md").write_text(f"# Billing\n\nSend the in{invisible}voice by Friday.\n")
+    (vault / "plain.md").write_text("# Plain\n\nThe invoice template lives here.\n")
+    searcher = build_index(open_db(vault), None)
+    fts = SearchOptions(mode="fts")
+    assert {h.path for h in searcher.search("invoice", fts).hits} == {"billing.md", "plain.md"}
+    typed = f"in{invisible}voice"
+    assert {h.path for h in searcher.search(typed, fts).hits} == {"billing.md", "plain.md"}
+    assert [h.path for h in searcher.search("voice", fts).hits] == []
+
+
+def test_an_index_made_before_is_mended_when_opened(
+    vault: Path, data_dir: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """An index of schema 7 kept ``in\\u200dvoice`` as two words: opening it drops the
+    character from the indexed text (migration 8), with no sync."""
+    (vault / "billing.md").write_text("# In\u200bvoices\n\nSend the in\u200dvoice by Friday.\n")
+    db = open_db(vault)
+    build_index(db, None)
+    conn = db.conn
+    conn.execute(
+        "UPDATE notes SET body = ?, title = ?", ("Send the in\u200dvoice", "In\u200bvoices")
+    )
+    conn.execute("PRAGMA user_version = 7")
+    conn.commit()
+    db.close()
+    reopened = open_db(vault)
+    title, body = reopened.conn.execute("SELECT title, body FROM notes").fetchone()
+    assert (title, body) == ("Invoices", "Send the invoice")
+    hits = lexical_list(reopened.conn, parse_query("invoice"), 10)
+    assert [h.path for h in hits] == ["billing.md"]
