@@ -249,3 +249,19 @@ def test_close_match_is_judged_on_what_is_listed(
     data = json.loads(capsys.readouterr().out)
     assert data["closeMatch"] is close
     assert bool(data["hits"]) or not close
+
+
+def test_the_readme_s_json_example_has_the_shape_search_prints(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's example said weights 0.6 where the program uses 0.8, and lacked
+    ``semantic.pending``: its keys, weights and fusion are now checked against a real search."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("```json\n", 1)[1].split("```", 1)[0].replace(", …", "")
+    example = json.loads(block)
+    assert main(["search", str(notes), "cdn purge", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert set(example) == set(printed)
+    assert set(example["semantic"]) == set(printed["semantic"])
+    assert set(example["hits"][0]) == set(printed["hits"][0])
+    assert example["fusion"] == printed["fusion"]
