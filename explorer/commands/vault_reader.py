@@ -14,9 +14,10 @@ mcp`` answer, without the protocol (:mod:`explorer.commands.mcp_server` speaks i
   with vectors).  That request waits for it *before* taking the lock, so a lexical search,
   ``get_note``, ``related`` (stored vectors) and ``status`` answer meanwhile.
 - **Notes are read as the indexer reads them** (:func:`explorer.vault.scan.read_note`): a path is
-  vault-relative, names a note the ignore rules let through, and leads to a regular file inside
-  the vault, opened without blocking.  ``..``, an absolute path, a symlink out of the vault, a
-  FIFO, a device or a folder is refused with one line, never read.
+  vault-relative (made a note id by :func:`explorer.vault.note_path.note_id`, as ``related`` and
+  ``explain`` make theirs), names a note the ignore rules let through, and leads to a regular
+  file inside the vault, opened without blocking.  ``..``, an absolute path, a symlink out of
+  the vault, a FIFO, a device or a folder is refused with one line, never read.
 
 Bad input raises :class:`~explorer.console.UsageError` (or the core's
 :class:`~explorer.search.query.QueryError`) with one line to show.
@@ -29,7 +30,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from explorer.commands.common import open_readonly
@@ -47,6 +48,7 @@ from explorer.search.hybrid import Searcher
 from explorer.search.options import SearchOptions
 from explorer.search.related import RelatedNotes, related
 from explorer.vault.ignore import IgnoreRules
+from explorer.vault.note_path import BadNotePath, note_id
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 from explorer.vault.parse import NotANote, decode
 from explorer.vault.scan import read_note, stat_note
@@ -201,7 +203,10 @@ class VaultReader:
     ) -> NoteText:
         """Lines ``start``..``end`` (1-based, inclusive; default: all) of the note at ``path``,
         from character ``start_char`` (1-based) of the first."""
-        rel = vault_relative(path)
+        try:  # a backslash is a character of the name when the vault has a file so named
+            rel = note_id(path, lambda name: os.path.lexists(self.vault / name))
+        except BadNotePath as exc:
+            raise UsageError(str(exc)) from None
         if IgnoreRules.for_vault(self.vault).ignores_file(rel):
             raise UsageError(
                 f"{rel} is not a note of this vault (notes are .md and .markdown files outside "
@@ -276,20 +281,6 @@ class VaultReader:
                 db.close()
         finally:
             lease.release()
-
-
-def vault_relative(path: str) -> str:
-    """``path`` as a note id (vault-relative, POSIX), or :class:`UsageError` when it is none:
-    empty, absolute, or leading out of the vault."""
-    rel = path.replace("\\", "/")
-    if not rel.strip() or "\x00" in rel:
-        raise UsageError("give a note's path relative to the vault (as search returns it)")
-    if PurePosixPath(rel).is_absolute() or PureWindowsPath(path).drive:
-        raise UsageError(f"{path} is an absolute path; give the note's path relative to the vault")
-    parts = [p for p in PurePosixPath(rel).parts if p != "."]
-    if ".." in parts:
-        raise UsageError(f"{path} leads out of the vault; give a path inside it")
-    return "/".join(parts)
 
 
 def note_lines(

@@ -1,46 +1,11 @@
-"""The reader's pure parts: which paths name a note of the vault, and which lines a range is."""
+"""The reader's pure parts: which lines (and characters) a range is."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer.commands.vault_reader import MAX_NOTE_CHARS, note_lines, vault_relative
+from explorer.commands.vault_reader import MAX_NOTE_CHARS, note_lines
 from explorer.console import UsageError
-
-
-@pytest.mark.parametrize(
-    ("path", "rel"),
-    [
-        ("ops/cdn.md", "ops/cdn.md"),
-        ("ops\\cdn.md", "ops/cdn.md"),
-        ("./ops//cdn.md", "ops/cdn.md"),
-        ("C# & F#/tips #1.md", "C# & F#/tips #1.md"),
-        ("..md", "..md"),  # a name that starts with dots is no way up
-    ],
-)
-def test_a_vault_relative_path_is_a_note_id(path: str, rel: str) -> None:
-    assert vault_relative(path) == rel
-
-
-@pytest.mark.parametrize(
-    ("path", "said"),
-    [
-        ("", "give a note's path"),
-        ("   ", "give a note's path"),
-        ("a\x00.md", "give a note's path"),
-        ("/etc/passwd", "absolute path"),
-        ("\\\\server\\share\\x.md", "absolute path"),
-        ("C:\\notes\\x.md", "absolute path"),
-        ("C:x.md", "absolute path"),
-        ("../x.md", "leads out of the vault"),
-        ("ops/../../x.md", "leads out of the vault"),
-        ("ops\\..\\..\\x.md", "leads out of the vault"),
-    ],
-)
-def test_a_path_that_is_no_note_id_is_refused(path: str, said: str) -> None:
-    with pytest.raises(UsageError, match=said):
-        vault_relative(path)
-
 
 TEXT = "one\ntwo\nthree\nfour\n"
 
