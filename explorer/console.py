@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.display import is_unsafe, safe_text
+from explorer.home import expand_home
 
 
 class UsageError(Exception):
@@ -112,7 +113,7 @@ def vault_folder(path: str, *, readable: bool = True) -> Path:
     A vault whose folder cannot be listed, or whose files cannot be looked at, would sync as an
     empty vault and empty the index; it is refused before the index is opened (``readable``
     false: the command does not read the vault, as ``search --no-sync`` and ``status``)."""
-    vault = Path(path).expanduser()
+    vault = expand_home(path)
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {path}")
     vault = vault.resolve()

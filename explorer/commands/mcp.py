@@ -22,6 +22,7 @@ from typing import Any
 from explorer.console import dump_json, vault_folder
 from explorer.embed.provider import shared_provider
 from explorer.embed.sbert import ENV_MODEL
+from explorer.home import expand_home
 from explorer.index.db import ENV_DATA_DIR, data_dir
 
 #: The server's name in a client's configuration.
@@ -70,7 +71,7 @@ def client_config(
         args += ["--data-dir", str(data_dir(data))]
     chosen = model or os.environ.get(ENV_MODEL)
     if chosen:
-        folder = Path(chosen).expanduser()
+        folder = expand_home(chosen)
         args += ["--model", str(folder.resolve()) if folder.is_dir() else chosen]
     if sync:
         args.append("--sync")

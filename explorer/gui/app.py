@@ -38,6 +38,7 @@ from explorer.gui.resources import APP_ID, icon_path, sample_vault, stylesheet
 from explorer.gui.screenshot import ScreenshotDriver
 from explorer.gui.settings import APPLICATION, ORGANIZATION, Settings
 from explorer.gui.theme import apply_theme, chosen_theme
+from explorer.home import expand_home
 from explorer.index.model_choice import model_given
 
 ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
@@ -84,7 +85,7 @@ def prepare(app: QApplication, settings: Settings) -> None:
 def choose_vault(arg: str | None, settings: Settings) -> Path:
     """The vault argument, else the last vault, else the bundled sample vault."""
     if arg:
-        return Path(arg).expanduser().resolve()
+        return expand_home(arg).resolve()
     last = settings.get(opt.LAST_VAULT)
     if last and Path(last).is_dir():
         return Path(last)

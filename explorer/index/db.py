@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from explorer.home import expand_home
 from explorer.index.counts import TermCounts
 from explorer.index.migrations import LATEST_VERSION, migrate
 
@@ -52,13 +53,13 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Where indexes live: ``--data-dir``, else ``$VAULT_EXPLORER_DATA``, else the user data dir."""
     chosen = override or os.environ.get(ENV_DATA_DIR)
     if chosen:
-        return Path(chosen).expanduser().resolve()
+        return expand_home(chosen).resolve()
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
 def index_path(vault: Path, override: str | os.PathLike[str] | None = None) -> Path:
     """The database file of ``vault``: one per vault, named after it and its absolute path."""
-    root = vault.expanduser().resolve()
+    root = expand_home(vault).resolve()
     digest = hashlib.sha256(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name).strip("-")[:40] or "vault"
     return data_dir(override) / "indexes" / f"{slug}-{digest}.sqlite"
@@ -141,7 +142,7 @@ class IndexDB:
         or it is too new) is moved aside and rebuilt.  A busy, locked, read-only or unwritable
         one is left exactly as it is and :class:`IndexUnavailable` says why.
         """
-        vault = vault.expanduser().resolve()
+        vault = expand_home(vault).resolve()
         path = path or index_path(vault, data)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -188,7 +189,7 @@ class IndexDB:
     ) -> IndexDB:
         """:meth:`open` for the holder of the index's writer lease: the one that may create,
         migrate and rebuild it while other connections read it."""
-        path = index_path(vault.expanduser().resolve(), data)
+        path = index_path(expand_home(vault).resolve(), data)
         if not lease.held or lease.db_path != path:
             raise ValueError(f"the writer lease held is not the one of {path}")
         return cls.open(vault, data, path=path)
@@ -205,7 +206,7 @@ class IndexDB:
         nothing is created, migrated or moved aside.  :class:`IndexNotReady` when there is no
         index yet or its schema is older than this program's (the writer migrates it);
         :class:`IndexUnavailable` when it cannot be read or is from a newer program."""
-        vault = vault.expanduser().resolve()
+        vault = expand_home(vault).resolve()
         path = path or index_path(vault, data)
         if not path.exists():
             raise IndexNotReady(no_index_text(vault))
@@ -229,7 +230,7 @@ class IndexDB:
     @classmethod
     def open_existing(cls, vault: Path, data: str | os.PathLike[str] | None = None) -> IndexDB:
         """Open an existing index as it is: no migration, no rebuild, no sync (``status``)."""
-        vault = vault.expanduser().resolve()
+        vault = expand_home(vault).resolve()
         path = index_path(vault, data)
         if not path.exists():
             raise FileNotFoundError(no_index_text(vault))
