@@ -494,8 +494,7 @@ def status_text(data: dict[str, Any]) -> str:
     model = f"model {server['model']} ({server['modelState']})"
     if not data["indexed"]:
         return safe_text(
-            f"{data['vault']} is not indexed yet (run: vault-explorer index {data['vault']}); "
-            + model
+            f"{data['vault']} is not indexed yet (run: {data['indexCommand']}); " + model
         )
     watcher = data.get("watcher") or {}
     keeper = (

@@ -38,7 +38,7 @@ from explorer.commands.related import not_a_note
 from explorer.console import UsageError
 from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
-from explorer.index.db import IndexDB, index_path
+from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.vectors import VectorIndex
 from explorer.live import Health, stored_health
@@ -178,14 +178,16 @@ class VaultReader:
                 raise UsageError(str(exc)) from None
 
     def status(self) -> dict[str, Any]:
-        """What ``status --json`` says (without the checks that read the whole database), and
-        this server's model and whether it syncs."""
+        """What ``status --json`` says (without the checks that read the whole database), the
+        command that indexes the vault, and this server's model and whether it syncs."""
         if not self.path.exists():
             health = Health(str(self.vault), str(self.path))
         else:
             with self._reading() as db:
                 health = stored_health(db, self.provider.name, check_fts=False)
         data = health.to_json()
+        # What indexes this vault into the data folder this server reads (its --data-dir).
+        data["indexCommand"] = index_command(self.vault, self.data)
         data["server"] = {
             "model": self.provider.name,
             "modelState": self.provider.state.value,

@@ -17,6 +17,7 @@ import errno
 import hashlib
 import os
 import re
+import shlex
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -54,7 +55,17 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     chosen = override or os.environ.get(ENV_DATA_DIR)
     if chosen:
         return expand_home(chosen).resolve()
+    return default_data_dir()
+
+
+def default_data_dir() -> Path:
+    """The user data dir: where indexes live when nothing says otherwise."""
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def data_dir_of(database: Path) -> Path:
+    """The data folder that holds the index file ``database`` (see :func:`index_path`)."""
+    return database.parent.parent
 
 
 def index_path(vault: Path, override: str | os.PathLike[str] | None = None) -> Path:
@@ -116,9 +127,21 @@ def connect_versioned(path: Path, *, readonly: bool = False) -> tuple[sqlite3.Co
     return conn, version
 
 
-def no_index_text(vault: Path) -> str:
+def index_command(vault: Path | str, data: str | os.PathLike[str] | None = None) -> str:
+    """The command that indexes ``vault`` into the data folder ``data`` names (as
+    :func:`data_dir`), ready to paste into a shell: ``--data-dir`` is named whenever that folder
+    is not the default one — also when ``$VAULT_EXPLORER_DATA`` chose it, since the hint may be
+    read where the environment differs (an MCP client starts the server with its own)."""
+    words = ["vault-explorer", "index", str(vault)]
+    folder = data_dir(data)
+    if folder != default_data_dir():
+        words += ["--data-dir", str(folder)]
+    return shlex.join(words)
+
+
+def no_index_text(vault: Path, data: str | os.PathLike[str] | None = None) -> str:
     """What a command or the window says when ``vault`` has no index yet, and how to make one."""
-    return f"no index for {vault} yet (run: vault-explorer index {vault})"
+    return f"no index for {vault} yet (run: {index_command(vault, data)})"
 
 
 class IndexDB:
@@ -209,7 +232,7 @@ class IndexDB:
         vault = expand_home(vault).resolve()
         path = path or index_path(vault, data)
         if not path.exists():
-            raise IndexNotReady(no_index_text(vault))
+            raise IndexNotReady(no_index_text(vault, data_dir_of(path)))
         try:
             conn, version = connect_versioned(path, readonly=True)
         except sqlite3.Error as exc:
@@ -233,7 +256,7 @@ class IndexDB:
         vault = expand_home(vault).resolve()
         path = index_path(vault, data)
         if not path.exists():
-            raise FileNotFoundError(no_index_text(vault))
+            raise FileNotFoundError(no_index_text(vault, data))
         conn, version = connect_versioned(path)
         if version != LATEST_VERSION:
             conn.close()
@@ -241,6 +264,10 @@ class IndexDB:
                 f"index schema version {version}, expected {LATEST_VERSION}"
             )
         return cls(conn, path, vault)
+
+    def index_command(self) -> str:
+        """The command that brings this index up to date (:func:`index_command`)."""
+        return index_command(self.vault, data_dir_of(self.path))
 
     def reopen(self) -> IndexDB:
         """A second connection to the same database, for another thread."""
