@@ -7,7 +7,9 @@ search shows is one of them.  What is typed may differ from it harmlessly: ``./a
 case: on Windows it is a separator (and no file name holds one), while on Linux and macOS it is a
 character like any other (``back\\slash.md`` is one file at the vault's root).  So on POSIX a
 backslash is kept as it is when a note of that exact name exists, and read as a separator
-otherwise (a path pasted from Windows still works); on Windows it is always a separator.
+otherwise (a path pasted from Windows still works); on Windows it is always a separator.  And
+a name as the text output shows it, its control characters escaped by
+:func:`explorer.display.safe_text` (``bell\\x07.md``), names the note that has them.
 
 Refused, with one line (:class:`BadNotePath`): an empty path, a NUL, a ``file:`` URI, an
 absolute path, a drive or UNC prefix, and ``..`` (a way out of the vault).
@@ -16,8 +18,11 @@ absolute path, a drive or UNC prefix, and ``..`` (a way out of the vault).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from pathlib import PurePosixPath, PureWindowsPath
+
+from explorer.display import is_unsafe
 
 #: Whether ``\\`` separates folders here (Windows); elsewhere it may be part of a name.
 BACKSLASH_SEPARATES = os.sep == "\\"
@@ -32,9 +37,9 @@ def note_id(path: str, exists: Callable[[str], bool] | None = None) -> str:
     vault on disk): on POSIX a note whose exact name is ``path`` (cleaned of ``.`` and empty
     segments) is that note, backslash, colon and all; any other path is read with ``\\`` as a
     separator and refused when it is absolute, a drive, a UNC path or a ``file:`` URI."""
-    literal = _literal(path)
-    if literal is not None and exists is not None and exists(literal):
-        return literal
+    for name in _exact(path) if exists is not None else []:
+        if exists(name):
+            return name
     return _separated(path)
 
 
@@ -42,7 +47,7 @@ def readings(path: str) -> list[str]:
     """The note ids ``path`` may mean, the one to prefer first (see :func:`note_id`): on POSIX
     the exact name and then, when it differs, the name with ``\\`` as a separator.
     :class:`BadNotePath` when no reading can be a note id."""
-    found = [] if (literal := _literal(path)) is None else [literal]
+    found = _exact(path)
     try:
         plain = _separated(path)
     except BadNotePath:
@@ -50,6 +55,31 @@ def readings(path: str) -> list[str]:
             raise
         return found
     return found if plain in found else [*found, plain]
+
+
+def _exact(path: str) -> list[str]:
+    """The names ``path`` may be exactly, best first: itself (on POSIX), then itself with the
+    escapes :func:`explorer.display.safe_text` writes undone (``bell\\x07.md`` as the text
+    output shows a name with a BEL in it)."""
+    found = [] if (literal := _literal(path)) is None else [literal]
+    shown = _ESCAPE.sub(_unescape, path)
+    if shown == path:
+        return found
+    try:
+        name = _separated(shown) if BACKSLASH_SEPARATES else _literal(shown)
+    except BadNotePath:
+        name = None
+    return found if name is None or name in found else [*found, name]
+
+
+#: An escape of :func:`explorer.display.safe_text`.
+_ESCAPE = re.compile(r"\\x([0-9a-f]{2})|\\u([0-9a-f]{4})|\\U([0-9a-f]{8})")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    """The character ``match`` escapes, if safe_text escapes it; else the escape as it is."""
+    ch = chr(int(next(g for g in match.groups() if g is not None), 16))
+    return ch if is_unsafe(ch) and ch != "\x00" else match.group(0)
 
 
 def _literal(path: str) -> str | None:

@@ -105,3 +105,17 @@ def test_linkto_takes_the_name_with_a_backslash(
     build_index(open_db(reader.vault), None)
     hits = reader.search("linkto:back\\slash.md", FTS).response.hits
     assert [hit.path for hit in hits] == ["links.md"]
+
+
+def test_a_name_as_the_text_output_shows_it_opens_the_note(
+    reader: VaultReader, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capsys.readouterr()
+    assert main(["search", str(reader.vault), "kettle", "--mode", "fts", "--no-sync"]) == 0
+    table = capsys.readouterr().out
+    for name, shown in (("bell\x07.md", "bell\\x07.md"), ("tab\there.md", "tab\\x09here.md")):
+        assert shown in table and name not in table  # what a person reads, and copies
+        assert reader.get_note(shown).path == name
+        assert reader.related(shown, 5).path == name
+        assert reader.explain("kettle", shown, FTS).path == name
+        assert main(["related", str(reader.vault), shown]) == 0, capsys.readouterr().err

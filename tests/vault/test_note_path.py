@@ -61,3 +61,12 @@ def test_on_posix_a_backslash_is_kept_when_a_note_has_that_name() -> None:
         note_id("a/../b\\c.md", lambda _: True)
     with pytest.raises(BadNotePath, match="absolute"):
         note_id("/b\\c.md", lambda _: True)
+
+
+def test_a_name_as_safe_text_shows_it_is_that_name_when_it_exists() -> None:
+    names = {"bell\x07.md", "evil\u202egpj.md"}
+    assert note_id("bell\\x07.md", names.__contains__) == "bell\x07.md"
+    assert note_id("evil\\u202egpj.md", names.__contains__) == "evil\u202egpj.md"
+    # An escape of a character safe_text leaves alone is no escape; NUL is never a name.
+    assert note_id("caf\\xe9.md", lambda _: True) != "café.md"
+    assert "a\x00.md" not in readings("a\\x00.md")
