@@ -37,9 +37,10 @@ def note_id(path: str, exists: Callable[[str], bool] | None = None) -> str:
     vault on disk): on POSIX a note whose exact name is ``path`` (cleaned of ``.`` and empty
     segments) is that note, backslash, colon and all; any other path is read with ``\\`` as a
     separator and refused when it is absolute, a drive, a UNC path or a ``file:`` URI."""
-    for name in _exact(path) if exists is not None else []:
-        if exists(name):
-            return name
+    if exists is not None:
+        for name in _exact(path):
+            if exists(name):
+                return name
     return _separated(path)
 
 
