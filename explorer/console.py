@@ -1,6 +1,7 @@
 """What every command shares with a person at a terminal: usage errors, lines of text and JSON
-that are safe to print, numbers that must be finite, the vault named on the command line, and
-progress bars.  Used by every command (:mod:`explorer.commands`) and by the benchmark's progress
+that are safe to print, numbers that must be finite (on the command line and in the
+environment), the vault named on the command line, and progress bars.  Used by every command
+(:mod:`explorer.commands`), the window's launcher and the benchmark's progress
 (:mod:`explorer.evaluate.bench`)."""
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ import json
 import math
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.display import is_unsafe, safe_text
+from explorer.home import expand_home
 
 
 class UsageError(Exception):
@@ -55,6 +57,36 @@ def finite_float(text: str) -> float:
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
     return value
+
+
+def env_number(
+    name: str,
+    default: float,
+    low: float,
+    high: float,
+    what: str,
+    env: Mapping[str, str] | None = None,
+) -> float:
+    """The number in the environment variable ``name`` (unset or empty: ``default``), from
+    ``low`` to ``high``.  Any other value (``abc``, ``nan``, ``1e400``, out of range) is said on
+    stderr in one line — the variable, what it takes, the default used — and ``default`` is
+    used: a setting for a run is no reason to refuse the run."""
+    text = (os.environ if env is None else env).get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text) if len(text) <= 40 else math.nan
+    except ValueError:
+        value = math.nan
+    if math.isfinite(value) and low <= value <= high:
+        return value
+    shown = text if len(text) <= 40 else f"{text[:40]}…"
+    say(
+        f"vault-explorer: {name} takes {what} from {low:g} to {high:g}, not {shown!r}; "
+        f"using {default:g}",
+        sys.stderr,
+    )
+    return default
 
 
 def whole_number(low: int, high: int) -> Callable[[str], int]:
@@ -112,7 +144,7 @@ def vault_folder(path: str, *, readable: bool = True) -> Path:
     A vault whose folder cannot be listed, or whose files cannot be looked at, would sync as an
     empty vault and empty the index; it is refused before the index is opened (``readable``
     false: the command does not read the vault, as ``search --no-sync`` and ``status``)."""
-    vault = Path(path).expanduser()
+    vault = expand_home(path)
     if not vault.is_dir():
         raise UsageError(f"vault folder not found: {path}")
     vault = vault.resolve()

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from explorer.commands.common import count, positive_count
 from explorer.console import UsageError, dump_json, finite_float, say, whole_number
 from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
+from explorer.home import expand_home
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -82,7 +82,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     settings = BenchSettings(
-        vault=Path(args.vault).expanduser() if args.vault else None,
+        vault=expand_home(args.vault) if args.vault else None,
         notes=args.notes,
         seed=args.seed,
         queries=args.queries,

@@ -16,7 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, say, whole_number
-from explorer.index.db import IndexDB, IndexUnavailable, data_dir, index_path, no_index_text
+from explorer.index.db import (
+    IndexDB,
+    IndexUnavailable,
+    data_dir,
+    index_command,
+    index_path,
+    no_index_text,
+)
 from explorer.live.problems import describe
 from explorer.search import options as search_options
 
@@ -26,16 +33,17 @@ Command = Callable[[argparse.Namespace], int]
 Registrar = Callable[[Any, argparse.ArgumentParser], None]
 
 
-def no_index(vault: Path) -> UsageError:
-    """Bad input: ``vault`` has no index yet, and the command that makes one."""
-    return UsageError(no_index_text(vault))
+def no_index(vault: Path, data: str | None) -> UsageError:
+    """Bad input: ``vault`` has no index yet (in the data folder ``data``), and the command that
+    makes one."""
+    return UsageError(no_index_text(vault, data))
 
 
 def require_index(vault: Path, data: str | None) -> Path:
     """The index file of ``vault``; :func:`no_index` if there is none."""
     path = index_path(vault, data)
     if not path.exists():
-        raise no_index(vault)
+        raise no_index(vault, data)
     return path
 
 
@@ -73,7 +81,8 @@ def error_line(exc: BaseException, vault: str | Path | None, data: str | None) -
     if line is not None:
         return line
     if isinstance(exc, sqlite3.Error):
-        return f"index error: {exc} (run `vault-explorer index VAULT` to rebuild it)"
+        command = index_command(vault, data) if vault else "vault-explorer index VAULT"
+        return f"index error: {exc} (run `{command}` to rebuild it)"
     return f"index error: {exc}"
 
 

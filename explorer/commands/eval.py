@@ -5,7 +5,6 @@ a grid from the same run (:mod:`explorer.evaluate`)."""
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from explorer.commands.common import positive_count
@@ -17,6 +16,7 @@ from explorer.evaluate.report import format_report, stderr_log, write_per_query
 from explorer.evaluate.runner import evaluate_beir, evaluate_vault
 from explorer.evaluate.settings import EVAL_OPTIONS, EvalError, EvalSettings
 from explorer.evaluate.sweep import DEFAULT_GRID, format_sweep, grid, parse_grid, sweep
+from explorer.home import expand_home
 from explorer.search import options as search_options
 from explorer.search.query import QueryError
 
@@ -72,7 +72,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    folder = Path(args.dataset).expanduser()
+    folder = expand_home(args.dataset)
     if not folder.is_dir():
         raise UsageError(f"not a folder: {args.dataset}")
     axes = None
@@ -88,7 +88,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     try:
         settings.validate()
         provider = shared_provider(args.model) if settings.needs_model else None
-        judgments_file = Path(args.judgments).expanduser() if args.judgments else None
+        judgments_file = expand_home(args.judgments) if args.judgments else None
         if judgments_file is None and not (folder / "corpus.jsonl").is_file():
             # A vault without --judgments: the grades given in the window, beside its index.
             judgments_file = judgments_path(folder, args.data_dir)
@@ -120,7 +120,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     finally:
         progress.close()
     if args.per_query:
-        write_per_query(Path(args.per_query).expanduser(), report.rows)
+        write_per_query(expand_home(args.per_query), report.rows)
         stderr_log(f"per-query breakdown written to {args.per_query}")
     swept = None
     if axes is not None:

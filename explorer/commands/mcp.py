@@ -5,7 +5,9 @@ server over stdio (:mod:`explorer.commands.mcp_server`), read-only.
 ``mcpServers`` entry of Claude Desktop's ``claude_desktop_config.json`` and of most other
 clients): the command that runs this server, with the vault's absolute path and the data
 folder and model in effect, so that the client, which has none of this shell's settings, runs
-the same server on the same index.  ``--sync`` lets a search bring the index up to date first
+the same server on the same index.  It needs VAULT named (the block outlives the shell, so the
+current folder is never assumed for it) and says on stderr which vault it configured.
+``--sync`` lets a search bring the index up to date first
 when no other process keeps it current.
 
 The SDK is imported only when the server runs: the other commands never pay for it.
@@ -19,9 +21,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.console import dump_json, vault_folder
+from explorer.console import UsageError, dump_json, say, vault_folder
 from explorer.embed.provider import shared_provider
 from explorer.embed.sbert import ENV_MODEL
+from explorer.home import expand_home
 from explorer.index.db import ENV_DATA_DIR, data_dir
 
 #: The server's name in a client's configuration.
@@ -34,7 +37,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         parents=[common],
         help="serve the vault to an AI assistant (Model Context Protocol over stdio, read-only)",
     )
-    p.add_argument("vault", nargs="?", default=".", help="vault folder (default: this folder)")
+    p.add_argument(
+        "vault",
+        nargs="?",
+        help="vault folder (default when serving: this folder; --print-config needs it named)",
+    )
     p.add_argument(
         "--sync",
         action="store_true",
@@ -50,9 +57,17 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    vault = vault_folder(args.vault)
+    if args.print_config and args.vault is None:
+        # The block outlives this shell: a folder guessed from where it was typed (a source
+        # clone, the home folder) would serve the wrong notes for good, and quietly.
+        raise UsageError(
+            "--print-config needs the vault the client should serve: "
+            "vault-explorer mcp --print-config VAULT"
+        )
+    vault = vault_folder(args.vault or ".")
     if args.print_config:
         dump_json(client_config(vault, args.data_dir, args.model, sync=args.sync))
+        say(f"vault-explorer: configured to serve {vault}", sys.stderr)
         return 0
     from explorer.commands.mcp_server import serve
     from explorer.commands.vault_reader import VaultReader
@@ -70,7 +85,7 @@ def client_config(
         args += ["--data-dir", str(data_dir(data))]
     chosen = model or os.environ.get(ENV_MODEL)
     if chosen:
-        folder = Path(chosen).expanduser()
+        folder = expand_home(chosen)
         args += ["--model", str(folder.resolve()) if folder.is_dir() else chosen]
     if sync:
         args.append("--sync")

@@ -152,6 +152,12 @@ class NoteArgs(_Arguments):
     path: str = _path_field("the note's vault-relative path, as search returns it")
     start_line: int | None = Field(None, ge=1, description="first line to return (from 1)")
     end_line: int | None = Field(None, ge=1, description="last line to return (inclusive)")
+    start_char: int | None = Field(
+        None,
+        ge=1,
+        description="start at this character of start_line (from 1), to go on inside a line "
+        "longer than one answer carries: a cut answer's `next` gives the arguments to ask next",
+    )
 
 
 class RelatedArgs(_Arguments):
@@ -218,11 +224,8 @@ def _search(reader: VaultReader, args: Any) -> Reply:
 
 
 def _get_note(reader: VaultReader, args: Any) -> Reply:
-    note = reader.get_note(args.path, args.start_line, args.end_line)
-    head = f"{note.path}, lines {note.first}–{note.last} of {note.lines}"
-    if note.truncated:
-        head += f" (cut at {note.last}: ask for start_line {note.last + 1} for more)"
-    return Reply(note.to_json(), f"{safe_text(head)}\n\n{note.text}")
+    note = reader.get_note(args.path, args.start_line, args.end_line, args.start_char)
+    return Reply(note.to_json(), f"{safe_text(note.heading())}\n\n{note.text}")
 
 
 def _related(reader: VaultReader, args: Any) -> Reply:
@@ -491,8 +494,7 @@ def status_text(data: dict[str, Any]) -> str:
     model = f"model {server['model']} ({server['modelState']})"
     if not data["indexed"]:
         return safe_text(
-            f"{data['vault']} is not indexed yet (run: vault-explorer index {data['vault']}); "
-            + model
+            f"{data['vault']} is not indexed yet (run: {data['indexCommand']}); " + model
         )
     watcher = data.get("watcher") or {}
     keeper = (

@@ -35,6 +35,8 @@ from explorer.commands import (
 from explorer.commands.common import Command, Registrar, error_line
 from explorer.console import EnvironmentProblem, UsageError, say
 from explorer.display import safe_text
+from explorer.embed.sbert import ENV_MODEL
+from explorer.home import HomeUnknown, expand_home
 from explorer.index.db import ENV_DATA_DIR, IndexError_, data_dir
 from explorer.index.model_choice import model_for
 from explorer.search.hybrid import SemanticUnavailable
@@ -105,11 +107,12 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
     args.gui_runner = gui
     args.data_dir = getattr(args, "data_dir", None)
-    args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
     try:
         _check_data_dir(args.data_dir)
+        _check_model(getattr(args, "model", None))
+        args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
         return int(args.func(args))
-    except (UsageError, QueryError, SemanticUnavailable, FileNotFoundError) as exc:
+    except (UsageError, HomeUnknown, QueryError, SemanticUnavailable, FileNotFoundError) as exc:
         say(f"vault-explorer: {exc}", sys.stderr)
         return 2
     except EnvironmentProblem as exc:
@@ -125,6 +128,14 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         line = error_line(exc, getattr(args, "vault", None), args.data_dir)
         say(f"vault-explorer: {line}", sys.stderr)
         return 1
+
+
+def _check_model(given: str | None) -> None:
+    """A model folder under ``~user`` names a home folder that exists: :class:`HomeUnknown`
+    otherwise (the model loads later, in the background, where it would only be a reason)."""
+    chosen = given or os.environ.get(ENV_MODEL)
+    if chosen:
+        expand_home(chosen)
 
 
 def _check_data_dir(override: str | None) -> None:

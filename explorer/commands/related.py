@@ -16,7 +16,7 @@ from typing import Any
 from explorer.commands.common import open_readonly
 from explorer.console import UsageError, dump_json, say, vault_folder, whole_number
 from explorer.embed.sbert import model_name
-from explorer.index.db import IndexDB
+from explorer.index.db import IndexDB, index_command
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
 from explorer.search.notes_lookup import lookup, notes
@@ -61,7 +61,7 @@ def cmd_related(args: argparse.Namespace) -> int:
     if args.json:
         dump_json(result.to_json())
     else:
-        print_related(result, vault)
+        print_related(result, vault, args.data_dir)
     return 0
 
 
@@ -75,15 +75,15 @@ def not_a_note(db: IndexDB, path: str) -> str:
     return f"{path} is not a note of the index{hint}"
 
 
-def print_related(result: RelatedNotes, vault: Path) -> None:
+def print_related(result: RelatedNotes, vault: Path, data: str | None = None) -> None:
     """One line a note: rank, cosine to four decimals, whether it is linked, path — title."""
     say(f"related to {result.path} — {result.title}")
     if result.reason is not None:
-        say(f"no related notes: {result.reason} (run `vault-explorer index {vault}`)")
+        say(f"no related notes: {result.reason} (run `{index_command(vault, data)}`)")
         return
     if not result.links_known:
         say(
-            f"vault-explorer: this index stores no links yet; run `vault-explorer index {vault}` "
+            f"vault-explorer: this index stores no links yet; run `{index_command(vault, data)}` "
             "to mark the neighbours already linked",
             sys.stderr,
         )

@@ -13,7 +13,7 @@ from typing import Any, TextIO
 from explorer.commands.common import open_index, require_index, say_ignored
 from explorer.console import TerminalProgress, dump_json, say, vault_folder
 from explorer.embed.provider import shared_provider
-from explorer.index.db import IndexUnavailable, index_path
+from explorer.index.db import IndexUnavailable, index_command, index_path
 from explorer.index.lease import WriterLease, holder
 from explorer.search import options as search_options
 from explorer.search.answer import bring_up_to_date, search_index, waiting_text
@@ -81,8 +81,9 @@ def cmd_search(args: argparse.Namespace) -> int:
         using = (
             "results use the vectors that exist" if answer.any_vectors else "results are lexical"
         )
+        command = index_command(vault, args.data_dir)
         say(
-            f"vault-explorer: {waiting_text(answer.waiting)}; run `vault-explorer index {vault}` "
+            f"vault-explorer: {waiting_text(answer.waiting)}; run `{command}` "
             f"(or `watch`) to embed them — {using}",
             sys.stderr,
         )

@@ -37,7 +37,7 @@ def cmd_status(args: argparse.Namespace) -> int:
     model = model_name(args.model)
     path = index_path(vault, args.data_dir)
     if args.rebuild and not path.exists():
-        raise no_index(vault)
+        raise no_index(vault, args.data_dir)
     if args.rebuild:
         with WriterLease.acquire(path, f"vault-explorer status --rebuild {args.rebuild}"):
             _rebuild(args, vault, path)

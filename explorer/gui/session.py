@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, Signal
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.live_bridge import LiveBridge
+from explorer.home import expand_home
 from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext, Superseded
@@ -82,7 +83,7 @@ class VaultSession(QObject):
     ) -> None:
         """Without ``live`` the session only reads (a panel shown on its own, in tests)."""
         super().__init__(parent)
-        self.vault = Path(vault).expanduser().resolve()
+        self.vault = expand_home(vault).resolve()
         self.data_dir = data_dir
         self.provider = provider
         self.watch = watch

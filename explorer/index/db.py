@@ -17,6 +17,7 @@ import errno
 import hashlib
 import os
 import re
+import shlex
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from explorer.home import expand_home
 from explorer.index.counts import TermCounts
 from explorer.index.migrations import LATEST_VERSION, migrate
 
@@ -52,13 +54,23 @@ def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
     """Where indexes live: ``--data-dir``, else ``$VAULT_EXPLORER_DATA``, else the user data dir."""
     chosen = override or os.environ.get(ENV_DATA_DIR)
     if chosen:
-        return Path(chosen).expanduser().resolve()
+        return expand_home(chosen).resolve()
+    return default_data_dir()
+
+
+def default_data_dir() -> Path:
+    """The user data dir: where indexes live when nothing says otherwise."""
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def data_dir_of(database: Path) -> Path:
+    """The data folder that holds the index file ``database`` (see :func:`index_path`)."""
+    return database.parent.parent
 
 
 def index_path(vault: Path, override: str | os.PathLike[str] | None = None) -> Path:
     """The database file of ``vault``: one per vault, named after it and its absolute path."""
-    root = vault.expanduser().resolve()
+    root = expand_home(vault).resolve()
     digest = hashlib.sha256(str(root).encode("utf-8", "surrogatepass")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", root.name).strip("-")[:40] or "vault"
     return data_dir(override) / "indexes" / f"{slug}-{digest}.sqlite"
@@ -115,9 +127,21 @@ def connect_versioned(path: Path, *, readonly: bool = False) -> tuple[sqlite3.Co
     return conn, version
 
 
-def no_index_text(vault: Path) -> str:
+def index_command(vault: Path | str, data: str | os.PathLike[str] | None = None) -> str:
+    """The command that indexes ``vault`` into the data folder ``data`` names (as
+    :func:`data_dir`), ready to paste into a shell: ``--data-dir`` is named whenever that folder
+    is not the default one — also when ``$VAULT_EXPLORER_DATA`` chose it, since the hint may be
+    read where the environment differs (an MCP client starts the server with its own)."""
+    words = ["vault-explorer", "index", str(vault)]
+    folder = data_dir(data)
+    if folder != default_data_dir():
+        words += ["--data-dir", str(folder)]
+    return shlex.join(words)
+
+
+def no_index_text(vault: Path, data: str | os.PathLike[str] | None = None) -> str:
     """What a command or the window says when ``vault`` has no index yet, and how to make one."""
-    return f"no index for {vault} yet (run: vault-explorer index {vault})"
+    return f"no index for {vault} yet (run: {index_command(vault, data)})"
 
 
 class IndexDB:
@@ -141,7 +165,7 @@ class IndexDB:
         or it is too new) is moved aside and rebuilt.  A busy, locked, read-only or unwritable
         one is left exactly as it is and :class:`IndexUnavailable` says why.
         """
-        vault = vault.expanduser().resolve()
+        vault = expand_home(vault).resolve()
         path = path or index_path(vault, data)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -188,7 +212,7 @@ class IndexDB:
     ) -> IndexDB:
         """:meth:`open` for the holder of the index's writer lease: the one that may create,
         migrate and rebuild it while other connections read it."""
-        path = index_path(vault.expanduser().resolve(), data)
+        path = index_path(expand_home(vault).resolve(), data)
         if not lease.held or lease.db_path != path:
             raise ValueError(f"the writer lease held is not the one of {path}")
         return cls.open(vault, data, path=path)
@@ -205,10 +229,10 @@ class IndexDB:
         nothing is created, migrated or moved aside.  :class:`IndexNotReady` when there is no
         index yet or its schema is older than this program's (the writer migrates it);
         :class:`IndexUnavailable` when it cannot be read or is from a newer program."""
-        vault = vault.expanduser().resolve()
+        vault = expand_home(vault).resolve()
         path = path or index_path(vault, data)
         if not path.exists():
-            raise IndexNotReady(no_index_text(vault))
+            raise IndexNotReady(no_index_text(vault, data_dir_of(path)))
         try:
             conn, version = connect_versioned(path, readonly=True)
         except sqlite3.Error as exc:
@@ -229,10 +253,10 @@ class IndexDB:
     @classmethod
     def open_existing(cls, vault: Path, data: str | os.PathLike[str] | None = None) -> IndexDB:
         """Open an existing index as it is: no migration, no rebuild, no sync (``status``)."""
-        vault = vault.expanduser().resolve()
+        vault = expand_home(vault).resolve()
         path = index_path(vault, data)
         if not path.exists():
-            raise FileNotFoundError(no_index_text(vault))
+            raise FileNotFoundError(no_index_text(vault, data))
         conn, version = connect_versioned(path)
         if version != LATEST_VERSION:
             conn.close()
@@ -240,6 +264,10 @@ class IndexDB:
                 f"index schema version {version}, expected {LATEST_VERSION}"
             )
         return cls(conn, path, vault)
+
+    def index_command(self) -> str:
+        """The command that brings this index up to date (:func:`index_command`)."""
+        return index_command(self.vault, data_dir_of(self.path))
 
     def reopen(self) -> IndexDB:
         """A second connection to the same database, for another thread."""

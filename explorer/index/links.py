@@ -30,6 +30,7 @@ from explorer.vault.links import (
     link_text,
     note_name,
 )
+from explorer.vault.note_path import BadNotePath, readings
 
 #: Characters of a backlink's line kept for display.
 CONTEXT_CHARS = 300
@@ -331,8 +332,22 @@ def resolver(conn: sqlite3.Connection) -> Resolver:
 
 
 def note_sql(value: str) -> tuple[str, list[object]]:
-    """A subquery giving the id of the note ``value`` names (``linkto:VALUE``): a vault path
-    with or without ``.md``, a path suffix, or a note name or alias, by the Resolver's rules."""
+    """A subquery giving the id of the note ``value`` names (``linkto:VALUE``): the note whose
+    id it is (:func:`explorer.vault.note_path.readings`, as ``get_note`` reads a path), else a
+    vault path with or without ``.md``, a path suffix, or a note name or alias, by the
+    Resolver's rules."""
+    sql, params = _named_sql(value)
+    try:
+        exact = readings(value.strip())
+    except BadNotePath:
+        return sql, params
+    marks = ", ".join("?" * len(exact))
+    first = f"(SELECT e.id FROM notes e WHERE e.path IN ({marks}) ORDER BY e.path = ? DESC LIMIT 1)"
+    return f"COALESCE({first}, {sql})", [*exact, exact[0], *params]
+
+
+def _named_sql(value: str) -> tuple[str, list[object]]:
+    """:func:`note_sql` by the Resolver's rules alone."""
     value = value.strip().replace("\\", "/").strip("/")
     key = name_key(value)
     order = f"ORDER BY pri, {_DEPTH.format(a='t')}, length(t.path), t.path LIMIT 1"

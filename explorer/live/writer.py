@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.embed.provider import EmbedderProvider
+from explorer.home import expand_home
 from explorer.index.db import IndexDB, IndexUnavailable, connect, index_path
 from explorer.index.lease import Holder, IndexHeld, WriterLease, holder
 from explorer.index.sync import SyncReport, sync_vault
@@ -89,7 +90,7 @@ class LiveIndex:
         that process ends, then taken over; without it, that is an error (``watch``)."""
         if reconcile_interval <= 0:
             raise ValueError(f"reconcile interval must be positive, got {reconcile_interval:g}")
-        self.vault = vault.expanduser().resolve()
+        self.vault = expand_home(vault).resolve()
         self.data_dir = data_dir
         self.provider = provider
         self.reconcile_interval = reconcile_interval

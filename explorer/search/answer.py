@@ -70,7 +70,7 @@ def search_index(
         searching = unavailable(
             provider.name,
             f"no note has a vector yet ({waiting_text(waiting)}; "
-            f"run `vault-explorer index {db.vault}` to embed them)",
+            f"run `{db.index_command()}` to embed them)",
         )
     response = Searcher(db, searching, vectors=vectors).search(raw, options)
     return Answer(response, waiting, any_vectors)

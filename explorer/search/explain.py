@@ -34,6 +34,7 @@ from explorer.search.hybrid import (
     is_demoted,
 )
 from explorer.search.lexical import filter_clause, lexical_list
+from explorer.search.notes_lookup import indexed_id
 from explorer.search.options import SearchOptions
 from explorer.search.query import Query, QueryError, Term
 from explorer.search.whatif import Change, Competition, changes_for
@@ -288,13 +289,11 @@ def explain(
     if n < 1:
         raise QueryError(f"top must be 1 or more, got {n}")
     conn = searcher.db.conn
-    row = conn.execute(
-        "SELECT id, title, status FROM notes WHERE path = ?", (path.replace("\\", "/"),)
-    ).fetchone()
+    given, path = path, indexed_id(conn, path)
+    row = conn.execute("SELECT id, title, status FROM notes WHERE path = ?", (path,)).fetchone()
     if row is None:
-        raise NoteNotIndexed(f"{path} is not a note of the index (see: vault-explorer status)")
+        raise NoteNotIndexed(f"{given} is not a note of the index (see: vault-explorer status)")
     note_id, title, status = int(row[0]), str(row[1]), row[2]
-    path = path.replace("\\", "/")
     candidates = searcher.candidates(raw, options)
     query = candidates.query
     filters = _filters(conn, query, note_id, path)

@@ -4,7 +4,8 @@ The typed letters must appear in order (a subsequence, case-insensitive, spaces 
 note's path or its title.  A match scores for each letter, more for letters that continue a run,
 more again at the start of a path segment or a word, and the title's score counts a bit more
 than the path's.  :func:`lookup` returns the best matches first, ties broken by the shorter
-path; :func:`notes` reads the candidates from an open index.
+path; :func:`notes` reads the candidates from an open index, and :func:`indexed_id` turns a
+typed path into the id of the note the index has under it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,9 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
+
+from explorer.search.query import QueryError
+from explorer.vault.note_path import BadNotePath, note_id
 
 #: What the score of one matched letter is made of.
 LETTER = 1.0
@@ -142,3 +146,18 @@ def notes(conn: sqlite3.Connection) -> list[NoteRef]:
         NoteRef(str(path), str(title))
         for path, title in conn.execute("SELECT path, title FROM notes ORDER BY path")
     ]
+
+
+def indexed_id(conn: sqlite3.Connection, path: str) -> str:
+    """``path`` as a note id (:func:`explorer.vault.note_path.note_id`), a backslash kept when
+    the index has a note of that exact name; :class:`QueryError` for a path that cannot be a
+    note's (absolute, ``..``, a drive, NUL).  Whether the index has the note is the caller's to
+    ask."""
+    try:
+        return note_id(path, lambda rel: _has_note(conn, rel))
+    except BadNotePath as exc:
+        raise QueryError(str(exc)) from None
+
+
+def _has_note(conn: sqlite3.Connection, path: str) -> bool:
+    return conn.execute("SELECT 1 FROM notes WHERE path = ?", (path,)).fetchone() is not None

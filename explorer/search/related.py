@@ -34,6 +34,7 @@ from explorer.index import links as index_links
 from explorer.index.db import IndexDB
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
+from explorer.search.notes_lookup import indexed_id
 
 #: Related notes listed unless told.
 DEFAULT_LIMIT = 10
@@ -135,8 +136,8 @@ def related(
     """
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be between 1 and {MAX_LIMIT}, got {limit}")
-    path = path.replace("\\", "/")
     conn = db.conn
+    path = indexed_id(conn, path)
     row = conn.execute("SELECT id, title FROM notes WHERE path = ?", (path,)).fetchone()
     if row is None:
         raise NoteNotIndexed(f"{path} is not a note of the index")

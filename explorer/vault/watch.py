@@ -41,6 +41,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from explorer.home import expand_home
 from explorer.vault.ignore import IGNORE_FILE, IgnoreRules
 
 DEFAULT_QUIET = 0.3
@@ -261,7 +262,7 @@ class VaultWatcher:
         max_wait: float = DEFAULT_MAX_WAIT,
         rules: IgnoreRules | None = None,
     ) -> None:
-        self.root = root.expanduser().resolve()
+        self.root = expand_home(root).resolve()
         self._root = str(self.root)
         #: The folder the observer watches: the vault's, or the one its path links to now
         #: (inotify sees nothing through a link); event paths are relative to it.

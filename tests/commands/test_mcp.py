@@ -483,3 +483,22 @@ def test_a_vault_that_is_not_a_folder_is_refused_before_serving(tmp_path: Path) 
     )  # fmt: skip
     assert done.returncode == 2 and done.stdout == ""
     assert "vault folder not found" in done.stderr
+
+
+def test_print_config_without_a_vault_asks_for_it_and_never_configures_this_folder(
+    notes: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(notes)  # a folder that would do, and is still not guessed
+    capsys.readouterr()
+    assert main(["mcp", "--print-config"]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert out.err == (
+        "vault-explorer: --print-config needs the vault the client should serve: "
+        "vault-explorer mcp --print-config VAULT\n"
+    )
+    assert main(["mcp", "--print-config", "."]) == 0
+    out = capsys.readouterr()
+    args = json.loads(out.out)["mcpServers"]["vault-explorer"]["args"]
+    assert args[args.index("mcp") + 1] == str(notes.resolve())
+    assert out.err == f"vault-explorer: configured to serve {notes.resolve()}\n"

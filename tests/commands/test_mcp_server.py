@@ -4,6 +4,7 @@ the JSON-RPC error they call for."""
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -16,10 +17,11 @@ from mcp.types import CallToolResult, jsonrpc_message_adapter
 from pydantic import ValidationError
 
 from explorer.commands.mcp_server import build_server, not_json_rpc, plain_snippet
-from explorer.commands.vault_reader import VaultReader
+from explorer.commands.vault_reader import MAX_NOTE_CHARS, VaultReader
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
+from explorer.vault.scan import MAX_NOTE_BYTES
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]
@@ -143,3 +145,36 @@ def test_a_line_that_is_no_message_gets_the_json_rpc_error_for_it(
 def test_snippets_lose_their_markup_for_the_text_rendering() -> None:
     snippet = "…was never <mark>purged</mark> &amp; the\n<mark>cache</mark> &lt;kept&gt;…"
     assert plain_snippet(snippet) == "…was never purged & the cache <kept>…"
+
+
+def test_every_character_of_a_one_line_note_is_read_by_following_the_answers(
+    vault: Path, write: Write, data_dir: Path
+) -> None:
+    # 5 MiB on one line, every 10 characters numbered, so a gap or an overlap shows.
+    line = "".join(f"{i:09d}," for i in range(5 * 1024 * 1024 // 10))[: MAX_NOTE_BYTES - 1]
+    write("big.md", line + "\n")
+    reader = VaultReader(vault, str(data_dir), EmbedderProvider.disabled())
+    pieces: list[str] = []
+
+    async def scenario() -> None:
+        async with Client(build_server(reader)) as client:
+            ask: dict[str, Any] = {}
+            while True:
+                result = await client.call_tool("get_note", {"path": "big.md", **ask})
+                data = structured(result)
+                head, text = result.content[0].text.split("\n\n", 1)  # type: ignore[union-attr]
+                pieces.append(text)
+                assert text == data["text"]
+                said = re.search(r"ask for (.+) for more", head)
+                if data["next"] is None:
+                    assert said is None and not data["truncated"], head
+                    return
+                # The line a person reads names exactly the arguments the JSON gives.
+                assert said is not None, head
+                told = dict(pair.rsplit(" ", 1) for pair in said.group(1).split(", "))
+                assert {k: int(v) for k, v in told.items()} == data["next"]
+                ask = data["next"]
+
+    anyio.run(scenario)
+    assert "".join(pieces) == line
+    assert len(pieces) == -(-len(line) // MAX_NOTE_CHARS)

@@ -1,46 +1,11 @@
-"""The reader's pure parts: which paths name a note of the vault, and which lines a range is."""
+"""The reader's pure parts: which lines (and characters) a range is."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer.commands.vault_reader import MAX_NOTE_CHARS, note_lines, vault_relative
+from explorer.commands.vault_reader import MAX_NOTE_CHARS, note_lines
 from explorer.console import UsageError
-
-
-@pytest.mark.parametrize(
-    ("path", "rel"),
-    [
-        ("ops/cdn.md", "ops/cdn.md"),
-        ("ops\\cdn.md", "ops/cdn.md"),
-        ("./ops//cdn.md", "ops/cdn.md"),
-        ("C# & F#/tips #1.md", "C# & F#/tips #1.md"),
-        ("..md", "..md"),  # a name that starts with dots is no way up
-    ],
-)
-def test_a_vault_relative_path_is_a_note_id(path: str, rel: str) -> None:
-    assert vault_relative(path) == rel
-
-
-@pytest.mark.parametrize(
-    ("path", "said"),
-    [
-        ("", "give a note's path"),
-        ("   ", "give a note's path"),
-        ("a\x00.md", "give a note's path"),
-        ("/etc/passwd", "absolute path"),
-        ("\\\\server\\share\\x.md", "absolute path"),
-        ("C:\\notes\\x.md", "absolute path"),
-        ("C:x.md", "absolute path"),
-        ("../x.md", "leads out of the vault"),
-        ("ops/../../x.md", "leads out of the vault"),
-        ("ops\\..\\..\\x.md", "leads out of the vault"),
-    ],
-)
-def test_a_path_that_is_no_note_id_is_refused(path: str, said: str) -> None:
-    with pytest.raises(UsageError, match=said):
-        vault_relative(path)
-
 
 TEXT = "one\ntwo\nthree\nfour\n"
 
@@ -88,3 +53,26 @@ def test_one_line_longer_than_the_budget_is_cut() -> None:
 def test_an_empty_note_has_one_empty_line() -> None:
     note = note_lines("n.md", "", None, None, [], None)
     assert (note.text, note.first, note.last, note.lines) == ("", 1, 1, 1)
+
+
+def test_a_cut_inside_a_line_goes_on_at_the_next_character() -> None:
+    text = "".join(chr(ord("a") + i % 26) for i in range(MAX_NOTE_CHARS * 2 + 7)) + "\nz\n"
+    note = note_lines("n.md", text, None, 2, [], None)
+    assert note.next_request() == {"start_line": 1, "start_char": MAX_NOTE_CHARS + 1, "end_line": 2}
+    assert "ask for start_line 1, start_char 100001, end_line 2 for more" in note.heading()
+    rest = note_lines("n.md", text, 1, 2, [], None, MAX_NOTE_CHARS + 1)
+    last = note_lines("n.md", text, 1, 2, [], None, 2 * MAX_NOTE_CHARS + 1)
+    assert note.text + rest.text + last.text == text[: MAX_NOTE_CHARS * 2 + 7] + "\nz"
+    assert last.next_request() is None and not last.truncated
+
+
+def test_a_line_exactly_as_long_as_the_budget_is_whole() -> None:
+    note = note_lines("n.md", "x" * MAX_NOTE_CHARS + "\ny", None, None, [], None)
+    assert note.truncated and note.text == "x" * MAX_NOTE_CHARS
+    assert note.next_request() == {"start_line": 2}
+
+
+@pytest.mark.parametrize("start_char", [0, 5])
+def test_a_character_outside_the_line_is_refused(start_char: int) -> None:
+    with pytest.raises(UsageError, match="start_char"):
+        note_lines("n.md", "abcd\n", 1, None, [], None, start_char)

@@ -9,7 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from explorer.gui.app import ENV_SCREENSHOT_SIZE, SCREENSHOT_SIZE, missing_display, screenshot_size
+from explorer.gui.app import (
+    ENV_SCREENSHOT_SIZE,
+    ENV_SCREENSHOT_TIMEOUT,
+    SCREENSHOT_SIZE,
+    SCREENSHOT_TIMEOUT_S,
+    missing_display,
+    screenshot_size,
+    screenshot_timeout,
+)
 
 NO_DISPLAY = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
 
@@ -71,3 +79,23 @@ def test_the_screenshot_size_comes_from_the_environment() -> None:
     for bad in ("1366", "1366x", "x768", "-5x700", "100x100", "1366x768x2", "wide"):
         with pytest.raises(ValueError, match="WIDTHxHEIGHT"):
             screenshot_size({ENV_SCREENSHOT_SIZE: bad})
+
+
+@pytest.mark.parametrize("bad", ["abc", "nan", "1e400", "inf", "-5", "0", "9" * 500])
+def test_a_screenshot_timeout_that_is_no_number_of_seconds_is_said_and_the_default_used(
+    bad: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert screenshot_timeout({ENV_SCREENSHOT_TIMEOUT: bad}) == SCREENSHOT_TIMEOUT_S
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and len(err[0]) < 200
+    assert err[0].startswith(f"vault-explorer: {ENV_SCREENSHOT_TIMEOUT} takes a number of seconds")
+    assert err[0].endswith(f"using {SCREENSHOT_TIMEOUT_S:g}")
+
+
+def test_the_screenshot_timeout_comes_from_the_environment(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert screenshot_timeout({}) == SCREENSHOT_TIMEOUT_S
+    assert screenshot_timeout({ENV_SCREENSHOT_TIMEOUT: " 30 "}) == 30
+    assert screenshot_timeout({ENV_SCREENSHOT_TIMEOUT: "2.5"}) == 2.5
+    assert capsys.readouterr().err == ""
