@@ -4,8 +4,9 @@ the JSON-RPC error they call for."""
 
 from __future__ import annotations
 
+import json
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ from mcp import Client
 from mcp.types import CallToolResult, jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from explorer.commands.mcp_server import build_server, not_json_rpc, plain_snippet
+from explorer.commands.mcp_server import _serve, build_server, not_json_rpc, plain_snippet
 from explorer.commands.vault_reader import VaultReader
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
@@ -116,6 +117,47 @@ def test_an_index_without_vectors_answers_at_once_without_loading_the_model(
     assert semantic["available"] is False and semantic["pending"] == 1
     assert "no note has a vector yet" in semantic["reason"]
     assert model.loads == 0
+
+
+def test_closing_stdin_while_a_search_waits_for_the_model_still_answers_it(
+    reader: tuple[VaultReader, GatedModel], tmp_path: Path
+) -> None:
+    """stdin ends while a hybrid search waits for the model: the search finishes, its answer
+    is written, and only then does the server stop."""
+    vault_reader, model = reader
+    requests = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "tests", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "deploy cache"}}},
+    ]  # fmt: skip
+    out = tmp_path / "stdout.jsonl"
+
+    async def scenario() -> None:
+        closed = anyio.Event()
+
+        async def stdin() -> AsyncIterator[bytes]:
+            for message in requests:
+                yield (json.dumps(message) + "\n").encode()
+            assert await anyio.to_thread.run_sync(model.started.wait, SAFETY_S)
+            closed.set()  # the search is waiting for the model (the gate is shut): stdin ends
+
+        async def open_the_gate() -> None:
+            await closed.wait()
+            model.gate.set()
+
+        with out.open("w", encoding="utf-8") as stdout, anyio.fail_after(SAFETY_S):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(open_the_gate)
+                await _serve(build_server(vault_reader), stdin(), anyio.wrap_file(stdout))
+
+    anyio.run(scenario)
+    answers = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [a["id"] for a in answers] == [0, 1]
+    found = answers[1]["result"]["structuredContent"]
+    assert found["semantic"]["available"] is True and found["hits"][0]["path"] == "ops/deploy.md"
 
 
 @pytest.mark.parametrize(
