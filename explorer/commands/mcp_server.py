@@ -8,7 +8,8 @@ command prints with ``--json``) and a short text rendering for the assistant to 
 
 Bad input never stops the server: arguments that do not fit the schema, a query the core
 refuses, a path out of the vault — each is a tool result with ``isError`` and one line; an
-unknown tool or method is a JSON-RPC error.
+unknown tool or method is a JSON-RPC error, and so is a request before ``initialize`` (other
+than ``ping``), whose message says to send ``initialize`` first.
 
 The lines are this module's to read (:class:`Framing`); the SDK's stdio transport only writes
 them.  Each line of stdin is one message (the last one needs no newline), decoded as UTF-8 with
@@ -41,7 +42,7 @@ import anyio
 import anyio.to_thread
 from anyio.abc import ObjectReceiveStream
 from mcp.server import Server
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.stdio import stdio_server
 from mcp.shared._stream_protocols import WriteStream
 from mcp.shared.dispatcher import as_request_id, coerce_request_id
@@ -346,7 +347,7 @@ def build_server(reader: VaultReader) -> Server[Any]:
             content=[TextContent(type="text", text=reply.text)], structured_content=reply.data
         )
 
-    return Server(
+    server = Server(
         "vault-explorer",
         version=__version__,
         title="Vault Explorer",
@@ -354,6 +355,29 @@ def build_server(reader: VaultReader) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    server.middleware.append(say_not_initialized)
+    return server
+
+
+#: What the SDK answers a request other than ``ping`` that comes before ``initialize``: the
+#: shape its first version gave it, which reads as a fault in the request's params.
+SDK_NOT_INITIALIZED = ErrorData(code=INVALID_PARAMS, message="Invalid request parameters", data="")
+NOT_INITIALIZED = (
+    "not initialized: send initialize first (then notifications/initialized); "
+    "before it only ping is answered"
+)
+
+
+async def say_not_initialized(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+    """The SDK's refusal of a request before ``initialize``, said plainly: same code (a client
+    may key on it), with a message that names the cause.  The SDK decides, at its own gate;
+    this only rewords its answer."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if exc.error != SDK_NOT_INITIALIZED or ctx.session.client_params is not None:
+            raise
+        raise MCPError(INVALID_PARAMS, NOT_INITIALIZED) from None
 
 
 def _error(message: str) -> CallToolResult:

@@ -500,6 +500,24 @@ def test_a_request_whose_id_cannot_be_used_gets_invalid_request_with_a_null_id(
         client.kill()
 
 
+@pytest.mark.slow
+def test_before_initialize_ping_is_answered_and_other_requests_are_told_why_not(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    client = line_client(notes, data_dir, tmp_path / "server.log")
+    try:
+        assert client.request("ping") == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        for refused in (client.call("status", {}), client.request("tools/list")):
+            assert "result" not in refused, refused
+            assert "not initialized: send initialize first" in refused["error"]["message"]
+        assert client.request("no/such/method")["error"]["code"] == -32601
+        client.initialize()
+        assert client.call("status", {})["result"]["structuredContent"]["notes"] == 4
+        assert client.close() == 0
+    finally:
+        client.kill()
+
+
 # ----------------------------------------------------------------------------- other processes
 
 
