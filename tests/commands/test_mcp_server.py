@@ -19,8 +19,9 @@ from pydantic import ValidationError
 from explorer.commands.mcp_server import _serve, build_server, not_json_rpc, plain_snippet
 from explorer.commands.vault_reader import VaultReader
 from explorer.embed.base import Embedder, FakeEmbedder
-from explorer.embed.provider import EmbedderProvider
+from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB
+from explorer.search.options import SearchOptions
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]
@@ -117,6 +118,21 @@ def test_an_index_without_vectors_answers_at_once_without_loading_the_model(
     assert semantic["available"] is False and semantic["pending"] == 1
     assert "no note has a vector yet" in semantic["reason"]
     assert model.loads == 0
+
+
+@pytest.mark.parametrize("query", ["", "!!!", "tag:ops", "path:dev/"])
+def test_a_query_that_lists_recent_notes_never_loads_the_model(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    """No words to search: the answer is the recent notes, which the model has nothing to do
+    with, so a hybrid search or explanation of it must not load the model (seconds and
+    hundreds of megabytes)."""
+    vault_reader, model = reader
+    model.gate.set()  # a load, wrong as it would be, would not wait
+    answer = vault_reader.search(query, SearchOptions(mode="hybrid"))
+    assert answer.response.listing
+    vault_reader.explain(query, "ops/deploy.md", SearchOptions(mode="hybrid"))
+    assert vault_reader.provider.state is ModelState.IDLE and model.loads == 0
 
 
 def test_closing_stdin_while_a_search_waits_for_the_model_still_answers_it(
