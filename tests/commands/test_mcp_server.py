@@ -57,6 +57,12 @@ def reader(
     return VaultReader(vault, str(data_dir), EmbedderProvider("fakemodel", model.load)), model
 
 
+def text(result: CallToolResult) -> str:
+    (block,) = result.content
+    assert block.type == "text"
+    return block.text
+
+
 def structured(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error and result.structured_content is not None, result.content
     return result.structured_content
@@ -118,6 +124,38 @@ def test_an_index_without_vectors_answers_at_once_without_loading_the_model(
     assert semantic["available"] is False and semantic["pending"] == 1
     assert "no note has a vector yet" in semantic["reason"]
     assert model.loads == 0
+
+
+def test_the_text_says_first_when_no_hit_is_a_close_match(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    """``closeMatch`` false: the text an assistant reads first says so, then the hits as
+    ever; a close match starts with the hits."""
+    vault_reader, model = reader
+    model.gate.set()
+    queries = {
+        "far": {"query": "rollback strategy for kubernetes"},
+        "far in words": {"query": "water bottle", "mode": "fts"},
+        "close": {"query": "deploy cache"},
+    }
+
+    async def scenario() -> dict[str, CallToolResult]:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return {name: await client.call_tool("search", q) for name, q in queries.items()}
+
+    results = anyio.run(scenario)
+    for name in ("far", "far in words"):
+        data = structured(results[name])
+        assert data["closeMatch"] is False and data["hits"], name
+        first, second, *_ = text(results[name]).splitlines()
+        query = data["query"]
+        assert first.startswith(f"No close match for {query!r}"), first
+        assert second.startswith(f"{len(data['hits'])} hits for {query!r}"), second
+    assert "nearest notes by meaning" in text(results["far"])
+    assert "nearest notes in words" in text(results["far in words"])
+    assert structured(results["close"])["closeMatch"] is True
+    assert text(results["close"]).startswith("2 hits for 'deploy cache'")
 
 
 @pytest.mark.parametrize("query", ["", "!!!", "tag:ops", "path:dev/"])
