@@ -19,8 +19,9 @@ line that is not JSON is answered ``-32700`` (id null); JSON that is not a JSON-
 ``-32600`` (with the request's id when it has one that can be used); a request whose id is not
 a string or an integer (MCP's rule: not ``1.5``, ``null``, ``true`` or ``{}``), ``-32600`` with
 id null.  When stdin closes, nothing more is read: every request read is answered (one waiting
-for the model too), then the server exits with status 0.  Nothing but protocol messages goes to
-stdout: the SDK points fd 1 at stderr while it serves, and logs go to stderr.
+for the model too), then the server exits with status 0; so it does at once, saying so on
+stderr, when the client has closed stdout (no answer can reach it).  Nothing but protocol
+messages goes to stdout: the SDK points fd 1 at stderr while it serves, and logs go to stderr.
 """
 
 from __future__ import annotations
@@ -435,14 +436,20 @@ async def _serve(
     every request read from it has its answer on ``stdout`` (default: the process's)."""
     # The SDK's transport writes the answers (and points fd 1 at stderr meanwhile); it reads
     # nothing: `Framing` reads stdin.
-    async with stdio_server(anyio.wrap_file(io.StringIO()), stdout) as (_, out):
-        framing = Framing(out)
-        to_server, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
-        from_server, answers = anyio.create_memory_object_stream[SessionMessage](0)
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(framing.read, stdin or anyio.wrap_file(sys.stdin.buffer), to_server)
-            tasks.start_soon(framing.write, answers)
-            await server.run(inbox, from_server, server.create_initialization_options())
+    try:
+        async with stdio_server(anyio.wrap_file(io.StringIO()), stdout) as (_, out):
+            framing = Framing(out)
+            to_server, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            from_server, answers = anyio.create_memory_object_stream[SessionMessage](0)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(
+                    framing.read, stdin or anyio.wrap_file(sys.stdin.buffer), to_server
+                )
+                tasks.start_soon(framing.write, answers)
+                await server.run(inbox, from_server, server.create_initialization_options())
+    except* BrokenPipeError:
+        # The client closed its end of stdout: nobody is left to read the answers.
+        log.warning("stdout closed by the client; the answers still to come are dropped")
 
 
 class Framing:

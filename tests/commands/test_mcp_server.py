@@ -4,11 +4,13 @@ the JSON-RPC error they call for."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import threading
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import pytest
@@ -28,6 +30,11 @@ Write = Callable[[str, str | bytes], Path]
 #: A safety net: a request that waits for the model when it should not fails here, not at the
 #: suite's timeout (a passing test never gets near it).
 SAFETY_S = 60
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "tests", "version": "1"}},
+}  # fmt: skip
 
 
 class GatedModel:
@@ -180,9 +187,7 @@ def test_closing_stdin_while_a_search_waits_for_the_model_still_answers_it(
     is written, and only then does the server stop."""
     vault_reader, model = reader
     requests = [
-        {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "tests", "version": "1"}}},
+        INITIALIZE,
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
          "params": {"name": "search", "arguments": {"query": "deploy cache"}}},
@@ -212,6 +217,30 @@ def test_closing_stdin_while_a_search_waits_for_the_model_still_answers_it(
     assert [a["id"] for a in answers] == [0, 1]
     found = answers[1]["result"]["structuredContent"]
     assert found["semantic"]["available"] is True and found["hits"][0]["path"] == "ops/deploy.md"
+
+
+def test_a_client_that_closed_stdout_ends_the_server_quietly(
+    reader: tuple[VaultReader, GatedModel], tmp_path: Path
+) -> None:
+    """Nobody reads the answers (the client closed its end of the pipe): the server stops
+    without a traceback, as it did before it waited for answers at the end of stdin."""
+    vault_reader, _ = reader
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+
+    async def stdin() -> AsyncIterator[bytes]:
+        yield (json.dumps(INITIALIZE) + "\n").encode()
+
+    async def scenario(stdout: TextIO) -> None:
+        with anyio.fail_after(SAFETY_S):
+            await _serve(build_server(vault_reader), stdin(), anyio.wrap_file(stdout))
+
+    stdout = open(write_end, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    try:
+        anyio.run(scenario, stdout)  # returns, raising nothing
+    finally:
+        with contextlib.suppress(BrokenPipeError):  # its buffer cannot be written either
+            stdout.close()
 
 
 @pytest.mark.parametrize(
