@@ -49,11 +49,12 @@ class LineClient:
             self._lines.put(line)
         self._lines.put("")  # end of output
 
-    def send(self, message: dict[str, Any] | str) -> None:
-        """Write one line: a message as JSON, or a string as it is."""
+    def send(self, message: dict[str, Any] | str, *, end: str = "\n") -> None:
+        """Write one line: a message as JSON, or a string as it is; ``end=""`` leaves the line
+        unfinished (as the last line of a file without a final newline is)."""
         line = message if isinstance(message, str) else json.dumps(message)
         assert self.proc.stdin is not None
-        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.write(line + end)
         self.proc.stdin.flush()
 
     def read(self) -> dict[str, Any]:
@@ -110,6 +111,20 @@ class LineClient:
             rest.append(line)
         assert not rest, f"more on stdout after the last answer: {rest!r}"
         return status
+
+    def finish(self) -> tuple[list[dict[str, Any]], int]:
+        """Close stdin without waiting for any answer: every message the server writes until
+        it exits (each a JSON-RPC message), and its exit status."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        status = self.proc.wait(SAFETY_S)
+        self._reader.join(SAFETY_S)
+        messages = []
+        while (line := self._lines.get_nowait()) != "":
+            message = json.loads(line)
+            assert isinstance(message, dict) and message.get("jsonrpc") == "2.0", line
+            messages.append(message)
+        return messages, status
 
     def kill(self) -> None:
         if self.proc.poll() is None:

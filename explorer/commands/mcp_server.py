@@ -8,29 +8,45 @@ command prints with ``--json``) and a short text rendering for the assistant to 
 
 Bad input never stops the server: arguments that do not fit the schema, a query the core
 refuses, a path out of the vault — each is a tool result with ``isError`` and one line; an
-unknown tool or method is a JSON-RPC error; so is a line that is not JSON-RPC at all (the SDK
-drops those silently: :func:`serve` answers them, ``-32700`` or ``-32600``).  Closing stdin ends
-the server.  Nothing but protocol messages goes to stdout: the SDK points fd 1 at stderr while
-it serves, and logs go to stderr.
+unknown tool or method is a JSON-RPC error, and so is a request before ``initialize`` (other
+than ``ping``), whose message says to send ``initialize`` first.
+
+The lines are this module's to read (:class:`Framing`); the SDK's stdio transport only writes
+them.  Each line of stdin is one message (the last one needs no newline), decoded as UTF-8 with
+whatever is not text read as U+FFFD: bytes that are not UTF-8, and escaped lone surrogates
+(``"\\ud83d"``, a string cut inside an emoji), so a query is searched whatever it holds.  A
+line that is not JSON is answered ``-32700`` (id null); JSON that is not a JSON-RPC message,
+``-32600`` (with the request's id when it has one that can be used); a request whose id is not
+a string or an integer (MCP's rule: not ``1.5``, ``null``, ``true`` or ``{}``), ``-32600`` with
+id null.  When stdin closes, nothing more is read: every request read is answered (one waiting
+for the model too), then the server exits with status 0; so it does at once, saying so on
+stderr, when the client has closed stdout (no answer can reach it).  Nothing but protocol
+messages goes to stdout: the SDK points fd 1 at stderr while it serves, and logs go to stderr.
 """
 
 from __future__ import annotations
 
 import html
+import io
+import json
 import logging
 import os
 import re
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import anyio
 import anyio.to_thread
+from anyio.abc import ObjectReceiveStream
 from mcp.server import Server
-from mcp.server.context import ServerRequestContext
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.stdio import stdio_server
+from mcp.shared._stream_protocols import WriteStream
+from mcp.shared.dispatcher import as_request_id, coerce_request_id
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -41,11 +57,17 @@ from mcp.types import (
     CallToolResult,
     ErrorData,
     JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
     ListToolsResult,
     PaginatedRequestParams,
+    RequestId,
     TextContent,
     Tool,
     ToolAnnotations,
+    jsonrpc_message_adapter,
 )
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
@@ -58,7 +80,7 @@ from explorer.display import safe_text
 from explorer.index.db import IndexError_
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
-from explorer.search.hybrid import SemanticUnavailable
+from explorer.search.hybrid import SearchResponse, SemanticUnavailable
 from explorer.search.query import MAX_QUERY_CHARS, QueryError
 from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
 
@@ -329,7 +351,7 @@ def build_server(reader: VaultReader) -> Server[Any]:
             content=[TextContent(type="text", text=reply.text)], structured_content=reply.data
         )
 
-    return Server(
+    server = Server(
         "vault-explorer",
         version=__version__,
         title="Vault Explorer",
@@ -337,6 +359,29 @@ def build_server(reader: VaultReader) -> Server[Any]:
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    server.middleware.append(say_not_initialized)
+    return server
+
+
+#: What the SDK answers a request other than ``ping`` that comes before ``initialize``: the
+#: shape its first version gave it, which reads as a fault in the request's params.
+SDK_NOT_INITIALIZED = ErrorData(code=INVALID_PARAMS, message="Invalid request parameters", data="")
+NOT_INITIALIZED = (
+    "not initialized: send initialize first (then notifications/initialized); "
+    "before it only ping is answered"
+)
+
+
+async def say_not_initialized(ctx: ServerRequestContext[Any], call_next: CallNext) -> HandlerResult:
+    """The SDK's refusal of a request before ``initialize``, said plainly: same code (a client
+    may key on it), with a message that names the cause.  The SDK decides, at its own gate;
+    this only rewords its answer."""
+    try:
+        return await call_next(ctx)
+    except MCPError as exc:
+        if exc.error != SDK_NOT_INITIALIZED or ctx.session.client_params is not None:
+            raise
+        raise MCPError(INVALID_PARAMS, NOT_INITIALIZED) from None
 
 
 def _error(message: str) -> CallToolResult:
@@ -365,7 +410,8 @@ QUERY_THREADS = 1
 
 
 def serve(reader: VaultReader) -> int:
-    """Serve ``reader`` over stdin and stdout until stdin closes; exit status 0."""
+    """Serve ``reader`` over stdin and stdout until stdin closes and every request read from
+    it is answered; exit status 0."""
     # Read by torch when it is imported, which is when the model first loads.
     os.environ.setdefault("OMP_NUM_THREADS", str(QUERY_THREADS))
     logging.basicConfig(
@@ -384,22 +430,158 @@ def serve(reader: VaultReader) -> int:
     return 0
 
 
-async def _serve(server: Server[Any]) -> None:
-    async with stdio_server() as (lines, out):
-        messages, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+async def _serve(
+    server: Server[Any],
+    stdin: AsyncIterable[bytes] | None = None,
+    stdout: anyio.AsyncFile[str] | None = None,
+) -> None:
+    """Serve ``server`` over the lines of ``stdin`` (default: the process's) until it ends and
+    every request read from it has its answer on ``stdout`` (default: the process's)."""
+    # The SDK's transport writes the answers (and points fd 1 at stderr meanwhile); it reads
+    # nothing: `Framing` reads stdin.
+    try:
+        async with stdio_server(anyio.wrap_file(io.StringIO()), stdout) as (_, out):
+            framing = Framing(out)
+            to_server, inbox = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+            from_server, answers = anyio.create_memory_object_stream[SessionMessage](0)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(
+                    framing.read, stdin or anyio.wrap_file(sys.stdin.buffer), to_server
+                )
+                tasks.start_soon(framing.write, answers)
+                await server.run(inbox, from_server, server.create_initialization_options())
+    except* BrokenPipeError:
+        # The client closed its end of stdout: nobody is left to read the answers.
+        log.warning("stdout closed by the client; the answers still to come are dropped")
 
-        async def relay() -> None:
-            """Pass on what is JSON-RPC; answer what is not (the SDK would drop it unanswered)."""
-            async with messages:
-                async for item in lines:
-                    if isinstance(item, Exception):
-                        await out.send(SessionMessage(not_json_rpc(item)))
-                    else:
-                        await messages.send(item)
 
-        async with anyio.create_task_group() as tasks:
-            tasks.start_soon(relay)
-            await server.run(inbox, out, server.create_initialization_options())
+class Framing:
+    """The protocol's lines, in one place: each line of stdin becomes a message for the SDK or
+    is answered here, and the SDK's answers pass through here to ``out`` (the transport's
+    writer).
+
+    The SDK's stdio transport would misread some lines and its session would drop answers:
+    a lone surrogate (a JSON string cut inside an emoji) fails its JSON parser, so the request
+    got a parse error without its id; a request whose id is no string or integer passes as a
+    notification and gets nothing; and when stdin ends it cancels the requests still running.
+    So stdin is parsed with :func:`read_line`, and when it ends the SDK is told only once
+    every request read has been answered (:attr:`unanswered` counts them, by id).
+    """
+
+    def __init__(self, out: WriteStream[SessionMessage]) -> None:
+        self.out = out
+        #: Requests passed to the SDK and not answered yet, by id as the SDK correlates them.
+        self.unanswered: Counter[RequestId] = Counter()
+        self.reading = True
+        #: Set when stdin has ended and every request read from it has been answered.
+        self.done = anyio.Event()
+
+    async def read(
+        self, stdin: AsyncIterable[bytes], to_server: WriteStream[SessionMessage]
+    ) -> None:
+        async with to_server:  # closing it ends the SDK's session (and cancels what still runs)
+            async for line in stdin:
+                item = read_line(line)
+                if isinstance(item, JSONRPCError):
+                    await self.out.send(SessionMessage(item))
+                    continue
+                self._note(item.message)
+                await to_server.send(item)
+            self.reading = False
+            self._check_done()
+            await self.done.wait()
+
+    async def write(self, answers: ObjectReceiveStream[SessionMessage]) -> None:
+        async with self.out, answers:  # the transport's writer ends once it has written all
+            async for item in answers:
+                await self.out.send(item)
+                message = item.message
+                if isinstance(message, JSONRPCResponse | JSONRPCError) and message.id is not None:
+                    self._settle(message.id)
+
+    def _note(self, message: JSONRPCMessage) -> None:
+        if isinstance(message, JSONRPCRequest):
+            self.unanswered[coerce_request_id(message.id)] += 1
+        elif (
+            isinstance(message, JSONRPCNotification) and message.method == "notifications/cancelled"
+        ):
+            # A request the client cancels is never answered (the spec says so).
+            cancelled = as_request_id((message.params or {}).get("requestId"))
+            if cancelled is not None:
+                self._settle(cancelled)
+
+    def _settle(self, request_id: RequestId) -> None:
+        key = coerce_request_id(request_id)
+        if self.unanswered[key] > 0:
+            self.unanswered[key] -= 1
+        self._check_done()
+
+    def _check_done(self) -> None:
+        if not self.reading and self.unanswered.total() == 0:
+            self.done.set()
+
+
+def read_line(line: bytes) -> SessionMessage | JSONRPCError:
+    """The message a line of stdin holds, or the JSON-RPC error that answers it.
+
+    Bytes that are not UTF-8 and escaped lone surrogates (``"\\ud83d"``: JSON, but no text)
+    are read as U+FFFD, as the text they stand in: a query is searched whatever it holds.
+    A request's id is the exception: the answer must carry it back as it was, so an id that is
+    not a string or an integer, or holds a lone surrogate, makes the request invalid."""
+    try:
+        data = json.loads(line.decode("utf-8", errors="replace"), parse_constant=_not_json)
+        if isinstance(data, dict) and "method" in data and "id" in data:
+            if not _usable_id(data["id"]):
+                return _invalid_request("Invalid Request: the id must be a string or an integer")
+            data = {**without_surrogates(data), "id": data["id"]}
+        else:
+            data = without_surrogates(data)
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than Python parses
+        return _parse_error()
+    try:
+        return SessionMessage(jsonrpc_message_adapter.validate_python(data, by_name=False))
+    except ValidationError as exc:
+        return not_json_rpc(exc)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def without_surrogates(value: Any) -> Any:
+    """``value`` (parsed JSON) with each lone surrogate of its strings replaced by U+FFFD
+    (JSON decoding pairs the halves that belong together, so any surrogate left is lone)."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [without_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {without_surrogates(k): without_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _usable_id(value: object) -> bool:
+    """MCP ids are strings or integers (not null, unlike JSON-RPC's), written back verbatim."""
+    if isinstance(value, str):
+        return not _SURROGATE.search(value)
+    return as_request_id(value) is not None
+
+
+def _not_json(constant: str) -> Any:
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _parse_error() -> JSONRPCError:
+    return JSONRPCError(
+        jsonrpc="2.0",
+        id=None,
+        error=ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON"),
+    )
+
+
+def _invalid_request(message: str, request_id: RequestId | None = None) -> JSONRPCError:
+    return JSONRPCError(
+        jsonrpc="2.0", id=request_id, error=ErrorData(code=INVALID_REQUEST, message=message)
+    )
 
 
 def not_json_rpc(exc: Exception) -> JSONRPCError:
@@ -408,23 +590,13 @@ def not_json_rpc(exc: Exception) -> JSONRPCError:
     message."""
     errors = exc.errors() if isinstance(exc, ValidationError) else []
     if not errors or any(e["type"] == "json_invalid" for e in errors):
-        return JSONRPCError(
-            jsonrpc="2.0",
-            id=None,
-            error=ErrorData(code=PARSE_ERROR, message="Parse error: the line is not JSON"),
-        )
+        return _parse_error()
     ids = [
         e["input"]["id"]
         for e in errors
-        if isinstance(e.get("input"), dict)
-        and isinstance(e["input"].get("id"), int | str)
-        and not isinstance(e["input"].get("id"), bool)
+        if isinstance(e.get("input"), dict) and _usable_id(e["input"].get("id"))
     ]
-    return JSONRPCError(
-        jsonrpc="2.0",
-        id=ids[0] if ids else None,
-        error=ErrorData(code=INVALID_REQUEST, message="Invalid Request: not a JSON-RPC message"),
-    )
+    return _invalid_request("Invalid Request: not a JSON-RPC message", ids[0] if ids else None)
 
 
 # ----------------------------------------------------------------------------- text
@@ -456,7 +628,8 @@ def search_text(answer: Answer) -> str:
             else "lexical"
         )
         head = f"{len(response.hits)} hits for {response.query!r} — {meaning}; {settings}"
-    lines = [head]
+    # An assistant reads the first line first: hits none of which is close are said to be so.
+    lines = [no_close_match(response), head] if response.close_match is False else [head]
     if answer.waiting and not response.listing:
         lines.append(f"({waiting_text(answer.waiting)})")
     for i, hit in enumerate(response.hits, start=1):
@@ -474,6 +647,18 @@ def search_text(answer: Answer) -> str:
     if not response.hits:
         lines.append("no results")
     return "\n".join(safe_text(line) for line in lines)
+
+
+def no_close_match(response: SearchResponse) -> str:
+    """What ``closeMatch: false`` means, in words: no note clears the calibrated bar, so the
+    hits are only the nearest ones."""
+    if not response.hits:
+        return f"No close match for {response.query!r}"
+    by_meaning = response.semantic.available and response.options.mode != "fts"
+    return (
+        f"No close match for {response.query!r}: the hits below are only the nearest notes "
+        f"{'by meaning' if by_meaning else 'in words'}"
+    )
 
 
 def related_text(result: RelatedNotes) -> str:

@@ -40,12 +40,14 @@ from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
+from explorer.index.status import vault_languages
 from explorer.index.vectors import VectorIndex
 from explorer.live import Health, stored_health
 from explorer.search.answer import Answer, bring_up_to_date, has_vectors, search_index
 from explorer.search.explain import Explanation, NoteNotIndexed, explain
 from explorer.search.hybrid import Searcher
 from explorer.search.options import SearchOptions
+from explorer.search.query import parse_query
 from explorer.search.related import RelatedNotes, related
 from explorer.vault.ignore import IgnoreRules
 from explorer.vault.note_path import BadNotePath, note_id
@@ -150,7 +152,7 @@ class VaultReader:
         """What ``search --json --no-sync`` answers (after the sync of ``--sync``)."""
         options.validate()
         self._sync_first(options)
-        self._model_for(options)
+        self._model_for(raw, options)
         with self._reading() as db:
             return search_index(db, self.provider, raw, options, vectors=self._vectors(db))
 
@@ -158,7 +160,7 @@ class VaultReader:
         """What ``explain --json`` answers: every reason ``path`` is where it is for ``raw``."""
         options.validate()
         self._sync_first(options)
-        self._model_for(options)
+        self._model_for(raw, options)
         provider = self.provider if options.mode != "fts" else EmbedderProvider.disabled()
         with self._reading() as db:
             searcher = Searcher(db, provider, vectors=self._vectors(db))
@@ -254,15 +256,17 @@ class VaultReader:
             self._matrix_file = (st.st_dev, st.st_ino)
         return self._matrix
 
-    def _model_for(self, options: SearchOptions) -> None:
-        """Load the model (once per process) if a search under ``options`` will use it: not
-        lexical, and the index has vectors to compare with.  Outside the lock, so that other
-        requests are answered while it loads; a model that cannot be had is the search's to
-        report."""
+    def _model_for(self, raw: str, options: SearchOptions) -> None:
+        """Load the model (once per process) if a search of ``raw`` under ``options`` will use
+        it: not lexical, a query with words to search (one without lists the recent notes,
+        which compares nothing: the query parsed as the searcher parses it decides), and the
+        index has vectors to compare with.  Outside the lock, so that other requests are
+        answered while it loads; a model that cannot be had is the search's to report."""
         if options.mode == "fts":
             return
         with self._reading() as db:
-            usable = has_vectors(db, self.provider.name)
+            listing = parse_query(raw, vault_languages(db.conn)).is_listing
+            usable = not listing and has_vectors(db, self.provider.name)
         if usable:
             with contextlib.suppress(EmbedderUnavailable):
                 self.provider.get()

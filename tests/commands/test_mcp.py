@@ -399,6 +399,125 @@ def test_bad_requests_get_errors_and_the_server_answers_the_next(
     assert "Traceback" not in said and "serving" in said
 
 
+# ----------------------------------------------------------------------------- framing
+
+
+def line_client(notes: Path, data_dir: Path, log: Path) -> LineClient:
+    command = [sys.executable, "-m", "explorer", "mcp", str(notes), "--data-dir", str(data_dir)]
+    return LineClient(command, {**os.environ, **ENV}, log)
+
+
+def tool_call(request_id: object, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    }  # fmt: skip
+
+
+#: What a client writes before its first request: ``initialize`` (id 0) and the notification.
+HANDSHAKE = [
+    {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                   "clientInfo": {"name": "tests", "version": "1"}},
+    },
+    {"jsonrpc": "2.0", "method": "notifications/initialized"},
+]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_every_request_read_before_stdin_closes_is_answered_then_the_server_exits(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """``vault-explorer mcp VAULT < requests.jsonl``: the requests are all written, stdin
+    closes at once, and the last line has no newline.  Each request is answered once, however
+    far the server got when stdin closed; then it exits 0.  Three runs: where it is at the
+    close varies from run to run."""
+    requests = [
+        *HANDSHAKE,
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
+        tool_call(2, "search", {"query": "purge cache", "mode": "fts"}),
+        tool_call(3, "status", {}),
+        tool_call(4, "related", {"path": "ops/runbook.md"}),
+        tool_call(5, "get_note", {"path": "dev/pasta.md"}),
+    ]
+    log = tmp_path / "server.log"
+    for _ in range(3):
+        client = line_client(notes, data_dir, log)
+        try:
+            for message in requests[:-1]:
+                client.send(message)
+            client.send(requests[-1], end="")
+            answers, status = client.finish()
+        finally:
+            client.kill()
+        assert sorted(a["id"] for a in answers) == [0, 1, 2, 3, 4, 5], answers
+        assert all("result" in a and not a["result"].get("isError") for a in answers), answers
+        assert status == 0
+    assert "Traceback" not in log.read_text()
+
+
+@pytest.mark.slow
+def test_a_lone_surrogate_in_a_query_is_searched_as_a_replacement_character(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """A JSON string cut inside an emoji (``\ud83d`` escaped, its low half lost) is valid JSON:
+    the request is answered, with its id, the bad code unit read as U+FFFD."""
+    client = line_client(notes, data_dir, tmp_path / "server.log")
+    try:
+        client.initialize()
+        cut = json.dumps(tool_call(7, "search", {"query": "deploy \U0001f680", "mode": "fts"}))
+        client.send(cut.replace("\\ud83d\\ude80", "\\ud83d"))
+        answer = client.read()
+        assert answer["id"] == 7, answer
+        found = answer["result"]["structuredContent"]
+        assert found["query"] == "deploy \ufffd"
+        assert found["hits"][0]["path"] == "ops/runbook.md"
+        assert answer["result"]["content"][0]["text"].count("\ufffd") == 1
+        assert client.close() == 0
+    finally:
+        client.kill()
+
+
+@pytest.mark.slow
+def test_a_request_whose_id_cannot_be_used_gets_invalid_request_with_a_null_id(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    """MCP ids are strings or integers (never null); one the server could not echo back (a
+    lone surrogate) is no better.  JSON-RPC 2.0: Invalid Request, id null."""
+    client = line_client(notes, data_dir, tmp_path / "server.log")
+    try:
+        client.initialize()
+        for bad_id in ("1.5", "{}", "null", "true", "[1]", '"a\\udc00"'):
+            line = json.dumps(tool_call("ID", "status", {})).replace('"ID"', bad_id)
+            client.send(line)
+            answer = client.read()
+            assert answer["id"] is None and answer["error"]["code"] == -32600, (bad_id, answer)
+            assert "id" in answer["error"]["message"]
+            assert client.call("status", {})["result"]["structuredContent"]["notes"] == 4
+        assert client.close() == 0
+    finally:
+        client.kill()
+
+
+@pytest.mark.slow
+def test_before_initialize_ping_is_answered_and_other_requests_are_told_why_not(
+    notes: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    client = line_client(notes, data_dir, tmp_path / "server.log")
+    try:
+        assert client.request("ping") == {"jsonrpc": "2.0", "id": 1, "result": {}}
+        for refused in (client.call("status", {}), client.request("tools/list")):
+            assert "result" not in refused, refused
+            assert "not initialized: send initialize first" in refused["error"]["message"]
+        assert client.request("no/such/method")["error"]["code"] == -32601
+        client.initialize()
+        assert client.call("status", {})["result"]["structuredContent"]["notes"] == 4
+        assert client.close() == 0
+    finally:
+        client.kill()
+
+
 # ----------------------------------------------------------------------------- other processes
 
 

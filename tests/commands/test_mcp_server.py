@@ -4,11 +4,14 @@ the JSON-RPC error they call for."""
 
 from __future__ import annotations
 
+import contextlib
+import json
+import os
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 import pytest
@@ -16,11 +19,12 @@ from mcp import Client
 from mcp.types import CallToolResult, jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from explorer.commands.mcp_server import build_server, not_json_rpc, plain_snippet
+from explorer.commands.mcp_server import _serve, build_server, not_json_rpc, plain_snippet
 from explorer.commands.vault_reader import MAX_NOTE_CHARS, VaultReader
 from explorer.embed.base import Embedder, FakeEmbedder
-from explorer.embed.provider import EmbedderProvider
+from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB
+from explorer.search.options import SearchOptions
 from explorer.vault.scan import MAX_NOTE_BYTES
 from tests.conftest import build_index
 
@@ -28,6 +32,11 @@ Write = Callable[[str, str | bytes], Path]
 #: A safety net: a request that waits for the model when it should not fails here, not at the
 #: suite's timeout (a passing test never gets near it).
 SAFETY_S = 60
+INITIALIZE = {
+    "jsonrpc": "2.0", "id": 0, "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "tests", "version": "1"}},
+}  # fmt: skip
 
 
 class GatedModel:
@@ -55,6 +64,12 @@ def reader(
     build_index(open_db(vault), EmbedderProvider.of(FakeEmbedder(name="fakemodel")))
     model = GatedModel()
     return VaultReader(vault, str(data_dir), EmbedderProvider("fakemodel", model.load)), model
+
+
+def text(result: CallToolResult) -> str:
+    (block,) = result.content
+    assert block.type == "text"
+    return block.text
 
 
 def structured(result: CallToolResult) -> dict[str, Any]:
@@ -118,6 +133,116 @@ def test_an_index_without_vectors_answers_at_once_without_loading_the_model(
     assert semantic["available"] is False and semantic["pending"] == 1
     assert "no note has a vector yet" in semantic["reason"]
     assert model.loads == 0
+
+
+def test_the_text_says_first_when_no_hit_is_a_close_match(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    """``closeMatch`` false: the text an assistant reads first says so, then the hits as
+    ever; a close match starts with the hits."""
+    vault_reader, model = reader
+    model.gate.set()
+    queries = {
+        "far": {"query": "rollback strategy for kubernetes"},
+        "far in words": {"query": "water bottle", "mode": "fts"},
+        "close": {"query": "deploy cache"},
+    }
+
+    async def scenario() -> dict[str, CallToolResult]:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return {name: await client.call_tool("search", q) for name, q in queries.items()}
+
+    results = anyio.run(scenario)
+    for name in ("far", "far in words"):
+        data = structured(results[name])
+        assert data["closeMatch"] is False and data["hits"], name
+        first, second, *_ = text(results[name]).splitlines()
+        query = data["query"]
+        assert first.startswith(f"No close match for {query!r}"), first
+        assert second.startswith(f"{len(data['hits'])} hits for {query!r}"), second
+    assert "nearest notes by meaning" in text(results["far"])
+    assert "nearest notes in words" in text(results["far in words"])
+    assert structured(results["close"])["closeMatch"] is True
+    assert text(results["close"]).startswith("2 hits for 'deploy cache'")
+
+
+@pytest.mark.parametrize("query", ["", "!!!", "tag:ops", "path:dev/"])
+def test_a_query_that_lists_recent_notes_never_loads_the_model(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    """No words to search: the answer is the recent notes, which the model has nothing to do
+    with, so a hybrid search or explanation of it must not load the model (seconds and
+    hundreds of megabytes)."""
+    vault_reader, model = reader
+    model.gate.set()  # a load, wrong as it would be, would not wait
+    answer = vault_reader.search(query, SearchOptions(mode="hybrid"))
+    assert answer.response.listing
+    vault_reader.explain(query, "ops/deploy.md", SearchOptions(mode="hybrid"))
+    assert vault_reader.provider.state is ModelState.IDLE and model.loads == 0
+
+
+def test_closing_stdin_while_a_search_waits_for_the_model_still_answers_it(
+    reader: tuple[VaultReader, GatedModel], tmp_path: Path
+) -> None:
+    """stdin ends while a hybrid search waits for the model: the search finishes, its answer
+    is written, and only then does the server stop."""
+    vault_reader, model = reader
+    requests = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+         "params": {"name": "search", "arguments": {"query": "deploy cache"}}},
+    ]  # fmt: skip
+    out = tmp_path / "stdout.jsonl"
+
+    async def scenario() -> None:
+        closed = anyio.Event()
+
+        async def stdin() -> AsyncIterator[bytes]:
+            for message in requests:
+                yield (json.dumps(message) + "\n").encode()
+            assert await anyio.to_thread.run_sync(model.started.wait, SAFETY_S)
+            closed.set()  # the search is waiting for the model (the gate is shut): stdin ends
+
+        async def open_the_gate() -> None:
+            await closed.wait()
+            model.gate.set()
+
+        with out.open("w", encoding="utf-8") as stdout, anyio.fail_after(SAFETY_S):
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(open_the_gate)
+                await _serve(build_server(vault_reader), stdin(), anyio.wrap_file(stdout))
+
+    anyio.run(scenario)
+    answers = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert [a["id"] for a in answers] == [0, 1]
+    found = answers[1]["result"]["structuredContent"]
+    assert found["semantic"]["available"] is True and found["hits"][0]["path"] == "ops/deploy.md"
+
+
+def test_a_client_that_closed_stdout_ends_the_server_quietly(
+    reader: tuple[VaultReader, GatedModel], tmp_path: Path
+) -> None:
+    """Nobody reads the answers (the client closed its end of the pipe): the server stops
+    without a traceback, as it did before it waited for answers at the end of stdin."""
+    vault_reader, _ = reader
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+
+    async def stdin() -> AsyncIterator[bytes]:
+        yield (json.dumps(INITIALIZE) + "\n").encode()
+
+    async def scenario(stdout: TextIO) -> None:
+        with anyio.fail_after(SAFETY_S):
+            await _serve(build_server(vault_reader), stdin(), anyio.wrap_file(stdout))
+
+    stdout = open(write_end, "w", encoding="utf-8")  # noqa: SIM115 (closed below)
+    try:
+        anyio.run(scenario, stdout)  # returns, raising nothing
+    finally:
+        with contextlib.suppress(BrokenPipeError):  # its buffer cannot be written either
+            stdout.close()
 
 
 @pytest.mark.parametrize(
