@@ -180,7 +180,8 @@ def test_a_client_lists_the_tools_and_calls_each_one(
     )  # fmt: skip
     found = data(calls["search"])
     assert found == expected
-    assert found["fusion"] == {"method": "rrf", "k": 10, "weights": {"fts": 0.6, "vector": 0.5},
+    # fts mode fuses nothing: the fusion in effect is the one list's evidence at weight 1
+    assert found["fusion"] == {"method": "calibrated", "k": 10, "weights": {"fts": 1, "vector": 1},
                                "depth": 60}  # fmt: skip
     paths = [h["path"] for h in found["hits"]]
     assert set(paths[:2]) == {"ops/runbook.md", "ops/cdn purge.md"}

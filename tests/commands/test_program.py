@@ -118,7 +118,8 @@ def test_values_that_are_not_finite_numbers_are_rejected(
 
 def test_json_output_is_strict_json(notes: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # The largest weight allowed (1e308 was allowed once, and its sums overflowed to inf).
-    assert main(["search", str(notes), "cache", "--mode", "fts", "--json", "--w-fts", "1000"]) == 0
+    args = ["search", str(notes), "cache", "--fusion", "rrf", "--json", "--w-fts", "1000"]
+    assert main(args) == 0
 
     def reject(constant: str) -> None:
         raise AssertionError(f"not JSON: {constant}")
