@@ -80,9 +80,10 @@ from explorer.display import safe_text
 from explorer.index.db import IndexError_
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
-from explorer.search.hybrid import SearchResponse, SemanticUnavailable
+from explorer.search.hybrid import SemanticUnavailable
 from explorer.search.query import MAX_QUERY_CHARS, QueryError
 from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
+from explorer.search.verdict import closeness
 
 log = logging.getLogger(__name__)
 
@@ -629,7 +630,8 @@ def search_text(answer: Answer) -> str:
         )
         head = f"{len(response.hits)} hits for {response.query!r} — {meaning}; {settings}"
     # An assistant reads the first line first: hits none of which is close are said to be so.
-    lines = [no_close_match(response), head] if response.close_match is False else [head]
+    verdict = closeness(response, repr(response.query))
+    lines = [verdict, head] if verdict else [head]
     if answer.waiting and not response.listing:
         lines.append(f"({waiting_text(answer.waiting)})")
     for i, hit in enumerate(response.hits, start=1):
@@ -647,18 +649,6 @@ def search_text(answer: Answer) -> str:
     if not response.hits:
         lines.append("no results")
     return "\n".join(safe_text(line) for line in lines)
-
-
-def no_close_match(response: SearchResponse) -> str:
-    """What ``closeMatch: false`` means, in words: no note clears the calibrated bar, so the
-    hits are only the nearest ones."""
-    if not response.hits:
-        return f"No close match for {response.query!r}"
-    by_meaning = response.semantic.available and response.options.mode != "fts"
-    return (
-        f"No close match for {response.query!r}: the hits below are only the nearest notes "
-        f"{'by meaning' if by_meaning else 'in words'}"
-    )
 
 
 def related_text(result: RelatedNotes) -> str:

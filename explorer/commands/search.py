@@ -18,6 +18,7 @@ from explorer.index.lease import WriterLease, holder
 from explorer.search import options as search_options
 from explorer.search.answer import bring_up_to_date, search_index, waiting_text
 from explorer.search.hybrid import SearchResponse
+from explorer.search.verdict import closeness
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -102,8 +103,10 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         say(f"(semantic unavailable: {sem.reason}; showing the lexical result)", out)
     if response.listing:
         say(f"{len(response.hits)} most recently modified notes", out)
-    elif response.close_match is False and response.hits:
-        say(no_close_match(response.query), out)
+    elif response.hits:
+        shown = response.query if len(response.query) <= 60 else response.query[:57] + "…"
+        if (verdict := closeness(response, f"‘{shown}’")) is not None:
+            say(verdict, out)
     header = (
         f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  "
         f"{'source':<6}  path — title"
@@ -120,12 +123,6 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         )
     if not response.hits:
         say("no results", out)
-
-
-def no_close_match(query: str) -> str:
-    """The line said when no note clears the calibrated bar (the window says the same)."""
-    shown = query if len(query) <= 60 else query[:57] + "…"
-    return f"No close match for ‘{shown}’; the nearest notes by meaning are shown"
 
 
 def _rank(rank: int | None) -> str:

@@ -34,6 +34,7 @@ from explorer.index.status import offered_model
 from explorer.live import EmbeddingState, Health, WatcherState
 from explorer.live.problems import Problem
 from explorer.search.hybrid import SearchResponse
+from explorer.search.verdict import closeness
 
 
 def model_text(provider: EmbedderProvider) -> str:
@@ -100,16 +101,14 @@ QUOTED_QUERY = 80
 
 def no_close_match_text(response: SearchResponse | None) -> str | None:
     """The line said over hits none of which is a close match (plain text), or ``None``."""
-    if response is None or response.listing or response.close_match is not False:
+    if response is None or response.listing or response.close_match is True:
         return None
     if not response.hits:
         return None  # the empty state says there are no results
     query = " ".join(safe_text(response.query).split())
     if len(query) > QUOTED_QUERY:
         query = query[: QUOTED_QUERY - 1].rstrip() + "…"
-    semantic = response.semantic.available and response.options.mode != "fts"
-    nearest = "the nearest notes by meaning" if semantic else "the notes nearest in words"
-    return f"No close match for ‘{query}’; {nearest} are shown muted"
+    return closeness(response, f"‘{query}’")
 
 
 def summary_text(response: SearchResponse) -> tuple[str, str | None]:

@@ -154,7 +154,7 @@ class EvidencePlace:
     std: float | None
     calibrated: float  # 1 − (1 − lexical)(1 − vector)
     bar: float  # the calibrated score a close match needs
-    close_match: bool  # whether any note of the query reaches the bar
+    close_match: bool | None  # whether any note of the query reaches the bar (None: not judged)
     #: The query's cosines do not spread over the vault (:attr:`CosineSpread.flat`).
     flat: bool = False
     code: str = "evidence"
@@ -255,7 +255,7 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
     spread = candidates.spread
     cosine = next((v.score for v in candidates.vector[:depth] if v.path == path), None)
     in_lexical = path in candidates.lexical_tiers
-    fused, _ = fuse_lists(
+    fused, scored = fuse_lists(
         candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
     )
     listed = [f.id for f in fused if f.score > 0]
@@ -268,7 +268,7 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
         std=spread.std if spread is not None else None,
         calibrated=combined(mine),
         bar=CALIBRATION.close,
-        close_match=close_match(strength, listed, options),
+        close_match=close_match(strength, listed, options, scored),
         flat=spread is not None and spread.flat,
     )
 

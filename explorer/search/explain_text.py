@@ -129,11 +129,12 @@ def _evidence(ev: EvidencePlace) -> str:
             f"{ev.mean:.3f}: it does not stand out)"
         )
     said = "; ".join(parts) or "none"
-    close = (
-        "the query has a close match"
-        if ev.close_match
-        else f"no note of the query reaches {ev.bar:g}: no close match"
-    )
+    if ev.close_match is None:
+        close = f"no note's words reach {ev.bar:g}, and the meaning list that could tell is missing"
+    elif ev.close_match:
+        close = "the query has a close match"
+    else:
+        close = f"no note of the query reaches {ev.bar:g}: no close match"
     return f"evidence: {said}; calibrated {ev.calibrated:.5f} ({close})"
 
 

@@ -14,7 +14,7 @@ import functools
 import html
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -184,6 +184,8 @@ class SearchResponse:
     timings: dict[str, float] = field(default_factory=dict)
     #: Whether any note clears the calibrated bar (``None`` for a listing of recent notes).
     close_match: bool | None = None
+    #: The lists whose evidence judged :attr:`close_match` (``("fts",)``: words alone).
+    judged_on: tuple[str, ...] = ()
     spread: CosineSpread | None = None
     #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
     stages: dict[str, float] = field(default_factory=dict, compare=False)
@@ -206,6 +208,7 @@ class SearchResponse:
                 **query_language_json(self.query, self.semantic.model),
             },
             "closeMatch": self.close_match,
+            "closeMatchJudgedOn": list(self.judged_on),
             "vectorSpread": self.spread.to_json() if self.spread is not None else None,
             "hits": [h.to_json() for h in self.hits],
         }
@@ -555,7 +558,8 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         semantic,
         hits,
         timings=dict(candidates.timings),
-        close_match=close_match(strength, [f.id for f in fused], options),
+        close_match=close_match(strength, [f.id for f in fused], options, lists),
+        judged_on=judged_on(lists, options),
         spread=candidates.spread if options.mode != "fts" and semantic.available else None,
         stages=stages,
     )
@@ -582,28 +586,50 @@ def _by_note(weighed: dict[str, list[tuple[str, float]]]) -> dict[str, dict[str,
     return out
 
 
+def judged_on(lists: Iterable[str], options: SearchOptions) -> tuple[str, ...]:
+    """The lists that judge whether a search has a close match: those that answered, and that
+    the search weighs (a weight of 0 ranks nothing)."""
+    return tuple(name for name in lists if options.weights.get(name, 0.0) > 0)
+
+
 def close_match(
-    strength: dict[str, dict[str, float]], listed: list[str], options: SearchOptions
-) -> bool:
+    strength: dict[str, dict[str, float]],
+    listed: list[str],
+    options: SearchOptions,
+    lists: Iterable[str],
+) -> bool | None:
     """Whether a note the search lists is close to the query: its calibrated evidence, at full
-    weight, from the lists the search weighs (weight above 0), reaches the bar.  The weights
-    order the hits; whether a note is close is what the lists say of it.  No hit, no close
-    match."""
-    weighed = {name for name, w in options.weights.items() if w > 0}
+    weight, from the lists that judge (:func:`judged_on`), reaches the bar.  The weights order
+    the hits; whether a note is close is what the lists say of it.  No hit, no close match.
+
+    ``None`` (not judged) when a hybrid search has only its words to judge by (the meaning
+    model still loading, or no vectors yet) and they fall short: a note that holds half of
+    "Erstattung meines Abos" may be the refund policy or may be nothing, and only the meaning
+    list could tell; it is not said to be far for want of that list."""
+    judges = judged_on(lists, options)
     best = max(
         (
-            combined({n: e for n, e in strength.get(path, {}).items() if n in weighed})
+            combined({n: e for n, e in strength.get(path, {}).items() if n in judges})
             for path in listed
         ),
         default=0.0,
     )
-    return best >= evidence.CALIBRATION.close
+    if best >= evidence.CALIBRATION.close:
+        return True
+    if listed and options.mode == "hybrid" and judges == ("fts",):
+        return None
+    return False
 
 
 def combined(strength: dict[str, float]) -> float:
-    """Calibrated evidence of every list, combined as :func:`fusion.noisy_or` does (weights 1)."""
+    """Calibrated evidence of every list, combined as :func:`fusion.noisy_or` does (weights 1).
+    One list's evidence is itself (``1 − (1 − 0.45)`` is 0.44999999999999996, under a bar of
+    0.45 that the evidence reaches)."""
+    values = list(strength.values())
+    if len(values) == 1:
+        return values[0]
     missing = 1.0
-    for value in strength.values():
+    for value in values:
         missing *= 1.0 - value
     return 1.0 - missing
 

@@ -18,14 +18,14 @@ from tests.search.helpers import candidates
 def test_the_no_close_match_line_quotes_the_query_and_names_the_list() -> None:
     response = replace(fuse(candidates(), SearchOptions()), close_match=False, query="zebra")
     assert no_close_match_text(response) == (
-        "No close match for ‘zebra’; the nearest notes by meaning are shown muted"
+        "No close match for ‘zebra’: the hits are only the nearest notes by meaning"
     )
     lexical = replace(response, options=SearchOptions(mode="fts"))
     assert no_close_match_text(lexical) == (
-        "No close match for ‘zebra’; the notes nearest in words are shown muted"
+        "No close match for ‘zebra’: the hits are only the nearest notes in words"
     )
     degraded = replace(response, semantic=SemanticStatus(False, "no model", None))
-    assert "nearest in words" in (no_close_match_text(degraded) or "")
+    assert "nearest notes in words" in (no_close_match_text(degraded) or "")
     long = replace(response, query="a\u202eb " + "word " * 40)
     text = no_close_match_text(long) or ""
     quoted = text[text.index("‘") + 1 : text.index("’")]

@@ -36,7 +36,7 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
     assert response is not None and response.close_match is False and response.hits
     assert window.no_match.isVisible()
     assert window.no_match.text() == (
-        "No close match for ‘asdfgh qwerty’; the nearest notes by meaning are shown muted"
+        "No close match for ‘asdfgh qwerty’: the hits are only the nearest notes by meaning"
     )
     assert window.no_match.y() < window.table.y()  # over the results
     assert window.model.muted
@@ -72,7 +72,7 @@ def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
     response = window.response
     assert response is not None and response.hits and response.close_match is False
     assert window.no_match.text() == (
-        "No close match for ‘rollback zebra’; the notes nearest in words are shown muted"
+        "No close match for ‘rollback zebra’: the hits are only the nearest notes in words"
     )
     assert window.no_match.isVisible() and window.model.muted
 
