@@ -29,6 +29,7 @@ from PySide6.QtCore import (
     QByteArray,
     QEvent,
     QPoint,
+    QRegularExpression,
     Qt,
     QUrl,
     Signal,
@@ -41,6 +42,7 @@ from PySide6.QtGui import (
     QImage,
     QKeySequence,
     QPalette,
+    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import (
@@ -55,6 +57,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
+from explorer.gui.chunk_strip import GROUP, ChunkStrip, ChunkTextDialog, read_note_chunks
 from explorer.gui.images import NoteImages, load_images, refusal
 from explorer.gui.note_links import LinksOf, NoteLinks
 from explorer.gui.session import VaultSession
@@ -72,6 +75,7 @@ from explorer.preview.obsidian import (
     parse_note_url,
 )
 from explorer.preview.style import Colours, document_css
+from explorer.search.chunk_scores import ChunkView, NoteChunks
 from explorer.search.hybrid import Hit
 from explorer.search.query import Query
 from explorer.vault.obsidian import is_obsidian_vault
@@ -80,6 +84,9 @@ from explorer.vault.obsidian import is_obsidian_vault
 EXPLAIN_SHARE = 0.55
 #: What a rendered note that links to other notes or files has in its HTML.
 _LINKED = re.compile(r'href="vault-(?:note|missing):')
+#: The words of a chunk's first line the preview looks for to find the chunk in the rendered
+#: note (markup and link syntax are gone there; the words are not).
+_FIND_WORDS = 6
 
 
 def palette_colours(palette: QPalette) -> Colours:
@@ -248,9 +255,23 @@ class PreviewPane(QWidget):
             button.setAutoRaise(True)
             top.addWidget(button)
         top.addWidget(self.title, 1)
+        self.chunk_strip = ChunkStrip(self)
+        self.chunk_strip.hide()  # until the shown hit's chunks are read
+        self.chunk_strip.chunkClicked.connect(self.scroll_to_chunk)
+        self.chunk_strip.chunkOpened.connect(self.open_chunk)
+        self.chunk_dialog: ChunkTextDialog | None = None
+        #: Whether the chunks of the shown hit are still being read.
+        self.chunks_pending = False
+        self._chunks_key: tuple[str, int] | None = None
+        note_area = QWidget(self)
+        beside = QHBoxLayout(note_area)
+        beside.setContentsMargins(0, 0, 0, 0)
+        beside.setSpacing(2)
+        beside.addWidget(self.note, 1)
+        beside.addWidget(self.chunk_strip)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
         self.splitter.addWidget(self.explain)
-        self.splitter.addWidget(self.note)
+        self.splitter.addWidget(note_area)
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([120, 600])
@@ -269,6 +290,7 @@ class PreviewPane(QWidget):
         self._shown_key: tuple[object, ...] | None = None
         self._shown_html = ""
         self.vault: Path | None = None
+        self.session: VaultSession | None = None
         self.links = NoteLinks(self)  # where links lead, kept current
         self.links.notesChanged.connect(self.notes_changed)
         self._apply_css()
@@ -279,6 +301,7 @@ class PreviewPane(QWidget):
         """Show notes of ``vault``; with ``session`` (the window's), links lead to the notes
         its index holds, read through it, else to the notes in the vault's folder."""
         self.vault = vault
+        self.session = session
         self.links.set_vault(vault, session)
         self.note.vault = vault
         self.obsidian_action.setVisible(is_obsidian_vault(vault))
@@ -308,6 +331,11 @@ class PreviewPane(QWidget):
         self.explain.clear()
         self.note.clear()
         self.note.images = NoteImages()
+        self._chunks_key = None
+        self.chunks_pending = False
+        self.chunk_strip.clear()
+        if self.chunk_dialog is not None:
+            self.chunk_dialog.close()
 
     @property
     def history(self) -> tuple[list[str], str | None, list[str]]:
@@ -415,6 +443,7 @@ class PreviewPane(QWidget):
         else:
             self.title.setText(f"<b>{html.escape(safe_text(PurePosixPath(place.path).stem))}</b>")
             self.explain.setHtml(opened_from_link_html(place.path, place.via, colours))
+        self._ask_chunks(place)
         if place.key() == self._shown_key and not keep_scroll:
             self._position(place)  # the same note rendered the same: only move to the spot
             return
@@ -519,6 +548,108 @@ class PreviewPane(QWidget):
 
     def _has_anchor(self, name: str) -> bool:
         return f'name="{name}"' in self._shown_html
+
+    # ------------------------------------------------------------------ the chunk strip
+
+    def _ask_chunks(self, place: _Place) -> None:
+        """Read the chunks of ``place``'s hit for the strip on the reader's thread (a note
+        opened from a link, or a search without vectors, has no strip)."""
+        ctx = place.hit[2] if place.hit is not None else None
+        session, vault = self.session, self.vault
+        model = ctx.model if ctx is not None and ctx.query_vector is not None else None
+        if session is None or vault is None or ctx is None or model is None:
+            self._chunks_key = None
+            self.chunks_pending = False
+            self.chunk_strip.clear()
+            return
+        key = (place.path, id(ctx.query_vector))
+        if key == self._chunks_key:
+            return
+        self._chunks_key = key
+        self.chunks_pending = True
+        self.chunk_strip.clear()
+        path, vector = place.path, ctx.query_vector
+        reply = session.query(
+            lambda c: read_note_chunks(c, vault, path, vector, model), group=GROUP
+        )
+        reply.answered.connect(lambda result: self._chunks_read(key, result))
+        reply.failed.connect(lambda _exc: self._chunks_read(key, None))
+
+    def _chunks_read(self, key: tuple[str, int], chunks: NoteChunks | None) -> None:
+        if not shiboken6.isValid(self) or key != self._chunks_key:
+            return  # another note (or query) is shown now
+        self.chunks_pending = False
+        self.chunk_strip.set_chunks(chunks)
+
+    def _chunk(self, seq: int) -> ChunkView | None:
+        chunks = self.chunk_strip.chunks
+        if chunks is None:
+            return None
+        return next((c for c in chunks.chunks if c.seq == seq), None)
+
+    @Slot(int)
+    def scroll_to_chunk(self, seq: int) -> None:
+        """Scroll the note to the chunk ``seq`` of the strip: the boxed passage for the best
+        chunk, else the first words of the chunk where they are in the rendered note (the one
+        nearest its place, if they occur more than once), else its share of the note."""
+        chunk = self._chunk(seq)
+        chunks = self.chunk_strip.chunks
+        if chunk is None or chunks is None:
+            return
+        hit = self._place.hit[0] if self._place is not None and self._place.hit else None
+        if (
+            hit is not None
+            and hit.best_chunk == (chunk.start, chunk.end)
+            and self._has_anchor(BEST_ANCHOR)
+        ):
+            self.note.scrollToAnchor(BEST_ANCHOR)
+            return
+        share = (chunk.start - chunks.body_start) / max(1, chunks.length - chunks.body_start)
+        bar = self.note.verticalScrollBar()
+        found = self._find_chunk(chunk, share)
+        if found is not None:
+            bar.setValue(bar.value() + self.note.cursorRect(found).top() - 4)
+        else:
+            bar.setValue(round(share * (bar.maximum() + bar.pageStep())))
+
+    def _find_chunk(self, chunk: ChunkView, share: float) -> QTextCursor | None:
+        """Where the first words of ``chunk`` are in the rendered note."""
+        text = chunk.embedded
+        if chunk.title_added is not None:
+            text = text[len(chunk.title_added) + 1 :]
+        words: list[str] = []
+        for line in text.splitlines():
+            words = re.findall(r"\w+", line)[:_FIND_WORDS]
+            if len(words) >= 2 or (words and len(words[0]) > 3):
+                break
+        if not words:
+            return None
+        pattern = QRegularExpression(r"\W+".join(re.escape(w) for w in words))
+        doc = self.note.document()
+        size = max(1, doc.characterCount())
+        best: QTextCursor | None = None
+        cursor = doc.find(pattern, 0)
+        for _ in range(50):  # a phrase in the note fifty times: the nearest of those
+            if cursor.isNull():
+                break
+            if best is None or abs(cursor.position() / size - share) < abs(
+                best.position() / size - share
+            ):
+                best = QTextCursor(cursor)
+            cursor = doc.find(pattern, cursor)
+        return best
+
+    @Slot(int)
+    def open_chunk(self, seq: int) -> None:
+        """Show the text embedded for the chunk ``seq`` of the strip, in the chunk dialog."""
+        chunk, chunks = self._chunk(seq), self.chunk_strip.chunks
+        if chunk is None or chunks is None:
+            return
+        if self.chunk_dialog is None:
+            self.chunk_dialog = ChunkTextDialog(self)
+        self.chunk_dialog.show_chunk(chunks, chunk)
+        self.chunk_dialog.show()
+        self.chunk_dialog.raise_()
 
     def refresh(self) -> None:
         """Render the shown note again (after a palette change or a change of the note),

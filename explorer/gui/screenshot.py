@@ -3,8 +3,9 @@
 "Settled" means: the results of the query are on screen, no search or refresh is pending, the
 live index is idle (start-up reconcile done, every vector embedded) and the hybrid result uses
 the vectors, or semantic search has failed for good (then its banner is in the picture); and
-the preview shows the selected hit.  ``$VAULT_EXPLORER_SCREENSHOT_COMPACT=1`` saves the PNG
-with a 256-colour palette (the README picture: a third of the size, no visible difference).
+the preview shows the selected hit, its chunk strip read.  ``$VAULT_EXPLORER_SCREENSHOT_COMPACT=1``
+saves the PNG with a 256-colour palette (the README picture: a third of the size, no visible
+difference).
 """
 
 from __future__ import annotations
@@ -82,6 +83,8 @@ class ScreenshotDriver:
             if not response.listing and not response.semantic.available and response.hits:
                 return False
         hit = w.table.current_hit()
+        if hit is not None and w.preview.chunks_pending:
+            return False  # the chunk strip beside the note is still being read
         return not (hit is not None and w.preview.shown_path != hit.path)
 
     def _check(self) -> None:

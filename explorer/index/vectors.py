@@ -14,7 +14,7 @@ that changed no vector (a tag, a title, a note not embedded yet) costs one small
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -36,6 +36,8 @@ class VectorHit:
     score: float
     chunk_start: int
     chunk_end: int
+    #: The note's second-best chunk: ``(start, end, cosine)`` (``None``: it has one chunk).
+    runner_up: tuple[int, int, float] | None = field(default=None, compare=False)
 
 
 #: The histogram of a query's cosines over the vault: this many bins from -1 to 1.
@@ -340,16 +342,51 @@ class VectorIndex:
         # Best first; equal scores by note id, as every ranking here breaks ties.
         chosen = top[np.lexsort((self.segment_notes[top], -note_best[top]))[:k]]
         rows = self._best_rows(sims, chosen)
+        seconds = self._runner_up_rows(sims, chosen, rows)
         return [
-            VectorHit(note_id, score, start, end)
-            for note_id, score, start, end in zip(
+            VectorHit(
+                note_id,
+                score,
+                start,
+                end,
+                None
+                if second < 0
+                else (
+                    int(self.spans[second, 0]),
+                    int(self.spans[second, 1]),
+                    float(sims[second]),
+                ),
+            )
+            for note_id, score, start, end, second in zip(
                 self.segment_notes[chosen].tolist(),
                 note_best[chosen].tolist(),
                 self.spans[rows, 0].tolist(),
                 self.spans[rows, 1].tolist(),
+                seconds.tolist(),
                 strict=True,
             )
         ]
+
+    def _runner_up_rows(
+        self, sims: Matrix, segments: npt.NDArray[np.int64], best: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64]:
+        """The row of each segment's second-best chunk, its best row ``best`` set aside (the
+        first one, on a tie); -1 for a segment of one row.  No loop over rows."""
+        lo = self.segment_starts[segments]
+        lengths = self.segment_ends[segments] - lo
+        offsets = np.cumsum(lengths) - lengths
+        rows = np.repeat(lo - offsets, lengths) + np.arange(int(lengths.sum()))
+        values = sims[rows].astype(np.float64)
+        values[offsets + (best - lo)] = -np.inf
+        top = np.repeat(np.maximum.reduceat(values, offsets), lengths)
+        is_second = (values == top) & np.isfinite(values)
+        firsts = np.flatnonzero(is_second)
+        at = np.searchsorted(firsts, offsets)
+        found = at < len(firsts)
+        found[found] &= firsts[at[found]] < offsets[found] + lengths[found]
+        out = np.full(len(segments), -1, dtype=np.int64)
+        out[found] = rows[firsts[at[found]]]
+        return out
 
     def _best_rows(self, sims: Matrix, segments: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
         """The row of each segment's best chunk (the first one, on a tie), without a loop."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
+from typing import Any
 
 from explorer.index.vectors import CosineSpread
 from explorer.preview.evidence_text import (
@@ -35,6 +36,10 @@ class ExplainContext:
     #: spread over the vault (what a vector hit's σ are counted from).
     content_words: int = 0
     spread: CosineSpread | None = None
+    #: The query's vector and the model it is of (``None``: no vector list), so that the
+    #: preview can score every chunk of the note (:mod:`explorer.search.chunk_scores`).
+    query_vector: Any = field(default=None, compare=False, repr=False)
+    model: str | None = None
 
 
 def explain_context(
@@ -53,6 +58,10 @@ def explain_context(
         listing=response.listing,
         content_words=len(candidates.query.content_parts()) if candidates else 0,
         spread=response.spread,
+        query_vector=candidates.query_vector
+        if candidates and response.semantic.available
+        else None,
+        model=response.semantic.model,
     )
 
 

@@ -20,6 +20,7 @@ from explorer.embed.base import EmbedderUnavailable, embed_queries
 from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
+from explorer.search.chunk_scores import ChunkScore, best_two, note_chunks
 from explorer.search.evidence import CALIBRATION
 from explorer.search.hybrid import (
     DEMOTED_STATUS,
@@ -122,6 +123,11 @@ class VectorPlace:
     depth: int
     cut: bool  # above the floor, but below the depth
     code: str = "vector"
+    #: The chunk the cosine is taken of, and the note's second-best chunk (``None``: no vector,
+    #: or a note of one chunk).
+    best_chunk: ChunkScore | None = None
+    runner_up_chunk: ChunkScore | None = None
+    chunks: int = 0  # chunks of the note with a vector
 
 
 @dataclass(frozen=True, slots=True)
@@ -469,8 +475,20 @@ def _vector(
     floor = options.vector_floor(best) if best is not None else options.min_sim
     under = cosine is not None and rank is not None and cosine < floor
     cut = rank is not None and not under and rank > options.depth
+    path = searcher.db.conn.execute("SELECT path FROM notes WHERE id = ?", (note_id,)).fetchone()
+    chunks = note_chunks(searcher.db.conn, vectors, query_vec, str(path[0])) if path else None
+    first, second = best_two(chunks)
     return replace(
-        empty, cosine=cosine, rank=rank, best=best, floor=floor, under_floor=under, cut=cut
+        empty,
+        cosine=cosine,
+        rank=rank,
+        best=best,
+        floor=floor,
+        under_floor=under,
+        cut=cut,
+        best_chunk=first,
+        runner_up_chunk=second,
+        chunks=sum(c.cosine is not None for c in chunks.chunks) if chunks else 0,
     )
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from explorer.search.explain import EvidencePlace, Explanation
+    from explorer.search.explain import EvidencePlace, Explanation, VectorPlace
     from explorer.search.whatif import Change
 
 
@@ -78,6 +78,7 @@ def explanation_lines(e: Explanation) -> list[str]:
         lines.append(
             f"vector list: best chunk cosine {vec.cosine:.3f}, {place}; {floor_text}{verdict}"
         )
+        lines.append(_chunks(vec))
     elif not e.listing:
         lines.append("vector list: not used in lexical mode")
     if e.evidence is not None:
@@ -105,6 +106,23 @@ def explanation_lines(e: Explanation) -> list[str]:
     for c in e.changes:
         lines.append(_change(c, e))
     return lines
+
+
+def _chunks(vec: VectorPlace) -> str:
+    """One line: which chunk the cosine is of, and the one that came second."""
+    best, second = vec.best_chunk, vec.runner_up_chunk
+    if best is None:
+        return "chunks: not known"
+    said = (
+        f"chunks: the best is chunk {best.seq + 1} of {vec.chunks} "
+        f"(characters {best.start}–{best.end}), cosine {best.cosine:.3f}"
+    )
+    if second is None:
+        return said + "; no runner-up (the note is one chunk)"
+    return (
+        said + f"; runner-up chunk {second.seq + 1} (characters {second.start}–{second.end}), "
+        f"cosine {second.cosine:.3f}"
+    )
 
 
 def _evidence(ev: EvidencePlace) -> str:

@@ -18,12 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from explorer.embed.base import Embedder, EmbedderUnavailable, embed_queries
+from explorer.embed.base import Embedder, EmbedderUnavailable, Matrix, embed_queries
 from explorer.embed.provider import EmbedderProvider, model_languages
 from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
 from explorer.index.vectors import CosineSpread, VectorHit, VectorIndex
 from explorer.search import evidence, fusion
+from explorer.search.chunk_scores import ChunkScore
 from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query, split_compounds
@@ -90,6 +91,10 @@ class VectorCandidate:
     score: float
     chunk: tuple[int, int]
     chunk_text: str
+    #: The best chunk's number in the note, and the note's second-best chunk (``None``: unknown,
+    #: or the note has one chunk).
+    seq: int | None = None
+    runner_up: ChunkScore | None = None
 
 
 @dataclass(slots=True)
@@ -117,6 +122,9 @@ class Candidates:
     #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
     #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
     stages: dict[str, float] = field(default_factory=dict, compare=False)
+    #: The query's vector (``None``: no vector list was made), kept so that a note's every
+    #: chunk can be scored later without the model (:mod:`explorer.search.chunk_scores`).
+    query_vector: Matrix | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +150,9 @@ class Hit:
     vector_sigmas: float | None = None
     #: The share of the query's content words it holds (lexical hits only).
     coverage: float | None = None
+    #: The best chunk's number in the note, and the note's second-best chunk.
+    best_chunk_seq: int | None = None
+    runner_up_chunk: ChunkScore | None = None
 
     @property
     def demoted(self) -> bool:
@@ -166,12 +177,18 @@ class Hit:
             "vectorSigmas": None if self.vector_sigmas is None else round(self.vector_sigmas, 3),
             "coverage": None if self.coverage is None else round(self.coverage, 3),
             "demoted": DEMOTED_STATUS if self.demoted else None,
-            "bestChunk": (
-                {"start": self.best_chunk[0], "end": self.best_chunk[1]}
-                if self.best_chunk
-                else None
+            "bestChunk": self._best_chunk_json(),
+            "runnerUpChunk": (
+                self.runner_up_chunk.to_json() if self.runner_up_chunk is not None else None
             ),
         }
+
+    def _best_chunk_json(self) -> dict[str, Any] | None:
+        if not self.best_chunk:
+            return None
+        start, end = self.best_chunk
+        cosine = None if self.vector_score is None else round(self.vector_score, 6)
+        return {"start": start, "end": end, "seq": self.best_chunk_seq, "cosine": cosine}
 
 
 @dataclass(slots=True)
@@ -349,18 +366,25 @@ class Searcher:
             floor = options.vector_floor(hits[0].score)
             hits = [h for h in hits if h.score >= floor]
         paths = self._paths([h.note_id for h in hits])
-        chunk_texts = self._chunk_texts([(h.note_id, h.chunk_start) for h in hits])
+        keys = [(h.note_id, h.chunk_start) for h in hits]
+        keys += [(h.note_id, h.runner_up[0]) for h in hits if h.runner_up is not None]
+        chunk_texts, seqs = self._chunk_texts(keys)
         started = lap(result.stages, "vector rows", started)
         for hit in hits:
             path = paths.get(hit.note_id)
             if path is None:
                 continue
+            second = hit.runner_up
             result.vector.append(
                 VectorCandidate(
                     path,
                     hit.score,
                     (hit.chunk_start, hit.chunk_end),
                     chunk_texts.get((hit.note_id, hit.chunk_start), ""),
+                    seqs.get((hit.note_id, hit.chunk_start)),
+                    None
+                    if second is None or (hit.note_id, second[0]) not in seqs
+                    else ChunkScore(seqs[(hit.note_id, second[0])], *second),
                 )
             )
         result.timings["vector_ms"] = (
@@ -421,6 +445,7 @@ class Searcher:
                 False, f"query embedding failed: {type(exc).__name__}: {exc}", name
             )
         result.timings["embed_ms"] = (time.perf_counter() - started) * 1000
+        result.query_vector = query_vec[0]
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         started = time.perf_counter()
@@ -455,19 +480,23 @@ class Searcher:
         rows = self.db.conn.execute(f"SELECT id, path FROM notes WHERE id IN ({marks})", ids)
         return {int(i): str(p) for i, p in rows}
 
-    def _chunk_texts(self, keys: list[tuple[int, int]]) -> dict[tuple[int, int], str]:
-        """Texts of the given (note id, chunk start) chunks, in one query."""
+    def _chunk_texts(
+        self, keys: list[tuple[int, int]]
+    ) -> tuple[dict[tuple[int, int], str], dict[tuple[int, int], int]]:
+        """Texts and numbers (``seq``) of the given (note id, chunk start) chunks, in one
+        query."""
         if not keys:
-            return {}
+            return {}, {}
         # By the key's prefix (note_id), then the starts asked for: a row-value IN made SQLite
         # scan every chunk of the vault (6 ms at 8k chunks, linear in the vault).
         wanted = set(keys)
         notes = sorted({n for n, _ in keys})
         marks = ",".join("?" * len(notes))
         rows = self.db.conn.execute(
-            f"SELECT note_id, start, text FROM chunks WHERE note_id IN ({marks})", notes
-        )
-        return {(n, s): str(t) for n, s, t in rows if (n, s) in wanted}
+            f"SELECT note_id, start, seq, text FROM chunks WHERE note_id IN ({marks})", notes
+        ).fetchall()
+        texts = {(n, s): str(t) for n, s, _, t in rows if (n, s) in wanted}
+        return texts, {(n, s): int(q) for n, s, q, _ in rows if (n, s) in wanted}
 
     def _load_notes(self, result: Candidates, paths: list[str]) -> None:
         missing = [p for p in paths if p not in result.notes]
@@ -548,6 +577,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 item.source,
                 vec.chunk if vec else None,
                 strength.get(item.id, {}),
+                vec,
             )
         )
     stages = dict(candidates.stages)
@@ -766,6 +796,7 @@ def _hit(
     source: str | None,
     chunk: tuple[int, int] | None,
     strength: dict[str, float] | None = None,
+    vec: VectorCandidate | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
@@ -790,6 +821,8 @@ def _hit(
             spread.sigmas(vector_score) if spread is not None and vector_score is not None else None
         ),
         coverage=candidates.lexical_coverage.get(path, 1.0) if tier is not None else None,
+        best_chunk_seq=vec.seq if vec is not None else None,
+        runner_up_chunk=vec.runner_up if vec is not None else None,
     )
 
 

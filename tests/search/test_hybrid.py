@@ -89,7 +89,11 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             "coverage",
             "demoted",
             "bestChunk",
+            "runnerUpChunk",
         }
+        if hit["bestChunk"] is not None:
+            assert set(hit["bestChunk"]) == {"start", "end", "seq", "cosine"}
+            assert hit["bestChunk"]["cosine"] == pytest.approx(hit["vectorScore"], abs=1e-6)
         assert (hit["ftsPass"] is None) == (hit["ftsRank"] is None)
         assert (hit["vectorSigmas"] is None) == (hit["vectorRank"] is None)
         assert set(hit["evidence"]) <= {"fts", "vector"}
