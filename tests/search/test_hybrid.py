@@ -51,6 +51,7 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
         "fusion",
         "semantic",
         "closeMatch",
+        "closeMatchJudgedOn",
         "vectorSpread",
         "hits",
     }
