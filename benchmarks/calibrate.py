@@ -341,7 +341,7 @@ RARITY_AXES: dict[str, tuple[Any, ...]] = {
     "absent_terms": (True, False),
     "coverage_power": (1.0, 2.0),
     "bm25_share": (0.4, 0.8),
-    "w_fts": (0.6, 0.8, 1.0),
+    "w_fts": (0.4, 0.6, 0.8, 1.0),
 }
 
 
@@ -409,6 +409,7 @@ def grid_rarity(sets: list[JudgedSet]) -> None:
             f"{n}={scores[n][half]:.3f} ({scores[n][half] - best[n][half]:+.3f})" for n in names
         )
         print(f"  {half}: {cells}")
+    by_kind(sets, {"default": baseline[2], "chosen": chosen})
     print("\nleave one set out (choose on the other three's dev halves):")
     for out in names:
         _, _, point, sc = choose(rows, best, [n for n in names if n != out])[0]
@@ -421,6 +422,61 @@ def grid_rarity(sets: list[JudgedSet]) -> None:
             f" / {base['test'] - best[out]['test']:+.3f})",
             point,
         )
+
+
+#: The judged sets whose questions say their kind (``# kind:`` lines): name -> file.
+KIND_FILES = {
+    "sample": ROOT / "resources/judgments/sample-vault.tsv",
+    "tldr": HERE / "tldr-questions.tsv",
+}
+
+
+def kinds_of(name: str) -> dict[str, str]:
+    """Query -> its kind (natural, paraphrase, identifier, error, …) where the set says."""
+    path = KIND_FILES.get(name)
+    if path is None or not path.exists():
+        return {}
+    out: dict[str, str] = {}
+    kind = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# kind:"):
+            kind = line.split(":", 1)[1].strip()
+        elif line.strip() and not line.startswith("#") and kind:
+            out.setdefault(line.split("\t")[0], kind)
+    return out
+
+
+def by_kind(sets: list[JudgedSet], points: dict[str, dict[str, Any]]) -> None:
+    """nDCG@10 per kind of question (both halves: read after choosing) under each of
+    ``points``, and how many questions keep a grade-3 note at rank 1 (an identifier or an
+    error paste must)."""
+    base = evidence.CALIBRATION
+    for s in sets:
+        kinds = kinds_of(s.name)
+        if not kinds:
+            continue
+        print(f"\n{s.name} by kind: nDCG@10 (top-1 is a grade-3 note)")
+        results: dict[str, dict[str, list[tuple[float, bool]]]] = {}
+        try:
+            for label, point in points.items():
+                evidence.CALIBRATION = _calibration_at(point)
+                options = _options_at(point)
+                for query, found in s.judged.items():
+                    paths = hybrid.ranked(with_floor(found, options), replace(options, limit=10))
+                    docs = [s.to_doc.get(p, p) for p in paths]
+                    top = bool(docs) and s.qrels[query].get(docs[0], 0) >= 3
+                    kind = kinds.get(query, "?")
+                    cell = (ndcg_at_k(docs, s.qrels[query], 10), top)
+                    results.setdefault(kind, {}).setdefault(label, []).append(cell)
+        finally:
+            evidence.CALIBRATION = base
+        for kind, per in sorted(results.items()):
+            cells = []
+            for label in points:
+                got = per[label]
+                mean = sum(n for n, _ in got) / len(got)
+                cells.append(f"{label} {mean:.3f} ({sum(t for _, t in got)}/{len(got)})")
+            print(f"  {kind:<11} " + "  ".join(cells))
 
 
 def _is_default(point: dict[str, Any]) -> bool:
