@@ -402,6 +402,8 @@ def grid_rarity(sets: list[JudgedSet]) -> None:
         print(f"{worst:+.3f} mean {mean:+.3f} {cells}", point)
     baseline = next(r for r in ordered if _is_default(r[2]))
     print(f"\nthe default: worst {baseline[0]:+.3f} mean {baseline[1]:+.3f}", baseline[2])
+    plain = next(r for r in ordered if r[2].get("rarity") == 0.0)
+    print(f"best plain share: worst {plain[0]:+.3f} mean {plain[1]:+.3f}", plain[2])
     _, _, chosen, scores = ordered[0]
     print("\nchosen:", chosen)
     for half in ("dev", "test"):
@@ -409,6 +411,8 @@ def grid_rarity(sets: list[JudgedSet]) -> None:
             f"{n}={scores[n][half]:.3f} ({scores[n][half] - best[n][half]:+.3f})" for n in names
         )
         print(f"  {half}: {cells}")
+        change = " ".join(f"{n}={scores[n][half] - baseline[3][n][half]:+.3f}" for n in names)
+        print(f"  {half} against the default: {change}")
     by_kind(sets, {"default": baseline[2], "chosen": chosen})
     print("\nleave one set out (choose on the other three's dev halves):")
     for out in names:
