@@ -13,7 +13,9 @@ lists at depth 50, no floors, the vault cosine spread) in ``DATA/calibrate-SET.p
 query is in the dev half when the first byte of the SHA-256 of its text is even: fixed before
 any setting was tried), and the share of off-topic and of judged queries that get
 ``closeMatch``.  ``--grid`` sweeps the calibration's
-constants on the dev halves only and prints the best points by their worst dev margin.
+constants on the dev halves only and prints the best points by their worst dev margin;
+``--rarity`` sweeps the rarity-weighted coverage of issue 33 the same way and checks the choice
+on the test halves and by leaving each set out.
 """
 
 from __future__ import annotations
@@ -414,7 +416,7 @@ def grid_rarity(sets: list[JudgedSet]) -> None:
         change = " ".join(f"{n}={scores[n][half] - baseline[3][n][half]:+.3f}" for n in names)
         print(f"  {half} against the default: {change}")
     by_kind(sets, {"default": baseline[2], "chosen": chosen})
-    print("\nleave one set out (choose on the other three's dev halves):")
+    print("\nleave one set out (choose on the other sets' dev halves, read this one):")
     for out in names:
         _, _, point, sc = choose(rows, best, [n for n in names if n != out])[0]
         dev = sc[out]["dev"] - best[out]["dev"]
