@@ -1,17 +1,21 @@
 """Choose the calibration on dev halves, report it on test halves: the tuning protocol of issue 21.
 
     python benchmarks/calibrate.py collect --data-dir DATA --tldr /tmp/tldr/vault \
-        --scifact ../shared/data/scifact-train
+        --scifact ../shared/data/scifact-train \
+        --anki-vault /tmp/anki/vault --anki-questions ../shared/data/anki-manual-questions.tsv
     python benchmarks/calibrate.py report --data-dir DATA [--grid]
 
 ``collect`` runs every judged question of each set (the sample vault's, the tldr questions, the
-SciFact train claims) and the off-topic queries of ``benchmarks/offtopic-queries.tsv`` once,
-with the real model, and keeps their candidates (both lists at depth 50, no floors, the vault
-cosine spread) in ``DATA/calibrate-SET.pickle``.  ``report`` re-fuses them under each setting:
-nDCG@10 on the dev and the test half of each set (a query is in the dev half when the first byte
-of the SHA-256 of its text is even: fixed before any setting was tried), and the share of
-off-topic and of judged queries that get ``closeMatch``.  ``--grid`` sweeps the calibration's
-constants on the dev halves only and prints the best points by their worst dev margin.
+SciFact train claims, the Anki manual's natural questions) and the off-topic queries of
+``benchmarks/offtopic-queries.tsv`` once, with the real model, and keeps their candidates (both
+lists at depth 50, no floors, the vault cosine spread) in ``DATA/calibrate-SET.pickle``.
+``report`` re-fuses them under each setting: nDCG@10 on the dev and the test half of each set (a
+query is in the dev half when the first byte of the SHA-256 of its text is even: fixed before
+any setting was tried), and the share of off-topic and of judged queries that get
+``closeMatch``.  ``--grid`` sweeps the calibration's
+constants on the dev halves only and prints the best points by their worst dev margin;
+``--rarity`` sweeps the rarity-weighted coverage of issue 33 the same way and checks the choice
+on the test halves and by leaving each set out.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import hashlib
 import itertools
 import pickle
 import sys
-from dataclasses import dataclass, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +62,9 @@ class JudgedSet:
 def is_dev(query: str) -> bool:
     return hashlib.sha256(query.encode("utf-8")).digest()[0] % 2 == 0
 
+
+#: The sets whose halves are split by :func:`is_dev` (the others say their halves).
+SPLIT_BY_HASH = ("sample", "tldr", "scifact", "anki")
 
 #: The translated tldr sets (``--intl``): name -> the folder of tldr-intl-vault's pages.
 LANGUAGE_SETS = {"de": "de", "fr": "fr", "es": "es", "ja": "ja", "zh": "zh", "en-de": "de"}
@@ -104,6 +111,10 @@ def collect(args: argparse.Namespace) -> None:
         sets.append(("tldr", (Path(args.tldr), HERE / "tldr-questions.tsv")))
     if args.scifact and args.only in (None, "scifact"):
         sets.append(("scifact", Path(args.scifact)))
+    if args.anki_vault and args.only in (None, "anki"):
+        if not args.anki_questions:
+            raise SystemExit("--anki-vault needs --anki-questions")
+        sets.append(("anki", (Path(args.anki_vault), Path(args.anki_questions))))
     if args.intl:
         if args.only is None:
             sets = []  # --intl collects the translated sets alone
@@ -128,7 +139,7 @@ def collect(args: argparse.Namespace) -> None:
             offtopic = _collect(searcher, offtopic_queries(name))
         finally:
             db.close()
-        given = None if name in ("sample", "tldr", "scifact") else _halves(source[1])
+        given = None if name in SPLIT_BY_HASH else _halves(source[1])
         out = JudgedSet(name, qrels, judged, offtopic, to_doc, given)
         with _pickle(args.data_dir, name, args.model).open("wb") as handle:
             pickle.dump(out, handle)
@@ -153,15 +164,27 @@ def _pickle(data_dir: Path, name: str, model: str | None) -> Path:
 
 def _load(data_dir: Path, model: str | None = None) -> list[JudgedSet]:
     sets = []
-    for name in ("sample", "tldr", "scifact", *LANGUAGE_SETS):
+    for name in (*SPLIT_BY_HASH, *LANGUAGE_SETS):
         path = _pickle(data_dir, name, model)
         if path.exists():
             with path.open("rb") as handle:
-                sets.append(pickle.load(handle))
+                loaded = pickle.load(handle)
+            for found in (*loaded.judged.values(), *loaded.offtopic.values()):
+                _complete(found)
+            sets.append(loaded)
     return sets
 
 
-def score(s: JudgedSet, options: SearchOptions) -> dict[str, float]:
+def _complete(found: Candidates) -> None:
+    """Give candidates pickled before a field was added that field's default (they then
+    fuse as the code of their day did)."""
+    for f in fields(Candidates):
+        if not hasattr(found, f.name):
+            default = f.default_factory() if f.default_factory is not MISSING else f.default
+            object.__setattr__(found, f.name, default)
+
+
+def score(s: JudgedSet, options: SearchOptions) -> dict[str, Any]:
     """nDCG@10 on the dev and test halves, and the best calibrated score of every judged and
     off-topic query by half (what closeMatch compares with the bar)."""
     halves: dict[str, list[float]] = {"dev": [], "test": []}
@@ -211,8 +234,53 @@ SETTINGS: dict[str, SearchOptions] = {
 }
 
 
+#: The columns of :func:`table`: each single list, the default and the convex preset.
+TABLE: dict[str, SearchOptions] = {
+    "fts": SETTINGS["fts"],
+    "semantic": SETTINGS["semantic"],
+    "hybrid": PRESETS["default"],
+    "convex": PRESETS["convex"],
+}
+
+
+def ndcg(s: JudgedSet, options: SearchOptions) -> dict[str, float]:
+    """nDCG@10 of ``s`` under ``options`` on its dev and its test half (no closeMatch)."""
+    halves: dict[str, list[float]] = {"dev": [], "test": []}
+    for query, found in s.judged.items():
+        paths = hybrid.ranked(with_floor(found, options), replace(options, limit=10))
+        docs = [s.to_doc.get(p, p) for p in paths]
+        halves[s.half(query)].append(ndcg_at_k(docs, s.qrels[query], 10))
+    return {h: sum(v) / max(1, len(v)) for h, v in halves.items()}
+
+
+def singles(sets: list[JudgedSet]) -> dict[str, dict[str, float]]:
+    """Set -> half -> nDCG@10 of the better single list (fts or semantic) on that half."""
+    out = {}
+    for s in sets:
+        fts, sem = ndcg(s, TABLE["fts"]), ndcg(s, TABLE["semantic"])
+        out[s.name] = {h: max(fts[h], sem[h]) for h in ("dev", "test")}
+    return out
+
+
+def table(sets: list[JudgedSet]) -> None:
+    """Per set and half: nDCG@10 of each single list, the default and convex, and the margin
+    of the default over the better single list (what issue 33 is about: it must be > 0)."""
+    print(f"{'set':<8} {'half':<5} {'n':>4}" + "".join(f"{c:>9}" for c in TABLE) + "   margin")
+    for s in sets:
+        scores = {c: ndcg(s, o) for c, o in TABLE.items()}
+        for h in ("dev", "test"):
+            n = sum(s.half(q) == h for q in s.judged)
+            row = f"{s.name:<8} {h:<5} {n:>4}" + "".join(f"{scores[c][h]:9.3f}" for c in TABLE)
+            best = max(scores["fts"][h], scores["semantic"][h])
+            print(row + f"   {scores['hybrid'][h] - best:+.3f}")
+
+
 def report(args: argparse.Namespace) -> None:
     sets = _load(args.data_dir, args.model)
+    table(sets)
+    if args.rarity:
+        grid_rarity(sets)
+        return
     names = [s.name for s in sets]
     print("setting".ljust(34) + "".join(f"{n:>24}" for n in names))
     print(" " * 34 + "".join(f"{'dev / test / off / judg':>24}" for _ in names))
@@ -250,7 +318,7 @@ def grid(sets: list[JudgedSet]) -> None:
     rows = []
     base = evidence.CALIBRATION
     for values in itertools.product(*axes.values()):
-        point = dict(zip(axes, values, strict=True))
+        point: dict[str, Any] = dict(zip(axes, values, strict=True))
         cal = replace(
             base,
             **{k: v for k, v in point.items() if k not in ("w_fts", "min_rel")},
@@ -266,6 +334,163 @@ def grid(sets: list[JudgedSet]) -> None:
     rows.sort(key=lambda r: -r[0])
     for margin, point, devs in rows[:15]:
         print(f"{margin:+.3f} " + " ".join(f"{n}={d:.3f}" for n, d in devs.items()), point)
+
+
+#: The axes :func:`grid_rarity` sweeps: the rarity-aware coverage (issue 33) with the lexical
+#: constants it interacts with.
+RARITY_AXES: dict[str, tuple[Any, ...]] = {
+    "rarity": (0.0, 0.5, 1.0, 1.5, 2.0, 3.0),
+    "absent_terms": (True, False),
+    "coverage_power": (1.0, 2.0),
+    "bm25_share": (0.4, 0.8),
+    "w_fts": (0.4, 0.6, 0.8, 1.0),
+}
+
+
+def _options_at(point: dict[str, Any]) -> SearchOptions:
+    """The default's options with ``point``'s weight (the calibration is set apart)."""
+    return replace(PRESETS["default"], w_fts=point.get("w_fts", PRESETS["default"].w_fts))
+
+
+def _calibration_at(point: dict[str, Any]) -> evidence.Calibration:
+    fields = set(evidence.Calibration.__dataclass_fields__)
+    return replace(evidence.CALIBRATION, **{k: v for k, v in point.items() if k in fields})
+
+
+def sweep(
+    sets: list[JudgedSet], axes: dict[str, tuple[Any, ...]]
+) -> list[tuple[dict[str, Any], dict[str, dict[str, float]]]]:
+    """Every point of ``axes`` and its nDCG@10 per set and half (both computed, so that the
+    test halves of the point chosen on the dev halves need no second pass)."""
+    rows = []
+    base = evidence.CALIBRATION
+    try:
+        for values in itertools.product(*axes.values()):
+            point = dict(zip(axes, values, strict=True))
+            evidence.CALIBRATION = _calibration_at(point)
+            options = _options_at(point)
+            rows.append((point, {s.name: ndcg(s, options) for s in sets}))
+    finally:
+        evidence.CALIBRATION = base
+    return rows
+
+
+def choose(
+    rows: list[tuple[dict[str, Any], dict[str, dict[str, float]]]],
+    best: dict[str, dict[str, float]],
+    names: list[str],
+) -> list[tuple[float, float, dict[str, Any], dict[str, dict[str, float]]]]:
+    """``rows`` ordered by the worst dev margin over the better single list of each of
+    ``names``, then by the mean dev margin: (worst, mean, point, scores), best first."""
+    out = []
+    for point, scores in rows:
+        margins = [scores[n]["dev"] - best[n]["dev"] for n in names]
+        out.append((min(margins), sum(margins) / len(margins), point, scores))
+    out.sort(key=lambda r: (-r[0], -r[1]))
+    return out
+
+
+def grid_rarity(sets: list[JudgedSet]) -> None:
+    """Issue 33: sweep the rarity-aware coverage on the dev halves; choose by the worst dev
+    margin over the four sets; print the test halves of the choice and the leave-one-set-out
+    check (choose on three sets' dev halves, read the fourth)."""
+    best = singles(sets)
+    names = [s.name for s in sets]
+    rows = sweep(sets, RARITY_AXES)
+    ordered = choose(rows, best, names)
+    print("\nbest points by worst dev margin (then mean), dev nDCG@10 per set:")
+    for worst, mean, point, scores in ordered[:15]:
+        cells = " ".join(f"{n}={scores[n]['dev']:.3f}" for n in names)
+        print(f"{worst:+.3f} mean {mean:+.3f} {cells}", point)
+    baseline = next(r for r in ordered if _is_default(r[2]))
+    print(f"\nthe default: worst {baseline[0]:+.3f} mean {baseline[1]:+.3f}", baseline[2])
+    plain = next(r for r in ordered if r[2].get("rarity") == 0.0)
+    print(f"best plain share: worst {plain[0]:+.3f} mean {plain[1]:+.3f}", plain[2])
+    _, _, chosen, scores = ordered[0]
+    print("\nchosen:", chosen)
+    for half in ("dev", "test"):
+        cells = " ".join(
+            f"{n}={scores[n][half]:.3f} ({scores[n][half] - best[n][half]:+.3f})" for n in names
+        )
+        print(f"  {half}: {cells}")
+        change = " ".join(f"{n}={scores[n][half] - baseline[3][n][half]:+.3f}" for n in names)
+        print(f"  {half} against the default: {change}")
+    by_kind(sets, {"default": baseline[2], "chosen": chosen})
+    print("\nleave one set out (choose on the other sets' dev halves, read this one):")
+    for out in names:
+        _, _, point, sc = choose(rows, best, [n for n in names if n != out])[0]
+        dev = sc[out]["dev"] - best[out]["dev"]
+        test = sc[out]["test"] - best[out]["test"]
+        base = baseline[3][out]
+        print(
+            f"  {out:<8} margin dev {dev:+.3f} test {test:+.3f}"
+            f" (default: {base['dev'] - best[out]['dev']:+.3f}"
+            f" / {base['test'] - best[out]['test']:+.3f})",
+            point,
+        )
+
+
+#: The judged sets whose questions say their kind (``# kind:`` lines): name -> file.
+KIND_FILES = {
+    "sample": ROOT / "resources/judgments/sample-vault.tsv",
+    "tldr": HERE / "tldr-questions.tsv",
+}
+
+
+def kinds_of(name: str) -> dict[str, str]:
+    """Query -> its kind (natural, paraphrase, identifier, error, …) where the set says."""
+    path = KIND_FILES.get(name)
+    if path is None or not path.exists():
+        return {}
+    out: dict[str, str] = {}
+    kind = ""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# kind:"):
+            kind = line.split(":", 1)[1].strip()
+        elif line.strip() and not line.startswith("#") and kind:
+            out.setdefault(line.split("\t")[0], kind)
+    return out
+
+
+def by_kind(sets: list[JudgedSet], points: dict[str, dict[str, Any]]) -> None:
+    """nDCG@10 per kind of question (both halves: read after choosing) under each of
+    ``points``, and how many questions keep a grade-3 note at rank 1 (an identifier or an
+    error paste must)."""
+    base = evidence.CALIBRATION
+    for s in sets:
+        kinds = kinds_of(s.name)
+        if not kinds:
+            continue
+        print(f"\n{s.name} by kind: nDCG@10 (top-1 is a grade-3 note)")
+        results: dict[str, dict[str, list[tuple[float, bool]]]] = {}
+        try:
+            for label, point in points.items():
+                evidence.CALIBRATION = _calibration_at(point)
+                options = _options_at(point)
+                for query, found in s.judged.items():
+                    paths = hybrid.ranked(with_floor(found, options), replace(options, limit=10))
+                    docs = [s.to_doc.get(p, p) for p in paths]
+                    top = bool(docs) and s.qrels[query].get(docs[0], 0) >= 3
+                    kind = kinds.get(query, "?")
+                    cell = (ndcg_at_k(docs, s.qrels[query], 10), top)
+                    results.setdefault(kind, {}).setdefault(label, []).append(cell)
+        finally:
+            evidence.CALIBRATION = base
+        for kind, per in sorted(results.items()):
+            cells = []
+            for label in points:
+                got = per[label]
+                mean = sum(n for n, _ in got) / len(got)
+                cells.append(f"{label} {mean:.3f} ({sum(t for _, t in got)}/{len(got)})")
+            print(f"  {kind:<11} " + "  ".join(cells))
+
+
+def _is_default(point: dict[str, Any]) -> bool:
+    cal = evidence.CALIBRATION
+    return all(
+        getattr(cal, k) == v if hasattr(cal, k) else PRESETS["default"].w_fts == v
+        for k, v in point.items()
+    )
 
 
 def grid_vector(sets: list[JudgedSet], model: str) -> None:
@@ -328,7 +553,9 @@ def main() -> None:
     c.add_argument("--data-dir", type=Path, required=True)
     c.add_argument("--tldr")
     c.add_argument("--scifact")
-    c.add_argument("--only", choices=("tldr", "scifact"), help="collect this set alone")
+    c.add_argument("--anki-vault", help="the Anki manual's vault/ folder (anki-manual-vault)")
+    c.add_argument("--anki-questions", help="anki-manual-questions.tsv")
+    c.add_argument("--only", choices=("tldr", "scifact", "anki"), help="collect this set alone")
     c.add_argument("--intl", help="tldr-intl-vault's vault/ folder: collect the translated sets")
     c.add_argument("--model", help="as search's --model (pickles are named after it)")
     c.set_defaults(func=collect)
@@ -336,6 +563,9 @@ def main() -> None:
     r.add_argument("--data-dir", type=Path, required=True)
     r.add_argument("--grid", action="store_true")
     r.add_argument("--bars", action="store_true")
+    r.add_argument(
+        "--rarity", action="store_true", help="sweep the rarity-aware coverage (issue 33)"
+    )
     r.add_argument("--model", help="report the pickles collected with this --model")
     r.set_defaults(func=report)
     args = parser.parse_args()

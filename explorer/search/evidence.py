@@ -29,7 +29,7 @@ The constants were chosen on the dev halves of the judged sets and the off-topic
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from explorer.index.vectors import CosineSpread
@@ -51,6 +51,12 @@ class Calibration:
     coverage_power: float = 1.0
     #: How much bm25 (relative to the best of its pass) moves the lexical evidence.
     bm25_share: float = 0.8
+    #: Coverage weighs each content word by its idf in the vault raised to this power (0: every
+    #: word alike, the plain share), so that holding the words in a third of the notes is weak
+    #: evidence and holding the rare ones strong (:func:`weighted_coverage`).
+    rarity: float = 0.0
+    #: Whether a content word no note holds counts in the whole coverage is a share of.
+    absent_terms: bool = True
     #: The fused score a query's best hit needs for a close match.
     close: float = 0.6
     #: What the vector list's evidence is worth when the model does not read the query's
@@ -119,6 +125,39 @@ def lexical_evidence(
         strength *= max(0.0, min(1.0, coverage)) ** cal.coverage_power
     shaped = 1.0 - cal.bm25_share + cal.bm25_share * max(0.0, min(1.0, relative_bm25))
     return strength * shaped
+
+
+def term_weights(
+    term_notes: Sequence[int], notes: int, cal: Calibration | None = None
+) -> list[float]:
+    """What each content word of a query weighs in its coverage: its idf among ``notes``
+    notes (held by ``term_notes`` of them; Lucene's ``log(1 + (N - n + 0.5) / (n + 0.5))``,
+    which stays above 0 for the commonest) raised to :attr:`Calibration.rarity`."""
+    cal = cal or CALIBRATION
+    out = []
+    for held_by in term_notes:
+        if held_by <= 0 and not cal.absent_terms:
+            out.append(0.0)
+            continue
+        idf = math.log(1.0 + (max(notes, held_by) - held_by + 0.5) / (held_by + 0.5))
+        out.append(idf**cal.rarity)
+    return out
+
+
+def weighted_coverage(
+    held: Mapping[str, Sequence[int]],
+    term_notes: Sequence[int],
+    notes: int,
+    cal: Calibration | None = None,
+) -> dict[str, float]:
+    """The coverage of each note of ``held`` (note -> the indexes of the content words it
+    holds), each word weighed by :func:`term_weights`: the plain share of the words with
+    ``rarity`` 0."""
+    weights = term_weights(term_notes, notes, cal)
+    total = sum(weights)
+    if total <= 0:
+        return {doc: 0.0 for doc in held}
+    return {doc: sum(weights[i] for i in parts) / total for doc, parts in held.items()}
 
 
 def lexical_list_evidence(

@@ -14,7 +14,7 @@ import functools
 import html
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -125,6 +125,12 @@ class Candidates:
     #: The query's vector (``None``: no vector list was made), kept so that a note's every
     #: chunk can be scored later without the model (:mod:`explorer.search.chunk_scores`).
     query_vector: Matrix | None = field(default=None, compare=False)
+    #: The indexes of the query's content parts each any-word-pass note holds.
+    lexical_held: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    #: How many notes hold each of the query's content parts, and the notes they are among
+    #: (what the coverage weighs words by: :func:`explorer.search.evidence.weighted_coverage`).
+    term_notes: tuple[int, ...] = ()
+    note_count: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,6 +320,11 @@ class Searcher:
                 result.lexical_tiers[hit.path] = hit.tier
                 if hit.coverage < 1.0:
                     result.lexical_coverage[hit.path] = hit.coverage
+                if hit.held is not None:
+                    result.lexical_held[hit.path] = hit.held
+            if result.lexical_held:
+                result.term_notes = tuple(counted(part) for part in query.content_parts())
+                result.note_count = counted.rows()
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
         if options.mode != "fts":
             result.semantic = self._vector_list(result, options, early)
@@ -762,7 +773,7 @@ def evidence_lists(
     out: dict[str, list[tuple[str, float]]] = {}
     if "fts" in scored:
         out["fts"] = evidence.lexical_list_evidence(
-            scored["fts"], candidates.lexical_tiers, candidates.lexical_coverage
+            scored["fts"], candidates.lexical_tiers, lexical_coverage(candidates)
         )
     if "vector" in scored:
         unread = model_reads(candidates.query, candidates.semantic.model) is False
@@ -774,6 +785,17 @@ def evidence_lists(
             found.pop()
         out["vector"] = found
     return out
+
+
+def lexical_coverage(candidates: Candidates) -> Mapping[str, float]:
+    """The coverage the lexical evidence reads for each any-word-pass note: its content words
+    weighed by their rarity in the vault (:func:`explorer.search.evidence.weighted_coverage`),
+    or the plain share where the candidates carry no counts."""
+    held = getattr(candidates, "lexical_held", None)
+    term_notes = getattr(candidates, "term_notes", ())
+    if not held or not term_notes:
+        return candidates.lexical_coverage
+    return evidence.weighted_coverage(held, term_notes, candidates.note_count)
 
 
 def convex_tiers(candidates: Candidates) -> dict[str, dict[str, int]]:

@@ -42,6 +42,9 @@ class LexicalHit:
     #: The share of the query's content terms the note holds (1 for the phrase and all-words
     #: passes, which hold every one).
     coverage: float = 1.0
+    #: The indexes (into the query's content parts) of the parts the note holds, for a note of
+    #: the any-word pass (``None`` for the others, which hold every one).
+    held: tuple[int, ...] | None = None
     #: What its snippet marks (an FTS5 expression): what a snippet made later is made with.
     marks: str = ""
 
@@ -148,10 +151,20 @@ def lexical_list(
         texts = make_snippets(conn, [(note_id, marks) for note_id, _, _, marks, _ in found])
         started = lap(stages, "snippets", started)
     partial = [note_id for note_id, _, _, _, tier in found if tier == PASSES.index("any word")]
-    coverage = _coverage(conn, query, partial, holding)
+    held = _held_parts(conn, query, partial, holding)
     lap(stages, "coverage", started)
+    share = len(query.content_parts()) or 1
     return [
-        LexicalHit(note_id, path, score, text, tier, coverage.get(note_id, 1.0), marks)
+        LexicalHit(
+            note_id,
+            path,
+            score,
+            text,
+            tier,
+            len(held[note_id]) / share if note_id in held else 1.0,
+            held.get(note_id),
+            marks,
+        )
         for (note_id, path, score, marks, tier), text in zip(found, texts, strict=True)
     ]
 
@@ -177,8 +190,21 @@ def _coverage(
     note_ids: list[int],
     holding: Counted | None = None,
 ) -> dict[int, float]:
-    """The share of the query's content terms each note holds: one FTS5 query per term,
-    limited to the notes asked about (the any-word pass's, at most ``depth``).
+    """The share of the query's content terms each note holds (:func:`_held_parts`)."""
+    share = len(query.content_parts()) or 1
+    held = _held_parts(conn, query, note_ids, holding)
+    return {note_id: len(parts) / share for note_id, parts in held.items()}
+
+
+def _held_parts(
+    conn: sqlite3.Connection,
+    query: Query,
+    note_ids: list[int],
+    holding: Counted | None = None,
+) -> dict[int, tuple[int, ...]]:
+    """The query's content terms each note holds, as indexes into its content parts: one
+    FTS5 query per term, limited to the notes asked about (the any-word pass's, at most
+    ``depth``).
 
     A term in few notes is read whole, its matches filtered (``+rowid``: as a rowid
     constraint FTS5 would look the term up once per note); a term known (``holding``) to be
@@ -189,17 +215,17 @@ def _coverage(
     parts = query.content_parts()
     if not note_ids or not parts:
         return {}
-    held = dict.fromkeys(note_ids, 0)
+    held: dict[int, list[int]] = {note_id: [] for note_id in note_ids}
     marks = ",".join("?" * len(note_ids))
-    for part in parts:
+    for index, part in enumerate(parts):
         notes = holding.known(part) if holding else None
         column = "rowid" if (notes or 0) > LOOKUP_PER_NOTE * len(note_ids) else "+rowid"
         for (note_id,) in conn.execute(
             f"SELECT rowid FROM notes_fts WHERE notes_fts MATCH ? AND {column} IN ({marks})",
             (part, *note_ids),
         ):
-            held[int(note_id)] += 1
-    return {note_id: count / len(parts) for note_id, count in held.items()}
+            held[int(note_id)].append(index)
+    return {note_id: tuple(indexes) for note_id, indexes in held.items()}
 
 
 #: Matches of a term per note asked about above which :func:`_coverage` looks the notes up
