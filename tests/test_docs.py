@@ -1,5 +1,6 @@
 """The README and docs/ stay true: every link leads somewhere; every command, every option of
-every command, every search setting, preset, MCP tool and environment variable is documented."""
+every command, every search setting, preset, MCP tool and environment variable is documented; the
+README stays short and starts with the two set-up commands CI runs."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ README = ROOT / "README.md"
 COMMANDS_PAGE = ROOT / "docs" / "commands.md"
 #: Where a user finds what the program does: the README and docs/.
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+#: The README is for users: what the program is, how to run it, where to look next.
+README_MAX_LINES = 350
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _HEADING = re.compile(r"^#+ (.+)$", re.MULTILINE)
 _ANCHOR = re.compile(r'<a id="([^"]+)"></a>')
@@ -159,3 +162,38 @@ def test_every_environment_variable_is_documented(variable: str) -> None:
 
 def test_the_program_reads_environment_variables() -> None:
     assert {"VAULT_EXPLORER_DATA", "VAULT_EXPLORER_MODEL"} <= set(environment_variables())
+
+
+def test_the_readme_is_short() -> None:
+    lines = README.read_text(encoding="utf-8").count("\n")
+    assert lines <= README_MAX_LINES, f"README.md has {lines} lines: move detail to docs/"
+
+
+def readme_commands() -> list[str]:
+    """The commands of the README's first code block, without their comments."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"```bash\n(.*?)```", text, re.S)
+    assert block, "the README starts with a bash block"
+    assert not text[: block.start()].replace("# Vault Explorer", "").strip(), (
+        "the README starts with the two set-up commands"
+    )
+    return [line.split("  #", 1)[0].strip() for line in block.group(1).splitlines()]
+
+
+def test_the_readme_starts_with_the_two_set_up_commands() -> None:
+    run, test = readme_commands()
+    assert run.endswith("&& vault-explorer"), run
+    assert test.endswith("&& python -m pytest"), test
+
+
+def test_ci_runs_the_readme_s_test_command() -> None:
+    """.ci/run runs the README's test command, on the line after its marker."""
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    marker = next(i for i, line in enumerate(ci) if "keep the two in step" in line)
+    assert ci[marker + 1].strip() == readme_commands()[1]
+
+
+def test_the_readme_s_figures_are_dated() -> None:
+    figures = section(README, "Figures")
+    assert "| fts | semantic | **hybrid** |" in figures
+    assert re.search(r"\(20\d\d-\d\d-\d\d\)", figures), "say when the figures were measured"
