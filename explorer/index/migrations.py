@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from explorer.index.text import INVISIBLE
 
-#: Tokenizer of the FTS5 table; see README "How the ranking works" for the measurement behind it.
+#: Tokenizer of the FTS5 table; the measurement behind it is in
+#: docs/figures.md ("Choices measured the same way").
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
 
 
