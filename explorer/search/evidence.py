@@ -42,8 +42,8 @@ class Calibration:
 
     cos_low: float = 0.0
     cos_high: float = 0.8
-    z_low: float = 1.0
-    z_high: float = 4.0
+    z_low: float = 0.5
+    z_high: float = 3.0
     #: Evidence of a note found by each lexical pass before coverage and bm25 (phrase, all
     #: words, any word).
     passes: tuple[float, float, float] = (1.0, 0.9, 0.9)
@@ -54,7 +54,7 @@ class Calibration:
     #: Coverage weighs each content word by its idf in the vault raised to this power (0: every
     #: word alike, the plain share), so that holding the words in a third of the notes is weak
     #: evidence and holding the rare ones strong (:func:`weighted_coverage`).
-    rarity: float = 0.0
+    rarity: float = 0.5
     #: Whether a content word no note holds counts in the whole coverage is a share of.
     absent_terms: bool = True
     #: The fused score a query's best hit needs for a close match.

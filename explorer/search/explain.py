@@ -33,6 +33,7 @@ from explorer.search.hybrid import (
     evidence_lists,
     fuse_lists,
     is_demoted,
+    lexical_coverage,
 )
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.notes_lookup import indexed_id
@@ -163,6 +164,9 @@ class EvidencePlace:
     close_match: bool | None  # whether any note of the query reaches the bar (None: not judged)
     #: The query's cosines do not spread over the vault (:attr:`CosineSpread.flat`).
     flat: bool = False
+    #: The coverage the evidence reads: each content word weighed by its rarity in the vault
+    #: (:func:`explorer.search.hybrid.lexical_coverage`); None where the note holds every word.
+    weighted: float | None = None
     code: str = "evidence"
 
 
@@ -268,6 +272,7 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
     return EvidencePlace(
         lexical=mine.get("fts"),
         coverage=candidates.lexical_coverage.get(path, 1.0) if in_lexical else None,
+        weighted=lexical_coverage(candidates).get(path) if in_lexical else None,
         vector=mine.get("vector"),
         sigmas=spread.sigmas(cosine) if spread is not None and cosine is not None else None,
         mean=spread.mean if spread is not None else None,

@@ -11,10 +11,12 @@ in :data:`PARAMETERS`.
 Why the defaults are what they are: the ``calibrated`` fusion (:mod:`explorer.search.evidence`)
 turns each list's scores into evidence that means the same across queries (a cosine measured
 against this query's spread over the vault, a lexical hit by its pass and its coverage of the
-query's words) and fuses it as a noisy-OR, so a weak match stays weak and "no close match" can
-be said.  Its constants and the lexical weight 0.8 were chosen on the dev halves of three judged
-sets (the sample vault's questions, the tldr questions, SciFact train's claims) and are
-reported on their test halves (README "Figures"; ``benchmarks/calibrate.py``).  No similarity
+query's words, each word weighed by its rarity in the vault) and fuses it as a noisy-OR, so a
+weak match stays weak and "no close match" can be said.  Its constants and the lexical weight
+0.7 were chosen on the dev halves of four judged sets (the sample vault's questions, the tldr
+questions, SciFact train's claims, the Anki manual's natural questions) by the worst margin over
+the better of each set's single lists and the ``convex`` preset, and are reported on their test
+halves (docs/figures.md; ``benchmarks/calibrate.py report --choose``).  No similarity
 floor: the evidence of a lukewarm cosine is small already.  ``k`` is RRF's and unused by the
 other methods.  The previous default (convex, 0.3 / 0.7, relative floor 0.8) is the ``convex``
 preset; the seed's ranking the ``seed`` preset.
@@ -53,7 +55,7 @@ class SearchOptions:
     mode: str = "hybrid"
     fusion: str = "calibrated"
     k: float = DEFAULT_K
-    w_fts: float = 0.8
+    w_fts: float = 0.7
     w_vec: float = 1.0
     depth: int = 50
     min_sim: float = 0.0
