@@ -46,12 +46,21 @@ def lexical_evidence_text(hit: Hit, content_words: int) -> str | None:
         if content_words > 0:
             held = round(hit.coverage * content_words)
             noun = "content word" if content_words == 1 else "content words"
-            parts.append(f"holds {held} of {content_words} {noun}")
+            parts.append(f"holds {held} of {content_words} {noun}" + _weight(hit))
         else:
-            parts.append(f"holds {100 * hit.coverage:.0f}% of the content words")
+            parts.append(f"holds {100 * hit.coverage:.0f}% of the content words" + _weight(hit))
     if hit.fts_score is not None:
         parts.append(f"bm25 {hit.fts_score:.4f}")
     return ", ".join(parts) + _evidence(hit, "fts", "lexical")
+
+
+def _weight(hit: Hit) -> str:
+    """`` (48% of their weight)`` when rarity weighs the words the note holds otherwise than
+    their count (:attr:`Hit.weighted_coverage`)."""
+    share, weighted = hit.coverage, hit.weighted_coverage
+    if share is None or weighted is None or abs(weighted - share) < 0.005:
+        return ""
+    return f" ({100 * weighted:.0f}% of their weight)"
 
 
 def _evidence(hit: Hit, name: str, label: str) -> str:

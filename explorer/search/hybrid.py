@@ -156,6 +156,9 @@ class Hit:
     vector_sigmas: float | None = None
     #: The share of the query's content words it holds (lexical hits only).
     coverage: float | None = None
+    #: That share with each word weighed by its rarity in the vault: what the lexical evidence
+    #: reads (:func:`lexical_coverage`; lexical hits only).
+    weighted_coverage: float | None = None
     #: The best chunk's number in the note, and the note's second-best chunk.
     best_chunk_seq: int | None = None
     runner_up_chunk: ChunkScore | None = None
@@ -182,6 +185,9 @@ class Hit:
             "evidence": {name: round(value, 5) for name, value in self.evidence.items()},
             "vectorSigmas": None if self.vector_sigmas is None else round(self.vector_sigmas, 3),
             "coverage": None if self.coverage is None else round(self.coverage, 3),
+            "weightedCoverage": (
+                None if self.weighted_coverage is None else round(self.weighted_coverage, 3)
+            ),
             "demoted": DEMOTED_STATUS if self.demoted else None,
             "bestChunk": self._best_chunk_json(),
             "runnerUpChunk": (
@@ -567,6 +573,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     )
     # Hits (and snippets, the costly part) are made only for what is shown.
     marked = _marked_words(candidates.query)
+    weighted = lexical_coverage(candidates)
     hits = []
     for item in fused[: options.limit]:
         lex = lex_by_path.get(item.id) if "fts" in lists else None
@@ -589,6 +596,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 vec.chunk if vec else None,
                 strength.get(item.id, {}),
                 vec,
+                weighted,
             )
         )
     stages = dict(candidates.stages)
@@ -819,6 +827,7 @@ def _hit(
     chunk: tuple[int, int] | None,
     strength: dict[str, float] | None = None,
     vec: VectorCandidate | None = None,
+    weighted: Mapping[str, float] | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
@@ -843,6 +852,7 @@ def _hit(
             spread.sigmas(vector_score) if spread is not None and vector_score is not None else None
         ),
         coverage=candidates.lexical_coverage.get(path, 1.0) if tier is not None else None,
+        weighted_coverage=(weighted or {}).get(path, 1.0) if tier is not None else None,
         best_chunk_seq=vec.seq if vec is not None else None,
         runner_up_chunk=vec.runner_up if vec is not None else None,
     )

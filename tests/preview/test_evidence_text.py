@@ -58,6 +58,12 @@ def test_each_lists_evidence_is_said_with_its_numbers() -> None:
     assert lexical_evidence_text(hit, 0) == (
         "any word pass, holds 67% of the content words, bm25 4.7528 → lexical evidence 0.46488"
     )
+    rare = both(weighted_coverage=0.4)  # the two words it holds are the vault's common ones
+    assert lexical_evidence_text(rare, 3) == (
+        "any word pass, holds 2 of 3 content words (40% of their weight), bm25 4.7528"
+        " → lexical evidence 0.46488"
+    )
+    assert lexical_evidence_text(both(weighted_coverage=0.668), 3) == lexical_evidence_text(hit, 3)
     below = both(vector_score=0.05, vector_sigmas=SPREAD.sigmas(0.05), evidence={})
     assert vector_evidence_text(below, SPREAD) == (
         "cosine 0.0500, 0.8 σ below this query's vault mean 0.128"

@@ -150,9 +150,13 @@ def test_the_case_is_what_issue_33_describes(
 def test_the_default_keeps_the_vector_lists_first(
     manual: Searcher, query: str, target: str, decoy: str
 ) -> None:
-    first = _first(manual, query, SearchOptions())
+    hits = manual.search(query, SearchOptions()).hits
+    first = [h.path for h in hits[:3]]
     assert first[0] == target, first
     assert decoy in first  # still listed: weak evidence, not none
+    held = next(h for h in hits if h.path == decoy)
+    assert held.coverage is not None and held.weighted_coverage is not None
+    assert held.weighted_coverage < held.coverage  # it holds the common words
 
 
 @pytest.mark.parametrize(("query", "target", "decoy"), CASES)
