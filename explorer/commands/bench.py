@@ -73,6 +73,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="edits timed by --freshness (default 20)",
     )
     p.add_argument(
+        "--while-embedding",
+        action="store_true",
+        help="also time question embeddings while the vault's chunks embed in the background, "
+        "and the background throughput that costs",
+    )
+    p.add_argument(
         "--keep",
         action="store_true",
         help="keep the generated vault and its index (printed) instead of deleting",
@@ -91,6 +97,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         freshness=args.freshness,
         freshness_samples=args.freshness_samples,
         keep=args.keep,
+        while_embedding=args.while_embedding,
     )
     try:
         result = run_bench(settings, args.data_dir, args.model)

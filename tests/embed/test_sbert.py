@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import socket
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -168,3 +169,39 @@ def test_batches_go_longest_first_within_the_word_piece_budget(
     alone = np.vstack([fp32_embedder.embed([text]) for text in texts])
     assert np.allclose(vectors, alone, atol=1e-5)
     assert embedder.embed([]).shape == (0, embedder.dimension)
+
+
+@pytest.mark.model
+def test_a_question_is_embedded_while_passages_are_and_both_come_out_right(
+    fp32_embedder: SentenceTransformerEmbedder,
+) -> None:
+    """A question asked while a long run of passages embeds is answered before the run ends
+    (it waits for one small batch, not the run), and neither result is disturbed."""
+    passages = [f"note {i}: a line about topic {i % 7}" for i in range(600)]
+    small = SentenceTransformerEmbedder(resolve_model(None), precision="fp32", passage_tokens=64)
+    started, finished = threading.Event(), threading.Event()
+    gate = small._gate
+    real_turn = gate.turn
+
+    def turn(*, query: bool) -> Any:
+        if not query:
+            started.set()
+        return real_turn(query=query)
+
+    gate.turn = turn  # type: ignore[method-assign]
+    out: dict[str, Any] = {}
+
+    def background() -> None:
+        out["passages"] = small.embed(passages)
+        finished.set()
+
+    thread = threading.Thread(target=background)
+    thread.start()
+    started.wait()
+    question = small.embed_query(["how do I clear the screen"])
+    answered_before_the_run_ended = not finished.is_set()
+    thread.join()
+    assert answered_before_the_run_ended
+    alone = fp32_embedder.embed_query(["how do I clear the screen"])
+    assert np.allclose(question, alone, atol=1e-5)
+    assert np.allclose(out["passages"][:5], fp32_embedder.embed(passages[:5]), atol=1e-5)
