@@ -195,16 +195,13 @@ class MainWindow(QMainWindow):
         self.compare_bar.pinRequested.connect(self.pin_baseline)
         self.compare_bar.unpinRequested.connect(self.unpin_baseline)
         self.compare_bar.pairRequested.connect(self.compare_pair)
-        # The summary sits by the mode switch: the fusion row is the window's widest, and a
-        # laptop's 1366 px must hold it beside the Around dock.
+        # The summary sits by the mode switch: the fusion row is the window's widest (it wraps
+        # onto two lines on a narrow window rather than widen the window's minimum).
         search_row = QHBoxLayout()
         search_row.setSpacing(10)
         search_row.addWidget(self.search_bar, 1)
         search_row.addWidget(self.summary)
-        fusion_row = QHBoxLayout()
-        fusion_row.addWidget(self.fusion)
-        fusion_row.addWidget(self.compare_bar.pin_button)
-        fusion_row.addStretch(1)
+        self.fusion.append(self.compare_bar.pin_button)  # wraps with the controls
 
         self.banner = Banner(central)
 
@@ -258,7 +255,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(8, 8, 8, 4)
         layout.setSpacing(6)
         layout.addLayout(search_row)
-        layout.addLayout(fusion_row)
+        layout.addWidget(self.fusion)
         layout.addWidget(self.banner)
         layout.addWidget(self.compare_bar)
         layout.addWidget(self.splitter, 1)

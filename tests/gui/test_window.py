@@ -8,12 +8,13 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QRect, Qt, QUrl
-from PySide6.QtGui import QGuiApplication, QTextCursor
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtCore import QRect, QSize, Qt, QUrl
+from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QApplication, QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
@@ -23,6 +24,9 @@ from explorer.gui.main_window import WANTED_SIZE, MainWindow
 from explorer.gui.placement import FRAME_GUESS, first_geometry
 from explorer.gui.results_model import Column, Role
 from explorer.gui.settings import Settings
+from explorer.index.migrations import LATEST_VERSION
+from explorer.index.status import IndexReport
+from explorer.live import Health
 from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
     SAFETY_MS,
@@ -696,3 +700,69 @@ def test_the_first_window_is_placed_on_the_screen_it_opens_on(
     frame = window.frameGeometry()
     assert available.top() <= frame.top() and frame.bottom() <= available.bottom()
     assert available.left() <= frame.left()
+
+
+@pytest.fixture(params=[0, 11], ids=["default-font", "11pt-font"])
+def app_font(qapp: QApplication, request: pytest.FixtureRequest) -> Iterator[QFont]:
+    """The application's font, or one of a desktop's larger sizes (restored after the test)."""
+    before = QFont(qapp.font())
+    if request.param:
+        qapp.setFont(QFont(before.family(), request.param))
+    yield qapp.font()
+    qapp.setFont(before)
+
+
+def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
+    qtbot: QtBot, gui_settings: Settings, app_font: QFont
+) -> None:
+    """The fusion controls in one line made the minimum 1267 pixels wide with the default
+    font, and wider than 1280 with a desktop's 11 pt: they wrap now, and the status bar's
+    labels elide (their minimum is a few characters)."""
+    window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=gui_settings)
+    qtbot.addWidget(window)
+    assert window.font().pointSize() == app_font.pointSize()
+    report = IndexReport(
+        vault="/v",
+        database="/d",
+        database_bytes=0,
+        schema_version=LATEST_VERSION,
+        tokenizer="",
+        notes=123_456,
+        chunks=100,
+        model="all-MiniLM-L6-v2",
+        vectors=1_234_567,
+        pending_embeddings=123_456,
+        languages={"de": 72, "en": 28},
+    )
+    status = window.index_status
+    status.show_health(
+        Health("/v", "/d", index=report), "model: paraphrase-multilingual-MiniLM-L12-v2 (loading…)"
+    )
+    status.show_progress("Embedding", 1204, 9870, 14.0)
+    window.quality.show()
+    window.distributions.show()
+    window.show()
+    qtbot.waitExposed(window)
+    room = QSize(1280, 720).shrunkBy(FRAME_GUESS)
+    minimum = window.minimumSizeHint()
+    assert minimum.width() <= room.width() and minimum.height() <= room.height(), minimum
+    assert window.centralWidget().minimumSizeHint().width() <= room.width()
+
+    window.resize(room)
+    field = window.search_field
+
+    def fitted() -> None:
+        assert window.size() == room
+        assert status.languages.elided  # the line gives way; the link is whole
+        assert status.languages.shown_text().endswith(
+            '<a href="multilingual-e5-small">use multilingual-e5-small…</a>'
+        )
+        assert field.fontMetrics().horizontalAdvance(field.placeholderText()) < field.width()
+        assert field.placeholderText().startswith("Search notes — words")
+
+    qtbot.waitUntil(fitted)
+    assert window.statusBar().geometry().bottom() < window.height()
+    # Nothing in the status bar ran past its right edge.
+    bar = window.statusBar()
+    right = max(w.geometry().right() for w in (status.counts, status.languages, status.watcher))
+    assert status.mapTo(bar, status.rect().topLeft()).x() + right <= bar.width()
