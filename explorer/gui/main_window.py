@@ -779,7 +779,7 @@ class MainWindow(QMainWindow):
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
         if self.placed is not None:
-            QTimer.singleShot(0, self._keep_on_screen)
+            QTimer.singleShot(0, self, self._keep_on_screen)  # not after the window is gone
 
     def _keep_on_screen(self) -> None:
         """Once shown, with the frame the platform reports (only guessed before): a window still
