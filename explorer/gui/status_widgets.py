@@ -353,7 +353,9 @@ class ElidedLabel(QLabel):
         else:
             shown = self._text  # not laid out yet: its width means nothing
         self.elided = shown != self._text
-        super().setText(self._compose(shown))
+        text = self._compose(shown)
+        if text != super().text():  # (every resize comes here: no relayout for nothing)
+            super().setText(text)
         self._apply_tip()
 
     def _apply_tip(self) -> None:
@@ -361,7 +363,9 @@ class ElidedLabel(QLabel):
         if self._tip:
             parts.append(self._tip)
         tip = "<br>".join(html.escape(p) for p in parts)
-        super().setToolTip(f"<p>{tip}</p>" if tip else "")
+        tip = f"<p>{tip}</p>" if tip else ""
+        if tip != self.toolTip():
+            super().setToolTip(tip)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
