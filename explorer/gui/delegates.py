@@ -5,7 +5,8 @@ The delegate reads each cell's text, tint and colour from the model's cache in o
 instead of letting ``initStyleOption`` ask the model for eight roles one by one: a repaint of
 the table is then a few hundred cheap calls, not two thousand, which matters while the
 background threads compete for the interpreter.  The background (tint or selection) is drawn
-by the style, like any item view cell; the text is elided per column (paths in the middle).
+by the style, like any item view cell; the text is elided per column (:func:`elide_mode`: a path
+from the left, so its file name stays whole; its tooltip holds all of it).
 
 The bar's full width is the top hit's fused score, so rows compare at a glance; the blue part is
 the lexical contribution, the amber part the vector contribution (the same colours as the row
@@ -15,7 +16,7 @@ tints and the legend), faded like the rows' tints when no hit is a close match.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QPainter, QPalette
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QStyle,
@@ -31,6 +32,17 @@ Index = QModelIndex | QPersistentModelIndex
 BAR_HEIGHT = 8
 BAR_MARGIN = 6
 TEXT_MARGIN = 5
+
+
+def elide_mode(column: int) -> Qt.TextElideMode:
+    """Where a cell's text too long for its column is cut: a path at its start ("…/end.md",
+    the note's file name is what tells notes apart), any other text at its end."""
+    return Qt.TextElideMode.ElideLeft if column == Column.PATH else Qt.TextElideMode.ElideRight
+
+
+def elided(text: str, column: int, metrics: QFontMetrics, width: int) -> str:
+    """``text`` as a cell of ``column`` ``width`` pixels wide shows it."""
+    return metrics.elidedText(text, elide_mode(column), width)
 
 
 class ResultsDelegate(QStyledItemDelegate):
@@ -78,10 +90,7 @@ class ResultsDelegate(QStyledItemDelegate):
         else:
             painter.setPen(colour or palette.color(QPalette.ColorRole.Text))
         inner = rect.adjusted(TEXT_MARGIN, 0, -TEXT_MARGIN, 0)
-        mode = (
-            Qt.TextElideMode.ElideMiddle if column == Column.PATH else Qt.TextElideMode.ElideRight
-        )
-        shown = opt.fontMetrics.elidedText(text, mode, inner.width())
+        shown = elided(text, column, opt.fontMetrics, inner.width())
         painter.drawText(inner, alignment(column), shown)
         painter.restore()
 

@@ -3,7 +3,8 @@
 They edit the ranking part of a :class:`SearchOptions` (the mode is the search bar's).  Every
 change emits ``changed`` at once (the window re-fuses the cached lists, no new query); "Reset"
 goes back to the defaults.  A control the chosen method ignores is greyed, and its tooltip
-says why (:func:`ignored`): k means something only to RRF.
+says why (:func:`ignored`): k means something only to RRF.  The row wraps onto a second line on a
+narrow window (:class:`~explorer.gui.flow_layout.FlowLayout`), each caption with its box.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.gui.flow_layout import FlowLayout
 from explorer.search.options import (
     CALIBRATED_MAX_WEIGHT,
     FUSION_METHODS,
@@ -124,9 +126,7 @@ class FusionControls(QWidget):
             action.triggered.connect(lambda _=False, c=chosen: self.apply_preset(c))
         menu.setToolTipsVisible(True)
         self.preset_button.setMenu(menu)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(6)
+        self.flow = FlowLayout(self, spacing=10)
         for label, widget in (
             ("fusion", self.method_box),
             ("k", self.k_box),
@@ -136,12 +136,18 @@ class FusionControls(QWidget):
             ("min-sim", self.min_sim_box),
             ("min-rel", self.min_rel_box),
         ):
-            caption = QLabel(label, self)
+            pair = QWidget(self)
+            caption = QLabel(label, pair)
             caption.setBuddy(widget)
-            layout.addWidget(caption)
-            layout.addWidget(widget)
-        layout.addWidget(self.preset_button)
-        layout.addWidget(self.reset_button)
+            widget.setParent(pair)
+            pair_layout = QHBoxLayout(pair)
+            pair_layout.setContentsMargins(0, 0, 0, 0)
+            pair_layout.setSpacing(4)
+            pair_layout.addWidget(caption)
+            pair_layout.addWidget(widget)
+            self.flow.addWidget(pair)
+        self.flow.addWidget(self.preset_button)
+        self.flow.addWidget(self.reset_button)
         self._quiet = False
         self.set_options(DEFAULTS)
         self.method_box.currentIndexChanged.connect(self._emit)
@@ -149,6 +155,11 @@ class FusionControls(QWidget):
             box.valueChanged.connect(self._emit)
         for dbox in (self.w_fts_box, self.w_vec_box, self.min_sim_box, self.min_rel_box):
             dbox.valueChanged.connect(self._emit)
+
+    def append(self, widget: QWidget) -> None:
+        """Put ``widget`` at the end of the row (it wraps with the controls)."""
+        widget.setParent(self)
+        self.flow.addWidget(widget)
 
     def _weight(self, tip: str) -> QDoubleSpinBox:
         box = QDoubleSpinBox(self)

@@ -23,8 +23,12 @@ from typing import Any
 from PySide6.QtCore import (
     QEvent,
     QItemSelection,
+    QMargins,
     QModelIndex,
+    QRect,
+    QSize,
     Qt,
+    QTimer,
     QUrl,
     Signal,
 )
@@ -35,6 +39,7 @@ from PySide6.QtGui import (
     QIcon,
     QKeySequence,
     QShortcut,
+    QShowEvent,
 )
 from PySide6.QtWidgets import (
     QApplication,
@@ -58,6 +63,7 @@ from explorer.gui.fusion_controls import FusionControls
 from explorer.gui.menus import build_menus
 from explorer.gui.model_bridge import ModelBridge
 from explorer.gui.model_menu import ModelMenu
+from explorer.gui.placement import FRAME_GUESS, first_geometry, fit_rect, fits
 from explorer.gui.preview import PreviewPane
 from explorer.gui.quality_panel import QualityPanel
 from explorer.gui.resources import icon_path, sample_vault
@@ -102,6 +108,8 @@ from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
 RESULT_LIMIT = 100
+#: The size the first window would like: shrunk to the screen's available area when larger.
+WANTED_SIZE = QSize(1360, 820)
 
 
 class MainWindow(QMainWindow):
@@ -138,6 +146,9 @@ class MainWindow(QMainWindow):
         self.skipped_dialog: SkippedDialog | None = None
         self.tune_panel: SweepPanel | None = None  # View ▸ Tune on Judgments…, of one vault
         self.why_not: WhyNotDialog | None = None  # Search ▸ Why Not This Note…, of one vault
+        #: The geometry the window was placed at (first size or restored, fitted to the
+        #: screen), until it is shown and its real frame checked (:meth:`_keep_on_screen`).
+        self.placed: QRect | None = None
 
         self.setWindowTitle("Vault Explorer")
         if icon_path().exists():
@@ -151,6 +162,7 @@ class MainWindow(QMainWindow):
         self.stall = StallMonitor(self)
         if stall_monitor:
             self.stall.start()
+        self._place_on_screen()
         self._restore_settings()
         # The model's state is reported when it changes (on the loader's thread, queued here).
         self.model_bridge = ModelBridge(self.provider, self)
@@ -183,16 +195,13 @@ class MainWindow(QMainWindow):
         self.compare_bar.pinRequested.connect(self.pin_baseline)
         self.compare_bar.unpinRequested.connect(self.unpin_baseline)
         self.compare_bar.pairRequested.connect(self.compare_pair)
-        # The summary sits by the mode switch: the fusion row is the window's widest, and a
-        # laptop's 1366 px must hold it beside the Around dock.
+        # The summary sits by the mode switch: the fusion row is the window's widest (it wraps
+        # onto two lines on a narrow window rather than widen the window's minimum).
         search_row = QHBoxLayout()
         search_row.setSpacing(10)
         search_row.addWidget(self.search_bar, 1)
         search_row.addWidget(self.summary)
-        fusion_row = QHBoxLayout()
-        fusion_row.addWidget(self.fusion)
-        fusion_row.addWidget(self.compare_bar.pin_button)
-        fusion_row.addStretch(1)
+        self.fusion.append(self.compare_bar.pin_button)  # wraps with the controls
 
         self.banner = Banner(central)
 
@@ -246,7 +255,7 @@ class MainWindow(QMainWindow):
         layout.setContentsMargins(8, 8, 8, 4)
         layout.setSpacing(6)
         layout.addLayout(search_row)
-        layout.addLayout(fusion_row)
+        layout.addWidget(self.fusion)
         layout.addWidget(self.banner)
         layout.addWidget(self.compare_bar)
         layout.addWidget(self.splitter, 1)
@@ -267,7 +276,7 @@ class MainWindow(QMainWindow):
 
         self.index_status = IndexStatus(self.statusBar())
         self.index_status.skippedClicked.connect(self.show_skipped)
-        self.resize(1360, 820)
+        self.resize(WANTED_SIZE)
         self.splitter.setSizes([760, 420])
         self.resizeDocks([self.around], [300], Qt.Orientation.Horizontal)
 
@@ -278,6 +287,27 @@ class MainWindow(QMainWindow):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
             shortcut.activated.connect(lambda m=mode: self.set_mode(m))
 
+    def _place_on_screen(self) -> None:
+        """The first size: :data:`WANTED_SIZE` at most the available area of the screen the
+        window opens on (room kept for a frame not known yet), centred there."""
+        self.ensurePolished()  # the stylesheet's sizes count in the minimum
+        available = self.screen().availableGeometry()
+        self.placed = first_geometry(WANTED_SIZE, available, FRAME_GUESS, self.minimumSizeHint())
+        self.setGeometry(self.placed)
+
+    def _fit_restored(self) -> None:
+        """A restored geometry that is not within its screen's available area (saved on a
+        larger screen, or one no longer there) is shrunk and moved onto it."""
+        if self.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
+            self.placed = None  # the window manager sizes it
+            return
+        geometry = self.geometry()
+        available = self.screen().availableGeometry()
+        if not fits(geometry, available):
+            geometry = fit_rect(geometry, available, FRAME_GUESS, self.minimumSizeHint())
+            self.setGeometry(geometry)
+        self.placed = geometry
+
     def _restore_settings(self) -> None:
         s = self.settings
         for option, restore in (
@@ -286,8 +316,8 @@ class MainWindow(QMainWindow):
             (opt.HEADER, self.table.restore_header),
         ):
             state = s.get(option)
-            if not state.isEmpty():
-                restore(state)
+            if not state.isEmpty() and restore(state) and option is opt.GEOMETRY:
+                self._fit_restored()
         options = s.search_options()
         for notice in s.notices:  # a bad saved value: its default, and one line saying so
             print(f"vault-explorer: {safe_text(notice)}", file=sys.stderr)
@@ -745,6 +775,31 @@ class MainWindow(QMainWindow):
         self.preview.refresh()
 
     # ================================================================== events
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.placed is not None:
+            QTimer.singleShot(0, self, self._keep_on_screen)  # not after the window is gone
+
+    def _keep_on_screen(self) -> None:
+        """Once shown, with the frame the platform reports (only guessed before): a window still
+        at the size it was placed at that runs off the screen's available area is fitted onto
+        it.  A size set since (``--screenshot``'s, a test's) is left alone."""
+        placed, self.placed = self.placed, None
+        if placed is None or self.size() != placed.size() or not self.isVisible():
+            return
+        if self.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
+            return
+        geometry, outer = self.geometry(), self.frameGeometry()
+        frame = QMargins(
+            geometry.left() - outer.left(),
+            geometry.top() - outer.top(),
+            outer.right() - geometry.right(),
+            outer.bottom() - geometry.bottom(),
+        )
+        available = self.screen().availableGeometry()
+        if not fits(geometry, available, frame):
+            self.setGeometry(fit_rect(geometry, available, frame, self.minimumSizeHint()))
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)

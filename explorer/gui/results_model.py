@@ -519,7 +519,11 @@ class ResultsModel(QAbstractTableModel):
                 f"lexical {lexical:.5f} ({100 * lexical / total:.0f}%) · "
                 f"vector {vector:.5f} ({100 * vector / total:.0f}%) · fused {total:.5f}"
             )
-        if col in (Column.TITLE, Column.PATH) and hit.snippet:
+        if col == Column.PATH:  # the cell elides it from the left: all of it, then the passage
+            path = f"<nobr>{html.escape(safe_text(hit.path))}</nobr>"
+            snippet = self._tooltip(hit, Column.TITLE)
+            return f"{path}<br>{snippet}" if snippet else path
+        if col == Column.TITLE and hit.snippet:
             found = {
                 "both": "found by both lists",
                 "fts": "found by the lexical list only",

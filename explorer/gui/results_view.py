@@ -1,10 +1,11 @@
 """The results table view: columns sized for numbers, the share bar, keyboard actions.
 
 The title takes the room the other columns leave (at least :data:`TITLE_CHARS` characters) and
-the path shares it down to :data:`PATH_CHARS` (elided in the middle); on a window too narrow for
-that, the two contribution columns step aside (their numbers are in the Share column's tooltip
-and the explain block) and come back when there is room, so the share bar is always in view
-without a horizontal scroll bar.  A path width the reader chose (dragging the column's edge) is
+the path shares it down to :data:`PATH_CHARS` (elided from the left, so the file name stays
+whole; the tooltip holds all of it); on a window too narrow for that, the two contribution
+columns step aside (their numbers are in the Share column's tooltip and the explain block) and
+come back when there is room, so the share bar is always in view without a horizontal scroll
+bar.  A path width the reader chose (dragging the column's edge) is
 theirs: kept as it is, and saved with the header (:meth:`ResultsView.header_state`).
 
 Enter (or a double click) asks to open the note; Ctrl+C asks to copy its path (instead of the
@@ -42,7 +43,7 @@ Index = QModelIndex | QPersistentModelIndex
 SAMPLES = {
     Column.RANK: "100",
     Column.MOVE: "↑100",
-    Column.PATH: "dev/2024-06-review.md",  # elided in the middle; the title gets the room
+    Column.PATH: "dev/2024-06-review.md",  # elided from the left; the title gets the room
     Column.FUSED: "0.00000",
     Column.FTS_RANK: "100",
     Column.VEC_RANK: "100",
@@ -53,7 +54,7 @@ SAMPLES = {
 }
 #: The least room the title gets, in average characters, before columns step aside.
 TITLE_CHARS = 26
-#: The least room the path gets (elided in the middle) while the title needs more.
+#: The least room the path gets (elided from the left) while the title needs more.
 PATH_CHARS = 14
 #: Columns left out, all together, when the title would get less than :data:`TITLE_CHARS`.
 OPTIONAL = (Column.FTS_CONTRIB, Column.VEC_CONTRIB)

@@ -20,7 +20,18 @@ LABELS = {"hybrid": "Hybrid", "fts": "Lexical", "semantic": "Semantic"}
 MODE_BUTTONS = tuple(
     (mode, LABELS[mode]) for mode in sorted(MODES, key=lambda m: m != SearchOptions().mode)
 )
-PLACEHOLDER = 'Search notes — words, "a phrase", -exclude, a OR b, pre*, tag:name, path:folder/'
+#: The field's placeholders, longest first: it shows the longest its width holds whole (all of
+#: the syntax is in the tooltip and in Help ▸ Query Syntax).
+PLACEHOLDERS = (
+    'Search notes — words, "a phrase", -exclude, tag:name, path:folder/',
+    'Search notes — words, "a phrase", tag:name, path:folder/',
+    "Search notes — words, tag:name, path:folder/",
+    "Search notes",
+)
+TOOLTIP = (
+    'Words, "a phrase", -exclude, a OR b, pre*, tag:name, path:folder/, linkto:Note, '
+    "linkedfrom:Note (Help ▸ Query Syntax). Esc clears, ↓ goes to the results."
+)
 
 
 class SearchBar(QWidget):
@@ -38,7 +49,8 @@ class SearchBar(QWidget):
         self.debounce.timeout.connect(self.searchRequested)
         self.field = QLineEdit(self)
         self.field.setObjectName("search")
-        self.field.setPlaceholderText(PLACEHOLDER)
+        self.field.setPlaceholderText(PLACEHOLDERS[-1])
+        self.field.setToolTip(TOOLTIP)
         self.field.setClearButtonEnabled(True)
         self.field.textEdited.connect(lambda _: self.debounce.start())
         self.field.textChanged.connect(self._text_changed)
@@ -87,7 +99,21 @@ class SearchBar(QWidget):
         if not text and not self.debounce.isActive():
             self.debounce.start(0)  # cleared: the recent notes at once
 
+    def _fit_placeholder(self) -> None:
+        """The longest placeholder the field shows whole at its width, less the room of the
+        clear button (about the field's height) and of the frame and padding."""
+        field = self.field
+        room = field.width() - field.height() - 24
+        metrics = field.fontMetrics()
+        text = next(
+            (p for p in PLACEHOLDERS if metrics.horizontalAdvance(p) <= room), PLACEHOLDERS[-1]
+        )
+        if text != field.placeholderText():
+            field.setPlaceholderText(text)
+
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.field and event.type() in (QEvent.Type.Resize, QEvent.Type.FontChange):
+            self._fit_placeholder()
         if watched is self.field and isinstance(event, QKeyEvent):
             if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
                 self.field.clear()

@@ -5,7 +5,9 @@ The banner says, in words, why semantic search is not part of the result (still 
 model, a model that failed, embeddings pending), and what keeps the index from following the
 vault: the machine (a full disk, no permission, a locked database: what to do) or a bug.  The
 status bar shows the index health the live index reports: notes, vectors, pending embeddings,
-model, watcher state, and a progress bar with counts and rate while it indexes or embeds.  When no
+model, watcher state, and a progress bar with counts and rate while it indexes or embeds; a label
+with no room for its text elides it and shows all of it in its tooltip (:class:`ElidedLabel`), so
+the bar never widens the window nor cuts a word in half.  When no
 hit clears the calibrated bar (``SearchResponse.close_match`` is ``False``), one line over the
 results says so; the rows below it are muted (:mod:`explorer.gui.results_model`).
 """
@@ -14,8 +16,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap, QResizeEvent, QShowEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -255,6 +257,131 @@ def _swatch(size: int, colours: list[QColor], frame: QColor, width_factor: int =
     return pixmap
 
 
+class ElidedLabel(QLabel):
+    """A one-line label that elides its text at the right ("…") when it has less room than the
+    text needs, and then holds the whole text in its tooltip (before its own tip, if any).
+
+    Its minimum is a few characters, not the whole text, so a long line never widens the window;
+    its size hint is the whole text, so it has all of it when there is room.  A link after the
+    text (:meth:`set_content`) is never elided: the text before it is, and the link stays whole
+    and clickable.  :meth:`text` is the whole text as it reads with room (the link's HTML
+    included); :meth:`shown_text` is what is on screen.
+    """
+
+    SEPARATOR = " · "
+
+    def __init__(
+        self, parent: QWidget | None = None, least: tuple[str, ...] = ("72 % Ger…",)
+    ) -> None:
+        super().__init__(parent)
+        #: Its narrowest is the widest of these texts (beside its link): a layout short of room
+        #: takes as much from each label, so a short label keeps its few words whole by least
+        #: texts as long as they are, and the long line gives up the rest.
+        self.least = least
+        self._text = ""
+        self._link: tuple[str, str] | None = None  # href, its words
+        self._tip = ""
+        #: Whether the text on screen is cut short (its tooltip then holds all of it).
+        self.elided = False
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def setText(self, text: str) -> None:
+        self.set_content(text)
+
+    def set_content(self, text: str, link: tuple[str, str] | None = None) -> None:
+        """Show plain ``text``, then (``link``: href and words) a link after " · "."""
+        self._text, self._link = text, link
+        self.setTextFormat(Qt.TextFormat.RichText if link else Qt.TextFormat.PlainText)
+        self.updateGeometry()
+        self._lay_out()
+
+    def text(self) -> str:
+        return self._compose(self._text)
+
+    def shown_text(self) -> str:
+        """What the label shows now (elided or whole)."""
+        return super().text()
+
+    def full_text(self) -> str:
+        """The whole text in words (the link's words, not its HTML)."""
+        words = [self._text] if self._text else []
+        if self._link is not None:
+            words.append(self._link[1])
+        return self.SEPARATOR.join(words)
+
+    def setToolTip(self, tip: str) -> None:
+        self._tip = tip
+        self._apply_tip()
+
+    def tip(self) -> str:
+        """Its own tip, without the whole text an elided label adds."""
+        return self._tip
+
+    def _compose(self, text: str) -> str:
+        if self._link is None:
+            return text
+        href, words = self._link
+        head = html.escape(text) + self.SEPARATOR if text else ""
+        return f'{head}<a href="{html.escape(href)}">{html.escape(words)}</a>'
+
+    def _link_width(self) -> int:
+        if self._link is None:
+            return 0
+        return self.fontMetrics().horizontalAdvance(self.SEPARATOR + self._link[1]) + 2
+
+    def _extra(self) -> int:
+        margins = self.contentsMargins()
+        return margins.left() + margins.right() + 2 * self.margin() + 2
+
+    def sizeHint(self) -> QSize:
+        width = self.fontMetrics().horizontalAdvance(self.full_text()) + self._extra()
+        return QSize(width + (4 if self._link else 0), super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        hint = self.sizeHint()
+        metrics = self.fontMetrics()
+        least = max(metrics.horizontalAdvance(text) for text in self.least)
+        least += self._link_width() + self._extra()
+        return QSize(min(hint.width(), least), super().minimumSizeHint().height())
+
+    def _lay_out(self) -> None:
+        if self.isVisible():
+            room = self.contentsRect().width() - 2 * self.margin() - self._link_width()
+            shown = self.fontMetrics().elidedText(
+                self._text, Qt.TextElideMode.ElideRight, max(0, room)
+            )
+        else:
+            shown = self._text  # not laid out yet: its width means nothing
+        self.elided = shown != self._text
+        text = self._compose(shown)
+        if text != super().text():  # (every resize comes here: no relayout for nothing)
+            super().setText(text)
+        self._apply_tip()
+
+    def _apply_tip(self) -> None:
+        parts = [self.full_text()] if self.elided else []
+        if self._tip:
+            parts.append(self._tip)
+        tip = "<br>".join(html.escape(p) for p in parts)
+        tip = f"<p>{tip}</p>" if tip else ""
+        if tip != self.toolTip():
+            super().setToolTip(tip)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._lay_out()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._lay_out()
+
+    def changeEvent(self, event: QEvent) -> None:
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.updateGeometry()
+            self._lay_out()
+
+
 class IndexStatus(QWidget):
     """Permanent widgets of the status bar: counts, model, watcher, progress."""
 
@@ -267,19 +394,20 @@ class IndexStatus(QWidget):
         self.progress = QProgressBar(self)
         self.progress.setObjectName("indexProgress")
         self.progress.setMaximumWidth(320)
-        self.progress.setMinimumWidth(220)
+        self.progress.setMinimumWidth(180)
         self.progress.setTextVisible(True)
         self.progress.hide()
-        self.counts = QLabel(self)
+        # The languages line elides first (its stretch), then the others alike.
+        self.counts = ElidedLabel(self, least=("12,345 notes · 12,345 vecto…",))
         self.counts.setObjectName("indexCounts")
-        self.model = QLabel(self)
+        self.model = ElidedLabel(self, least=("model: all-MiniLM…",))
         self.model.setObjectName("modelState")
-        self.watcher = QLabel(self)
+        self.watcher = ElidedLabel(self, least=tuple(f"watcher: {s.value}" for s in WatcherState))
         self.watcher.setObjectName("watcherState")
-        #: The vault's languages and what the model reads of them (hidden until known).
-        self.languages = QLabel(self)
+        #: The vault's languages and what the model reads of them (hidden until known), and
+        #: the offer of a model that reads them: a link, kept whole when the line elides.
+        self.languages = ElidedLabel(self)
         self.languages.setObjectName("vaultLanguages")
-        self.languages.setTextFormat(Qt.TextFormat.RichText)
         self.languages.linkActivated.connect(self.modelOffered)
         self.languages.hide()
         #: The model the languages line offers (``None``: none).
@@ -295,7 +423,9 @@ class IndexStatus(QWidget):
         layout.setSpacing(12)
         widgets = (self.progress, self.counts, self.skipped, self.languages, self.model)
         for widget in (*widgets, self.watcher):
-            layout.addWidget(widget)
+            # Short of room for every text, a box layout takes a stretched item down to its
+            # minimum before it shrinks the others: the languages line elides first.
+            layout.addWidget(widget, 1 if widget is self.languages else 0)
         status_bar.addPermanentWidget(self)
 
     def follow(self, health: Health, model_text: str, *, settled: bool) -> None:
@@ -329,12 +459,12 @@ class IndexStatus(QWidget):
         index = health.index
         line = index.language_line if index is not None else None
         self.offered = offered_model(index.languages, index.model) if index is not None else None
-        text = html.escape(line or "")
         tip = "The languages of the notes, detected as they are indexed"
+        link = None
         if self.offered:
-            text += f' · <a href="{html.escape(self.offered)}">use {html.escape(self.offered)}…</a>'
+            link = (self.offered, f"use {self.offered}…")
             tip += f"; {self.offered} reads them (Search ▸ Meaning Model)"
-        self.languages.setText(text)
+        self.languages.set_content(line or "", link)
         self.languages.setToolTip(tip)
         self.languages.setVisible(bool(line))
         self.model.setText(model_text)
@@ -342,7 +472,7 @@ class IndexStatus(QWidget):
         state = watcher.state.value if watcher is not None else "starting"
         reason = watcher.reason if watcher is not None else None
         self.watcher.setText(f"watcher: {state}")
-        self.watcher.setToolTip(html.escape(safe_text(reason)) if reason else "")
+        self.watcher.setToolTip(safe_text(reason) if reason else "")
 
     def show_progress(self, label: str, done: int, total: int, rate: float = 0.0) -> None:
         if total <= 0:

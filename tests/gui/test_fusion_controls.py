@@ -84,3 +84,21 @@ def test_a_calibrated_weight_stops_at_1_where_rrf_s_goes_on(qtbot: QtBot) -> Non
     controls.options().validate()
     controls.w_fts_box.setValue(9.0)
     assert controls.options().w_fts == 1.0
+
+
+def test_the_controls_wrap_onto_two_lines_rather_than_widen_the_window(qtbot: QtBot) -> None:
+    controls = FusionControls()
+    qtbot.addWidget(controls)
+    wide = controls.sizeHint().width()
+    assert controls.minimumSizeHint().width() < wide // 4
+    controls.resize(wide, 40)
+    controls.show()
+    qtbot.waitExposed(controls)
+    assert len(controls.flow.lines(controls.width())) == 1
+    half = wide // 2 + 40
+    controls.resize(half, controls.heightForWidth(half))
+    qtbot.waitUntil(lambda: controls.width() == half)
+    assert len(controls.flow.lines(half)) == 2
+    for box in (controls.method_box, controls.min_rel_box, controls.reset_button):
+        corner = box.mapTo(controls, box.rect().bottomRight())
+        assert controls.rect().contains(corner)  # each one whole, on one of the two lines

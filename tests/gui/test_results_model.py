@@ -181,3 +181,25 @@ def test_muted_tints_stay_blue_and_amber_in_both_palettes() -> None:
             assert abs(quiet.lightness() - base.lightness()) < abs(
                 tint.lightness() - base.lightness()
             )
+
+
+def test_the_path_s_tooltip_holds_all_of_it_then_the_passage() -> None:
+    """The Path cell elides from the left (the delegate): its tooltip holds the whole path."""
+    c = candidates()
+    long = "travel/2023/summer/saxon-switzerland/<walks> & nights/long-weekend.md"
+    c.lexical = [(long, 1.0, "the <mark>walk</mark> over the rocks")]
+    c.vector = []
+    c.notes = {long: NoteInfo(long, "Long weekend", None, (), 0)}
+    model = ResultsModel()
+    model.set_response(fuse(c, SearchOptions(mode="fts")))
+    tip = model.index(0, Column.PATH).data(Qt.ItemDataRole.ToolTipRole)
+    escaped = "travel/2023/summer/saxon-switzerland/&lt;walks&gt; &amp; nights/long-weekend.md"
+    assert tip.startswith(f"<nobr>{escaped}</nobr><br>")  # rich text: shown as written
+    assert "<b>Long weekend</b>" in tip and "<b>walk</b>" in tip
+    assert model.index(0, Column.PATH).data() == long  # the cell's text: all of it, elided
+    # Without a passage the tooltip is the path alone.
+    c.lexical = [(long, 1.0, "")]
+    model.set_response(fuse(c, SearchOptions(mode="fts")))
+    assert model.index(0, Column.PATH).data(Qt.ItemDataRole.ToolTipRole) == (
+        f"<nobr>{escaped}</nobr>"
+    )

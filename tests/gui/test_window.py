@@ -3,21 +3,30 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QGuiApplication, QTextCursor
-from PySide6.QtWidgets import QTextBrowser
+from PySide6.QtCore import QRect, QSize, Qt, QUrl
+from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
+from PySide6.QtWidgets import QApplication, QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui import settings as opt
-from explorer.gui.main_window import MainWindow
+from explorer.gui.main_window import WANTED_SIZE, MainWindow
+from explorer.gui.placement import FRAME_GUESS, first_geometry
 from explorer.gui.results_model import Column, Role
 from explorer.gui.settings import Settings
+from explorer.index.migrations import LATEST_VERSION
+from explorer.index.status import IndexReport
+from explorer.live import Health
 from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
     SAFETY_MS,
@@ -591,3 +600,169 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
     assert "Open in O&bsidian" not in [a.text() for a in window.table.grade_menu(hit).actions()]
     note_menu = window.preview.note.context_menu(window.preview.note.viewport().rect().center())
     assert "Open in O&bsidian" not in [a.text() for a in note_menu.actions()]
+
+
+# ---------------------------------------------------------------------- fitting the screen
+
+#: Opens the window twice on the screen the offscreen platform is configured with (the second
+#: time with the geometry the first saved after being made larger than the screen) and prints
+#: where each one is, in screen coordinates, once shown and its real frame checked.
+_PROBE = """
+import json, sys
+from PySide6.QtCore import QEventLoop, QSettings
+from PySide6.QtTest import QTest
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.app import application, prepare
+from explorer.gui.main_window import MainWindow
+from explorer.gui.settings import Settings
+
+app = application()
+settings = Settings(QSettings(sys.argv[1], QSettings.Format.IniFormat))
+prepare(app, settings)
+
+def box(r):
+    return [r.x(), r.y(), r.width(), r.height()]
+
+def opened():
+    window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=settings,
+                        stall_monitor=False)
+    window.index_status.show_progress("Embedding", 1204, 9870, 14.0)
+    window.show()
+    assert QTest.qWaitForWindowExposed(window)
+    while window.placed is not None:  # until the frame the platform reports is checked
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 50)
+    top_left = window.geometry().topLeft()
+    return window, {
+        "screen": box(window.screen().availableGeometry()),
+        "geometry": box(window.geometry()),
+        "frame": box(window.frameGeometry()),
+        "statusBar": box(window.statusBar().geometry().translated(top_left)),
+    }
+
+first, report = opened()
+first.setGeometry(200, 100, 1800, 1100)  # made larger than the screen, then closed: saved
+first.close()
+_, report["restored"] = opened()
+print(json.dumps(report))
+"""
+
+
+def _rect(values: list[int]) -> QRect:
+    return QRect(*values)
+
+
+@pytest.mark.parametrize("width, height", [(1366, 768), (1280, 720)])
+def test_the_first_window_fits_a_small_screen_and_so_does_a_restored_one(
+    tmp_path: Path, width: int, height: int
+) -> None:
+    """On a 1366×768 screen the window opened at 1360×820, its status bar below the edge.
+    The offscreen platform here has one screen of the given size (its JSON configuration)."""
+    config = tmp_path / "screen.json"
+    screen = {"name": "laptop", "x": 0, "y": 0, "width": width, "height": height}
+    config.write_text(json.dumps({"screens": [screen]}), encoding="utf-8")
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}"}
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(tmp_path / "settings.ini")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.splitlines()[-1])
+    available = _rect(report["screen"])
+    assert available == QRect(0, 0, width, height)
+    for shown in (report, report["restored"]):
+        assert available.contains(_rect(shown["frame"])), shown
+        assert available.contains(_rect(shown["statusBar"])), shown
+    first = _rect(report["geometry"])
+    expected = first_geometry(WANTED_SIZE, available)
+    assert first.size() == expected.size()  # the screen's height less room for a title bar
+    assert first.height() >= height - FRAME_GUESS.top() - FRAME_GUESS.bottom()
+    frame = _rect(report["frame"])
+    assert abs((frame.left() - available.left()) - (available.right() - frame.right())) <= 8
+
+
+def test_the_first_window_is_placed_on_the_screen_it_opens_on(
+    qtbot: QtBot, gui_settings: Settings
+) -> None:
+    """The test's own offscreen screen (800×800, smaller than the window's minimum width):
+    as tall as the screen lets it be, its title bar on the screen."""
+    window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=gui_settings)
+    qtbot.addWidget(window)
+    available = window.screen().availableGeometry()
+    expected = first_geometry(WANTED_SIZE, available, FRAME_GUESS, window.minimumSizeHint())
+    assert window.geometry() == expected
+    window.show()
+    qtbot.waitExposed(window)
+    qtbot.waitUntil(lambda: window.placed is None)  # the real frame checked
+    frame = window.frameGeometry()
+    assert available.top() <= frame.top() and frame.bottom() <= available.bottom()
+    assert available.left() <= frame.left()
+
+
+@pytest.fixture(params=[0, 11], ids=["default-font", "11pt-font"])
+def app_font(qapp: QApplication, request: pytest.FixtureRequest) -> Iterator[QFont]:
+    """The application's font, or one of a desktop's larger sizes (restored after the test)."""
+    before = QFont(qapp.font())
+    if request.param:
+        qapp.setFont(QFont(before.family(), request.param))
+    yield qapp.font()
+    qapp.setFont(before)
+
+
+def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
+    qtbot: QtBot, gui_settings: Settings, app_font: QFont
+) -> None:
+    """The fusion controls in one line made the minimum 1267 pixels wide with the default
+    font, and wider than 1280 with a desktop's 11 pt: they wrap now, and the status bar's
+    labels elide (their minimum is a few characters)."""
+    window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=gui_settings)
+    qtbot.addWidget(window)
+    assert window.font().pointSize() == app_font.pointSize()
+    report = IndexReport(
+        vault="/v",
+        database="/d",
+        database_bytes=0,
+        schema_version=LATEST_VERSION,
+        tokenizer="",
+        notes=123_456,
+        chunks=100,
+        model="all-MiniLM-L6-v2",
+        vectors=1_234_567,
+        pending_embeddings=123_456,
+        languages={"de": 72, "en": 28},
+    )
+    status = window.index_status
+    status.show_health(
+        Health("/v", "/d", index=report), "model: paraphrase-multilingual-MiniLM-L12-v2 (loading…)"
+    )
+    status.show_progress("Embedding", 1204, 9870, 14.0)
+    window.quality.show()
+    window.distributions.show()
+    window.show()
+    qtbot.waitExposed(window)
+    room = QSize(1280, 720).shrunkBy(FRAME_GUESS)
+    minimum = window.minimumSizeHint()
+    assert minimum.width() <= room.width() and minimum.height() <= room.height(), minimum
+    assert window.centralWidget().minimumSizeHint().width() <= room.width()
+
+    window.resize(room)
+    field = window.search_field
+
+    def fitted() -> None:
+        assert window.size() == room
+        assert status.languages.elided  # the line gives way; the link is whole
+        assert status.languages.shown_text().endswith(
+            '<a href="multilingual-e5-small">use multilingual-e5-small…</a>'
+        )
+        assert field.fontMetrics().horizontalAdvance(field.placeholderText()) < field.width()
+        assert field.placeholderText().startswith("Search notes — words")
+
+    qtbot.waitUntil(fitted)
+    assert window.statusBar().geometry().bottom() < window.height()
+    # Nothing in the status bar ran past its right edge.
+    bar = window.statusBar()
+    right = max(w.geometry().right() for w in (status.counts, status.languages, status.watcher))
+    assert status.mapTo(bar, status.rect().topLeft()).x() + right <= bar.width()
