@@ -553,7 +553,9 @@ def _run(
             _log("timing questions while the vault's chunks embed")
             passages = [
                 text
-                for (text,) in db.conn.execute("SELECT text FROM chunks ORDER BY id LIMIT 2000")
+                for (text,) in db.conn.execute(
+                    "SELECT text FROM chunks ORDER BY note_id, seq LIMIT 2000"
+                )
             ]
             result["queryWhileEmbedding"] = query_while_embedding(
                 embedder, passages, queries[:CONTENTION_QUESTIONS]
