@@ -88,6 +88,7 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             "evidence",
             "vectorSigmas",
             "coverage",
+            "weightedCoverage",
             "demoted",
             "bestChunk",
             "runnerUpChunk",
@@ -96,6 +97,7 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             assert set(hit["bestChunk"]) == {"start", "end", "seq", "cosine"}
             assert hit["bestChunk"]["cosine"] == pytest.approx(hit["vectorScore"], abs=1e-6)
         assert (hit["ftsPass"] is None) == (hit["ftsRank"] is None)
+        assert (hit["weightedCoverage"] is None) == (hit["coverage"] is None)
         assert (hit["vectorSigmas"] is None) == (hit["vectorRank"] is None)
         assert set(hit["evidence"]) <= {"fts", "vector"}
         assert all(0 <= e <= 1 for e in hit["evidence"].values())
