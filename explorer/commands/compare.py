@@ -14,6 +14,7 @@ from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.search import options as search_options
 from explorer.search.compare import compare_query
 from explorer.search.hybrid import Searcher
+from explorer.search.options import Mode
 from explorer.search.query import QueryError
 
 
@@ -46,7 +47,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     a, b = _settings(args.a, "--a", args.limit), _settings(args.b, "--b", args.limit)
     db = open_readonly(vault, args.data_dir)
     try:
-        lexical = a.mode == b.mode == "fts"
+        lexical = a.mode == b.mode == Mode.FTS
         provider = EmbedderProvider.disabled() if lexical else shared_provider(args.model)
         comparison = compare_query(Searcher(db, provider), args.query, a, b)
     finally:

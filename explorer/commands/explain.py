@@ -12,6 +12,7 @@ from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.search import options as search_options
 from explorer.search.explain import explain as explain_note
 from explorer.search.hybrid import Searcher
+from explorer.search.options import Mode
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -32,7 +33,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     say_ignored(options, search_options.given_names(args))
     db = open_readonly(vault, args.data_dir)
     try:
-        provider = shared_provider(args.model) if options.mode != "fts" else None
+        provider = shared_provider(args.model) if options.mode != Mode.FTS else None
         searcher = Searcher(db, provider or EmbedderProvider.disabled())
         result = explain_note(searcher, args.query, args.note, options)
     finally:

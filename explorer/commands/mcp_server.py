@@ -81,6 +81,7 @@ from explorer.index.db import IndexError_
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
 from explorer.search.hybrid import SemanticUnavailable
+from explorer.search.options import Mode
 from explorer.search.query import MAX_QUERY_CHARS, QueryError
 from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
 from explorer.search.verdict import closeness
@@ -625,7 +626,7 @@ def search_text(answer: Answer) -> str:
             f"by meaning with {sem.model}"
             if sem.available
             else f"lexical only ({sem.reason})"
-            if o.mode != "fts"
+            if o.mode != Mode.FTS
             else "lexical"
         )
         head = f"{len(response.hits)} hits for {response.query!r} — {meaning}; {settings}"

@@ -18,6 +18,7 @@ from explorer.index.lease import WriterLease, holder
 from explorer.search import options as search_options
 from explorer.search.answer import bring_up_to_date, search_index, waiting_text
 from explorer.search.hybrid import SearchResponse
+from explorer.search.options import Mode
 from explorer.search.verdict import closeness
 
 
@@ -99,7 +100,7 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
     """The readable form of a response: one row a hit, scores to five decimals."""
     sem = response.semantic
     mode = response.options.mode
-    if mode != "fts" and not sem.available and not response.listing:
+    if mode != Mode.FTS and not sem.available and not response.listing:
         say(f"(semantic unavailable: {sem.reason}; showing the lexical result)", out)
     if response.listing:
         say(f"{len(response.hits)} most recently modified notes", out)

@@ -46,7 +46,7 @@ from explorer.live import Health, stored_health
 from explorer.search.answer import Answer, bring_up_to_date, has_vectors, search_index
 from explorer.search.explain import Explanation, NoteNotIndexed, explain
 from explorer.search.hybrid import Searcher
-from explorer.search.options import SearchOptions
+from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import parse_query
 from explorer.search.related import RelatedNotes, related
 from explorer.vault.ignore import IgnoreRules
@@ -161,7 +161,7 @@ class VaultReader:
         options.validate()
         self._sync_first(options)
         self._model_for(raw, options)
-        provider = self.provider if options.mode != "fts" else EmbedderProvider.disabled()
+        provider = self.provider if options.mode != Mode.FTS else EmbedderProvider.disabled()
         with self._reading() as db:
             searcher = Searcher(db, provider, vectors=self._vectors(db))
             try:
@@ -262,7 +262,7 @@ class VaultReader:
         which compares nothing: the query parsed as the searcher parses it decides), and the
         index has vectors to compare with.  Outside the lock, so that other requests are
         answered while it loads; a model that cannot be had is the search's to report."""
-        if options.mode == "fts":
+        if options.mode == Mode.FTS:
             return
         with self._reading() as db:
             listing = parse_query(raw, vault_languages(db.conn)).is_listing

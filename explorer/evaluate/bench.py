@@ -56,7 +56,7 @@ from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
 from explorer.index.vectors import VectorIndex
 from explorer.search.hybrid import Searcher, SearchOptions, SearchResponse, fuse
-from explorer.search.options import MODES
+from explorer.search.options import MODES, Mode
 from explorer.search.query import parse_query
 
 #: Depth of the vector top-k comparisons (the search's default candidate depth).
@@ -298,26 +298,26 @@ def _latency(
     total = 5 * len(queries)
     done = 0
 
-    def timed(mode: str) -> Iterator[tuple[float, SearchResponse]]:
+    def timed(mode: Mode) -> Iterator[tuple[float, SearchResponse]]:
         nonlocal done
         options = SearchOptions(mode=mode)
         for query in queries:
             started = time.perf_counter()
             response = searcher.search(query, options)
             elapsed = (time.perf_counter() - started) * 1000
-            if mode != "fts" and not response.semantic.available:
+            if mode != Mode.FTS and not response.semantic.available:
                 raise BenchError(f"{mode} search degraded: {response.semantic.reason}")
             done += 1
             progress("queries", done, total, "")
             yield elapsed, response
 
-    for elapsed, response in timed("fts"):
+    for elapsed, response in timed(Mode.FTS):
         samples["fts"].append(elapsed)
         _add_stages(stages["fts"], response.stages)
-    for mode in ("semantic", "hybrid"):
+    for mode in (Mode.SEMANTIC, Mode.HYBRID):
         for elapsed, response in timed(mode):
             samples[f"{mode}Total"].append(elapsed)
-            if mode == "semantic":
+            if mode == Mode.SEMANTIC:
                 samples["semanticEmbed"].append(response.timings.get("embed_ms", 0.0))
         with _embedded_beforehand(searcher, queries):
             for elapsed, response in timed(mode):
@@ -350,7 +350,7 @@ def _question_latency(
     question in turn."""
     samples: dict[str, list[float]] = {"short": [], "long": []}
     stages: dict[str, dict[str, list[float]]] = {"short": {}, "long": {}}
-    options = SearchOptions(mode="hybrid")
+    options = SearchOptions(mode=Mode.HYBRID)
     with _embedded_beforehand(searcher, queries + questions):
         for short, long in zip(queries, questions, strict=False):
             for name, text in (("short", short), ("long", long)):
@@ -370,11 +370,11 @@ def _question_latency(
 def _refusion(searcher: Searcher, queries: list[str]) -> dict[str, float]:
     samples = []
     for query in queries:
-        candidates = searcher.candidates(query, SearchOptions(mode="hybrid"))
+        candidates = searcher.candidates(query, SearchOptions(mode=Mode.HYBRID))
         for w_fts, w_vec in REFUSION_WEIGHTS:
-            options = SearchOptions(mode="hybrid", w_fts=w_fts, w_vec=w_vec)
+            options = SearchOptions(mode=Mode.HYBRID, w_fts=w_fts, w_vec=w_vec)
             samples.append(_time_ms(partial(fuse, candidates, options)))
-        samples.append(_time_ms(partial(fuse, candidates, SearchOptions(mode="hybrid"))))
+        samples.append(_time_ms(partial(fuse, candidates, SearchOptions(mode=Mode.HYBRID))))
     return percentiles(samples)
 
 
@@ -516,7 +516,7 @@ def _run(
 
         searcher = Searcher(db, provider)
         started = time.perf_counter()
-        searcher.search(queries[0], SearchOptions(mode="hybrid"))  # loads the vector matrix
+        searcher.search(queries[0], SearchOptions(mode=Mode.HYBRID))  # loads the vector matrix
         result["firstHybridSearchMs"] = round((time.perf_counter() - started) * 1000, 1)
         for query in queries[:5]:  # warm the caches of every path
             for mode in MODES:

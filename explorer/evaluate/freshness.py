@@ -30,7 +30,8 @@ from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.evaluate.stats import percentiles
 from explorer.index.db import IndexDB, index_path
 from explorer.live import LiveEvent, LiveIndex
-from explorer.search.hybrid import DEMOTED_STATUS, Searcher, SearchOptions, SemanticUnavailable
+from explorer.search.hybrid import DEMOTED_STATUS, Searcher, SemanticUnavailable
+from explorer.search.options import Mode, SearchOptions
 from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.parse import note_status
 
@@ -230,7 +231,7 @@ def _poll(
 
 def _found(searcher: Searcher, query: str, mode: str, rel: str) -> bool:
     try:
-        response = searcher.search(query, SearchOptions(mode=mode, limit=10))
+        response = searcher.search(query, SearchOptions(mode=Mode(mode), limit=10))
     except SemanticUnavailable:
         return False
     return any(hit.path == rel for hit in response.hits)

@@ -35,6 +35,7 @@ from explorer.search.hybrid import (
     Searcher,
 )
 from explorer.search.hybrid import ranked as ranked_paths
+from explorer.search.options import Mode
 from explorer.search.query import QueryError
 
 
@@ -57,8 +58,8 @@ def collect_candidates(
     """Both lists of every query, once (in the one mode that serves all requested modes), with no
     similarity floor: :func:`rankings` applies each setting's floors."""
     options = fetch_options(settings.options(settings.candidate_mode))
-    if settings.candidate_mode == "semantic":
-        options = replace(options, mode="semantic")
+    if settings.candidate_mode == Mode.SEMANTIC:
+        options = replace(options, mode=Mode.SEMANTIC)
     run = QueryRun()
     started = time.perf_counter()
     total = len(queries)
@@ -71,7 +72,7 @@ def collect_candidates(
             if found.listing:
                 run.rejected[qid] = "no searchable words"
             else:
-                if options.mode != "fts" and not found.semantic.available:
+                if options.mode != Mode.FTS and not found.semantic.available:
                     run.degraded[qid] = found.semantic.reason or "semantic unavailable"
                 run.candidates[qid] = found
         progress("queries", done, total, "")

@@ -10,7 +10,7 @@ from typing import Any
 from explorer.search.hybrid import (
     SearchOptions,
 )
-from explorer.search.options import MODES
+from explorer.search.options import MODES, Fusion, Mode
 
 RECALL_KS = (1, 3, 10, 100)
 CUTOFF = 10
@@ -42,7 +42,7 @@ class EvalSettings:
     modes: tuple[str, ...] = MODES
 
     def options(self, mode: str) -> SearchOptions:
-        return replace(self.search, mode=mode, limit=RUN_LIMIT)
+        return replace(self.search, mode=Mode(mode), limit=RUN_LIMIT)
 
     def validate(self) -> None:
         unknown = [m for m in self.modes if m not in MODES]
@@ -60,13 +60,15 @@ class EvalSettings:
 
     @property
     def needs_model(self) -> bool:
-        return self.candidate_mode != "fts"
+        return self.candidate_mode != Mode.FTS
 
     def to_json(self) -> dict[str, Any]:
         from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
 
         o = self.search
-        bounds = {"convexLowerBounds": dict(CONVEX_LOWER_BOUNDS)} if o.fusion == "convex" else {}
+        bounds = (
+            {"convexLowerBounds": dict(CONVEX_LOWER_BOUNDS)} if o.fusion == Fusion.CONVEX else {}
+        )
         return {
             **bounds,
             "fusion": o.fusion,

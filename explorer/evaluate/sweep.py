@@ -26,7 +26,7 @@ from typing import Any
 from explorer.evaluate.metrics import evaluate_run
 from explorer.search.cached import with_floor
 from explorer.search.hybrid import Candidates, SearchOptions, ranked
-from explorer.search.options import RANKING, parameter_named
+from explorer.search.options import RANKING, Fusion, Mode, parameter_named
 from explorer.search.query import QueryError
 
 #: The grid of ``eval --sweep`` without a value: both methods, a few k, the weight in tenths.
@@ -124,7 +124,7 @@ def grid(base: SearchOptions, axes: Sequence[Axis]) -> list[SearchOptions]:
             else:
                 changes[axis.name] = value
         options = replace(base, **changes)
-        if options.fusion == "convex":
+        if options.fusion == Fusion.CONVEX:
             options = replace(options, k=base.k)
         points[options.validate()] = None
     return list(points)
@@ -177,7 +177,7 @@ class Sweep:
         floors = {(p.options.min_sim, p.options.min_rel, p.options.depth) for p in self.points}
         for p in self.points:
             o = p.options
-            label = "RRF k=" + format(o.k, "g") if o.fusion == "rrf" else "convex"
+            label = "RRF k=" + format(o.k, "g") if o.fusion == Fusion.RRF else "convex"
             if len(floors) > 1:
                 label += f" (min-sim {o.min_sim:g}, min-rel {o.min_rel:g}, depth {o.depth})"
             out.setdefault(label, []).append((share(o), p.metrics[OBJECTIVE]))
@@ -232,13 +232,13 @@ def sweep(
     options at least as deep as every point (as :func:`explorer.evaluate.runner.evaluate` does).
     """
     started = time.perf_counter()
-    points = grid(replace(base, mode="hybrid"), axes)
+    points = grid(replace(base, mode=Mode.HYBRID), axes)
     deepest = min((c.depth for c in candidates.values()), default=0)
     if candidates and any(p.depth > deepest for p in points):
         raise QueryError(f"the sweep asks for a depth above the {deepest} fetched")
     single_cache: dict[SearchOptions, dict[str, float]] = {}
 
-    def single(options: SearchOptions, mode: str) -> dict[str, float]:
+    def single(options: SearchOptions, mode: Mode) -> dict[str, float]:
         # A single list depends only on the floors and the depth, not on the fusion.
         key = replace(
             SearchOptions(),
@@ -254,11 +254,11 @@ def sweep(
     scored = []
     for done, options in enumerate(points, start=1):
         metrics = _score(candidates, qrels, options, to_doc, ks, cutoff)
-        singles = {mode: single(options, mode)[OBJECTIVE] for mode in ("fts", "semantic")}
+        singles = {str(m): single(options, m)[OBJECTIVE] for m in (Mode.FTS, Mode.SEMANTIC)}
         scored.append(SweepPoint(options, metrics, singles))
         if progress is not None:
             progress("sweep", done, len(points), "")
-    base_singles = {mode: single(base, mode) for mode in ("fts", "semantic")}
+    base_singles = {str(m): single(base, m) for m in (Mode.FTS, Mode.SEMANTIC)}
     return Sweep(scored, base_singles, base, len(candidates), time.perf_counter() - started)
 
 
@@ -270,7 +270,7 @@ def score_setting(
 ) -> SweepPoint:
     """``options`` (as Hybrid) scored: its point of ``swept`` when the grid has it, else scored
     from the same ``candidates`` (one fusion per query, no new search)."""
-    options = replace(options, mode="hybrid")
+    options = replace(options, mode=Mode.HYBRID)
     return swept.point(options) or sweep(candidates, qrels, options, ()).points[0]
 
 
@@ -282,7 +282,7 @@ def format_sweep(result: Sweep, top: int = 10) -> str:
     ]
     ranked = sorted(enumerate(result.points), key=lambda ip: (-ip[1].metrics[OBJECTIVE], ip[0]))
     lines.append(f"  {'#':>3}  {'nDCG@10':>7}  {'MRR@10':>6}  {'R@10':>5}  {'vs best':>7}  setting")
-    base = replace(result.base, mode="hybrid")
+    base = replace(result.base, mode=Mode.HYBRID)
     for place, (_, p) in enumerate(ranked[:top], start=1):
         lines.append(_row(place, p, p.options == base))
     where = next((i for i, (_, p) in enumerate(ranked, start=1) if p.options == base), None)
@@ -309,6 +309,6 @@ def describe(options: SearchOptions) -> str:
     """A point as the ``key=value,…`` settings string :func:`explorer.search.options.parse`
     reads back (``--set`` on the command line, the window's settings)."""
     o = options.to_json()
-    keys = ["fusion", *(["k"] if options.fusion == "rrf" else []), "w_fts", "w_vec"]
+    keys = ["fusion", *(["k"] if options.fusion == Fusion.RRF else []), "w_fts", "w_vec"]
     keys += ["min_sim", "min_rel", "depth"]
     return ",".join(f"{key}={o[key]:g}" if key != "fusion" else f"fusion={o[key]}" for key in keys)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
 from explorer.display import safe_text
 from explorer.search.compare import Comparison, describe
-from explorer.search.options import PRESETS, SearchOptions, with_ranking_of
+from explorer.search.options import PRESETS, Mode, SearchOptions, with_ranking_of
 
 PIN_KEYS = "Ctrl+B"
 UNPIN_KEYS = "Ctrl+Shift+B"
@@ -28,11 +28,11 @@ UNPIN_KEYS = "Ctrl+Shift+B"
 def _seed_vs_default(current: SearchOptions) -> tuple[SearchOptions, SearchOptions]:
     seed = with_ranking_of(current, PRESETS["seed"])
     default = with_ranking_of(current, PRESETS["default"])
-    return replace(seed, mode="hybrid"), replace(default, mode="hybrid")
+    return replace(seed, mode=Mode.HYBRID), replace(default, mode=Mode.HYBRID)
 
 
 def _hybrid_vs_semantic(current: SearchOptions) -> tuple[SearchOptions, SearchOptions]:
-    return replace(current, mode="hybrid"), replace(current, mode="semantic")
+    return replace(current, mode=Mode.HYBRID), replace(current, mode=Mode.SEMANTIC)
 
 
 @dataclass(frozen=True, slots=True)

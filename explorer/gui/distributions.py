@@ -25,6 +25,7 @@ from explorer.gui.theme import tints
 from explorer.index.vectors import SPREAD_BINS
 from explorer.search.hybrid import Candidates, SearchResponse
 from explorer.search.lexical import PASSES
+from explorer.search.options import Mode
 
 #: The width of one bin of the vault's cosine histogram (:data:`SPREAD_BINS` over [-1, 1]).
 BIN_WIDTH = 2.0 / SPREAD_BINS
@@ -84,14 +85,14 @@ def distributions(response: SearchResponse | None, candidates: Candidates | None
     mode = response.options.mode
     hits = {h.path for h in response.hits}
     bm25: dict[str, tuple[Mark, ...]] = {}
-    if mode != "semantic":
+    if mode != Mode.SEMANTIC:
         by_pass: dict[str, list[Mark]] = {name: [] for name in PASSES}
         for path, score, _ in candidates.lexical[: response.options.depth]:
             tier = candidates.lexical_tiers.get(path, 0)
             by_pass[PASSES[min(tier, len(PASSES) - 1)]].append(Mark(path, score, path in hits))
         bm25 = {name: tuple(marks) for name, marks in by_pass.items()}
     spread = response.spread
-    if mode == "fts" or not response.semantic.available or spread is None or not spread.notes:
+    if mode == Mode.FTS or not response.semantic.available or spread is None or not spread.notes:
         return Distributions(bm25=bm25)
     counts = spread.histogram
     filled = [i for i, n in enumerate(counts) if n]

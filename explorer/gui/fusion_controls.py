@@ -30,6 +30,7 @@ from explorer.search.options import (
     PARAMETERS,
     PRESETS,
     RANKING,
+    Fusion,
     SearchOptions,
     with_ranking_of,
 )
@@ -61,7 +62,7 @@ WEIGHT_TIPS = {
 
 def ignored(method: str) -> dict[str, str]:
     """The settings ``method`` does not use, each with the sentence that says why."""
-    if method == "rrf":
+    if method == Fusion.RRF:
         return {}
     name = METHOD_LABELS.get(method, method)
     uses = {
@@ -173,7 +174,7 @@ class FusionControls(QWidget):
         """``base`` with the ranking settings shown here."""
         return replace(
             base,
-            fusion=str(self.method_box.currentData()),
+            fusion=Fusion(self.method_box.currentData()),
             k=float(self.k_box.value()),
             w_fts=round(self.w_fts_box.value(), 4),
             w_vec=round(self.w_vec_box.value(), 4),
@@ -216,7 +217,7 @@ class FusionControls(QWidget):
         self.method_box.setToolTip(METHOD_TIPS.get(method, self._help["fusion"].capitalize()))
         tip = WEIGHT_TIPS.get(method)
         for box in (self.w_fts_box, self.w_vec_box):  # above 1 calibrated scores saturate
-            box.setMaximum(CALIBRATED_MAX_WEIGHT if method == "calibrated" else MAX_WEIGHT)
+            box.setMaximum(CALIBRATED_MAX_WEIGHT if method == Fusion.CALIBRATED else MAX_WEIGHT)
         for box, name, label in (
             (self.w_fts_box, "w_fts", "lexical"),
             (self.w_vec_box, "w_vec", "vector"),

@@ -103,7 +103,8 @@ from explorer.live.problems import Problem
 from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
-from explorer.search.hybrid import Hit, SearchOptions, SearchResponse
+from explorer.search.hybrid import Hit, SearchResponse
+from explorer.search.options import Mode, SearchOptions
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
@@ -499,7 +500,7 @@ class MainWindow(QMainWindow):
 
     def options(self) -> SearchOptions:
         """The search settings on screen: the mode switch and the fusion controls."""
-        return self.fusion.options(SearchOptions(mode=self.mode(), limit=RESULT_LIMIT))
+        return self.fusion.options(SearchOptions(mode=Mode(self.mode()), limit=RESULT_LIMIT))
 
     def set_query(self, text: str, *, search: bool = True) -> None:
         """Put ``text`` in the search field and (by default) search it at once."""

@@ -54,7 +54,7 @@ from explorer.live.events import changes_results
 from explorer.live.reader import ReadContext
 from explorer.search.cached import fetch_options
 from explorer.search.hybrid import Candidates, Hit, SearchOptions
-from explorer.search.options import MODES
+from explorer.search.options import MODES, Mode
 
 Judgments = dict[str, dict[str, int]]
 
@@ -230,7 +230,7 @@ class QualityService(QObject):
         # Like eval, wait for each query's embedding: a busy machine must not change the
         # scores (the window's 3 s limit would score such a query lexically).
         searcher = ctx.searcher(embed_timeout=EVAL_EMBED_TIMEOUT_S)
-        settings = EvalSettings(search=replace(options, mode="hybrid", limit=RUN_LIMIT))
+        settings = EvalSettings(search=replace(options, mode=Mode.HYBRID, limit=RUN_LIMIT))
         fetch = fetch_options(settings.options(settings.candidate_mode))
 
         def key(query: str) -> ListKey:

@@ -45,6 +45,7 @@ from explorer.display import safe_text
 from explorer.gui.theme import Tints, tints, washed
 from explorer.search.compare import GONE, Comparison
 from explorer.search.hybrid import Hit, SearchResponse
+from explorer.search.options import Mode
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -213,7 +214,7 @@ class ResultsModel(QAbstractTableModel):
         self._tinted = bool(
             response is not None
             and not response.listing
-            and response.options.mode == "hybrid"
+            and response.options.mode == Mode.HYBRID
             and response.semantic.available
         )
         self._top = max((h.fused_score for h in hits), default=0.0)

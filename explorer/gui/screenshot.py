@@ -21,6 +21,7 @@ from PySide6.QtGui import QImage, QImageWriter
 
 from explorer.embed.provider import ModelState
 from explorer.gui.main_window import MainWindow
+from explorer.search.options import Mode
 
 ENV_COMPACT = "VAULT_EXPLORER_SCREENSHOT_COMPACT"
 
@@ -77,7 +78,7 @@ class ScreenshotDriver:
         state = w.provider.state
         if state in (ModelState.IDLE, ModelState.LOADING):
             return False
-        if state == ModelState.READY and w.mode() != "fts":
+        if state == ModelState.READY and w.mode() != Mode.FTS:
             if health.pending_embeddings > 0:
                 return False
             if not response.listing and not response.semantic.available and response.hits:

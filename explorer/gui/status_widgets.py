@@ -36,6 +36,7 @@ from explorer.index.status import offered_model
 from explorer.live import EmbeddingState, Health, WatcherState
 from explorer.live.problems import Problem
 from explorer.search.hybrid import SearchResponse
+from explorer.search.options import Mode
 from explorer.search.verdict import closeness
 
 
@@ -61,7 +62,7 @@ def banner_text(
     The shown response says best (its reason: loading, failed, timed out, no vectors yet); with
     no response to go by (before the first search, or a listing), the model's state says.
     """
-    if mode == "fts":
+    if mode == Mode.FTS:
         return None
     state = provider.state
     if response is not None and not response.listing:
@@ -78,20 +79,20 @@ def banner_text(
     if state in (ModelState.IDLE, ModelState.LOADING) or "still loading" in reason:
         then = (
             "Hybrid shows the lexical result meanwhile."
-            if mode == "hybrid"
+            if mode == Mode.HYBRID
             else "Semantic mode has no results until it is ready."
         )
         return f"<b>Semantic search is loading</b> — {reason_html}. {then}"
     if "pending" in reason:
         then = (
             "Hybrid shows the lexical result meanwhile."
-            if mode == "hybrid"
+            if mode == Mode.HYBRID
             else "Semantic mode has no results until then."
         )
         return f"<b>Semantic search is not ready</b> — {reason_html}. {then}"
     then = (
         "Hybrid shows the lexical result."
-        if mode == "hybrid"
+        if mode == Mode.HYBRID
         else "Switch to Hybrid or Lexical for results."
     )
     return f"<b>Semantic search is unavailable</b> — {reason_html}. {then}"
@@ -122,7 +123,7 @@ def summary_text(response: SearchResponse) -> tuple[str, str | None]:
     if hits:
         ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))
         return f"{hits} hits · {ms:.0f} ms", None
-    if response.options.mode == "semantic" and not response.semantic.available:
+    if response.options.mode == Mode.SEMANTIC and not response.semantic.available:
         reason = html.escape(response.semantic.reason or "no model")
         return "no results", f"Semantic search is unavailable: {reason}."
     return "no results", f"No notes match <b>{html.escape(response.query)}</b>."

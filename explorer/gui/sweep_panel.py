@@ -60,6 +60,7 @@ from explorer.gui.workers import Latest, Worker
 from explorer.index.embedding import pending_count
 from explorer.live.reader import ReadContext
 from explorer.search.hybrid import Candidates, Searcher, SearchOptions
+from explorer.search.options import Mode
 from explorer.search.query import QueryError
 
 #: Line colours of the series, readable on a light and on a dark background.
@@ -116,7 +117,7 @@ def collect_tune(
     qrels = load_judgments(judgments)
     if not qrels:
         raise DatasetError(f"{judgments}: no judgments in the file")
-    base = replace(current, mode="hybrid", limit=RUN_LIMIT)
+    base = replace(current, mode=Mode.HYBRID, limit=RUN_LIMIT)
     settings = EvalSettings(search=base, modes=("hybrid",))
     run = collect_candidates(
         searcher, {q: q for q in qrels}, settings, _reporter(progress, should_stop)
@@ -375,7 +376,7 @@ class SweepPanel(QDialog):
         """Hand the best setting to the window's fusion controls (they re-fuse at once)."""
         if self.tuned is not None:
             self._apply(self.tuned.best.options)
-            hybrid = self._options().mode == "hybrid"
+            hybrid = self._options().mode == Mode.HYBRID
             self.status.setText(summary_html(self.tuned, applied=True, hybrid=hybrid))
 
     def current_changed(self) -> None:
@@ -384,7 +385,7 @@ class SweepPanel(QDialog):
         tuned = self.tuned
         if tuned is None:
             return
-        options = replace(self._options(), mode="hybrid", limit=RUN_LIMIT)
+        options = replace(self._options(), mode=Mode.HYBRID, limit=RUN_LIMIT)
         if options == tuned.current.options:
             return
         try:
@@ -533,7 +534,7 @@ def _with_alpha(color: QColor, alpha: int) -> QColor:
 
 
 def _grid_size(current: SearchOptions) -> int:
-    return len(grid(replace(current, mode="hybrid"), parse_grid(DEFAULT_GRID)))
+    return len(grid(replace(current, mode=Mode.HYBRID), parse_grid(DEFAULT_GRID)))
 
 
 def summary_html(result: TuneResult, *, applied: bool = False, hybrid: bool = True) -> str:

@@ -17,6 +17,7 @@ from explorer.preview.evidence_text import (
 )
 from explorer.preview.style import Colours, shown
 from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
+from explorer.search.options import Fusion, Mode
 
 
 @dataclass(frozen=True)
@@ -71,9 +72,9 @@ def formula(hit: Hit, options: SearchOptions) -> str:
     (each term a list that found the hit: its weight, and its rank or its normalised score),
     calibrated ``1 − (1 − a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42460`` (each list's
     weighted evidence)."""
-    if options.fusion == "calibrated":
+    if options.fusion == Fusion.CALIBRATED:
         return calibrated_formula(hit, options)
-    if options.fusion == "convex":
+    if options.fusion == Fusion.CONVEX:
         terms = [
             f"{weight:g} × {_normalised(hit.contributions.get(name, 0.0), weight)}"
             for name, weight, rank in (
@@ -101,11 +102,11 @@ def _normalised(contribution: float, weight: float) -> str:
 
 def formula_legend(options: SearchOptions) -> tuple[str, str]:
     """The method's name and what its terms are, for the explain block."""
-    if options.fusion == "calibrated":
+    if options.fusion == Fusion.CALIBRATED:
         return "Calibrated", (
             "the chance that either list is right; a, b: each list's evidence × its weight"
         )
-    if options.fusion == "convex":
+    if options.fusion == Fusion.CONVEX:
         return "Convex", (
             "w × score / best score of its list; the lexical list per pass "
             "(phrase, all words, any word), each pass a band below the one before"
@@ -132,7 +133,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     muted = f'style="color:{colours.muted}"'
     rows: list[tuple[str, str, str, str | None]] = []  # (list, rank, contribution, evidence)
     notes: list[str] = []
-    if mode != "semantic":
+    if mode != Mode.SEMANTIC:
         name = f'<span style="color:{colours.fts}">■</span> Lexical'
         if hit.fts_rank is not None:
             rows.append(
@@ -146,7 +147,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         else:
             depth = f"{ctx.lexical_count} candidates, depth {ctx.options.depth}"
             rows.append((name, f"not in the list ({depth})", "", None))
-    if mode != "fts":
+    if mode != Mode.FTS:
         name = f'<span style="color:{colours.vector}">■</span> Vector'
         if not ctx.semantic_available:
             reason = shown(ctx.semantic_reason or "unavailable")
@@ -186,13 +187,13 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         f"<tr {muted}><td {pad}></td><td {pad}>rank</td>"
         f"<td align=right>contribution</td></tr>{cells}</table>"
     )
-    if mode != "semantic" and hit.fts_rank is not None:
+    if mode != Mode.SEMANTIC and hit.fts_rank is not None:
         notes.append("bm25 is negated: higher is better")
     if hit.demoted:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(ctx.extra)
     method, terms = formula_legend(ctx.options)
-    if ctx.options.fusion == "calibrated":
+    if ctx.options.fusion == Fusion.CALIBRATED:
         # Letters, then numbers on a line of their own: one line is too wide for the pane.
         lines = calibrated_lines(hit, ctx.options)
         symbols, numbers = calibrated_formula_parts(hit, ctx.options)

@@ -20,7 +20,7 @@ from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.index.vectors import VectorIndex
 from explorer.search.hybrid import Searcher, SearchResponse
-from explorer.search.options import SearchOptions
+from explorer.search.options import Mode, SearchOptions
 
 #: A search that syncs embeds the chunks waiting for a vector first only when there are at most
 #: this many (an edited note or a few: about a second on a laptop's CPU); above it, it answers
@@ -45,7 +45,7 @@ class Answer:
         """What ``vault-explorer search --json`` prints: the response, and (unless the mode is
         lexical) the chunks waiting under ``semantic.pending``."""
         data = self.response.to_json()
-        if self.response.options.mode != "fts":
+        if self.response.options.mode != Mode.FTS:
             data["semantic"]["pending"] = self.waiting
         return data
 
@@ -61,7 +61,7 @@ def search_index(
     """Search ``db`` as it is (no sync).  The model of ``provider`` is asked for only when the
     index has a vector of it to compare with; ``vectors`` is the caller's matrix, kept between
     searches (default: one read for this search)."""
-    waiting = pending_count(db, provider.name) if options.mode != "fts" else 0
+    waiting = pending_count(db, provider.name) if options.mode != Mode.FTS else 0
     any_vectors = waiting == 0 or has_vectors(db, provider.name)
     searching = provider
     if not any_vectors and provider.error is None:
@@ -86,7 +86,7 @@ def bring_up_to_date(
     :data:`EMBED_BEFORE_SEARCH` chunks wait for one, embed them (a model that cannot be had
     leaves them waiting: the search says so).  The caller holds the writer lease."""
     report = sync_vault(db, progress)
-    if options.mode == "fts" or not 0 < pending_count(db, provider.name) <= EMBED_BEFORE_SEARCH:
+    if options.mode == Mode.FTS or not 0 < pending_count(db, provider.name) <= EMBED_BEFORE_SEARCH:
         return report
     try:
         embedder = provider.get()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from explorer.search.hybrid import Candidates, SearchOptions, SearchResponse, fuse
+from explorer.search.options import Mode
 
 #: Lists are fetched this deep at least, so the depth control re-fuses without a new search
 #: up to here (a deeper list's first n entries are exactly the list of depth n).
@@ -27,7 +28,7 @@ def fetch_options(options: SearchOptions) -> SearchOptions:
     depth control, no similarity floor (applied at fusion)."""
     return replace(
         options,
-        mode="fts" if options.mode == "fts" else "hybrid",
+        mode=Mode.FTS if options.mode == Mode.FTS else Mode.HYBRID,
         depth=max(options.depth, MIN_FETCH_DEPTH),
         min_sim=min(options.min_sim, FETCH_MIN_SIM),
         min_rel=0.0,
@@ -46,14 +47,16 @@ class CachedLists:
 
     def covers(self, options: SearchOptions) -> bool:
         """Whether ``options`` can be answered from these lists (else: search again)."""
-        if options.mode != "fts" and self.fetched.mode == "fts":
+        if options.mode != Mode.FTS and self.fetched.mode == Mode.FTS:
             return False  # the vector list was not fetched
         return options.depth <= self.fetched.depth and options.min_sim >= self.fetched.min_sim
 
     def fuse(self, options: SearchOptions) -> tuple[SearchResponse, Candidates]:
         """The response for ``options``, and the lists it was fused from (after the floor)."""
         candidates = with_floor(self.candidates, options)
-        if options.mode == "semantic" and not (candidates.semantic.available or candidates.listing):
+        if options.mode == Mode.SEMANTIC and not (
+            candidates.semantic.available or candidates.listing
+        ):
             return SearchResponse(
                 candidates.query.raw, options, candidates.semantic, []
             ), candidates

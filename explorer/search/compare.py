@@ -27,6 +27,7 @@ from explorer.search.hybrid import (
     SearchResponse,
     SemanticUnavailable,
 )
+from explorer.search.options import Fusion, Mode
 
 #: The depth of the top lists whose Jaccard overlap is reported.
 JACCARD_DEPTH = 10
@@ -122,9 +123,9 @@ def list_agreement(candidates: Candidates | None, response: SearchResponse) -> L
     else:
         lexical = [h.path for h in sorted(response.hits, key=_fts_key) if h.fts_rank is not None]
         vector = [h.path for h in sorted(response.hits, key=_vec_key) if h.vector_rank is not None]
-    if response.options.mode == "fts":
+    if response.options.mode == Mode.FTS:
         vector = []
-    elif response.options.mode == "semantic":
+    elif response.options.mode == Mode.SEMANTIC:
         lexical = []
     hits_in_both = sum(h.fts_rank is not None and h.vector_rank is not None for h in response.hits)
     return ListAgreement(
@@ -282,7 +283,7 @@ def compare_responses(
 
 
 def _semantic_reason(response: SearchResponse) -> str | None:
-    if response.options.mode == "fts" or response.listing or response.semantic.available:
+    if response.options.mode == Mode.FTS or response.listing or response.semantic.available:
         return None
     return response.semantic.reason or "no vector list"
 
@@ -293,7 +294,7 @@ def covering(a: SearchOptions, b: SearchOptions) -> SearchOptions:
     return fetch_options(
         replace(
             b,
-            mode="fts" if a.mode == b.mode == "fts" else "hybrid",
+            mode=Mode.FTS if a.mode == b.mode == Mode.FTS else Mode.HYBRID,
             depth=max(a.depth, b.depth),
             min_sim=min(a.min_sim, b.min_sim),
         )
@@ -317,21 +318,21 @@ def compare_query(searcher: Searcher, raw: str, a: SearchOptions, b: SearchOptio
     fetched = covering(a, b)
     candidates = searcher.candidates(raw, fetched)
     semantic = candidates.semantic
-    if "semantic" in (a.mode, b.mode) and not (semantic.available or candidates.listing):
+    if Mode.SEMANTIC in (a.mode, b.mode) and not (semantic.available or candidates.listing):
         raise SemanticUnavailable(f"semantic search is unavailable: {semantic.reason}")
     return compare_lists(CachedLists.of(raw, candidates, fetched), a, b)
 
 
 def describe(options: SearchOptions) -> str:
     """A short description of the ranking settings, for a heading: ``hybrid RRF k=60 …``."""
-    parts = [options.mode]
-    if options.mode == "hybrid":  # one list alone keeps its own order, whatever the fusion
-        parts.append("RRF" if options.fusion == "rrf" else options.fusion)
-        if options.fusion == "rrf":
+    parts: list[str] = [options.mode]
+    if options.mode == Mode.HYBRID:  # one list alone keeps its own order, whatever the fusion
+        parts.append("RRF" if options.fusion == Fusion.RRF else options.fusion)
+        if options.fusion == Fusion.RRF:
             parts.append(f"k={options.k:g}")
         parts.append(f"w {options.w_fts:g}/{options.w_vec:g}")
     parts.append(f"depth {options.depth}")
-    if options.mode != "fts":
+    if options.mode != Mode.FTS:
         parts.append(f"min-sim {options.min_sim:g}")
         if options.min_rel:
             parts.append(f"min-rel {options.min_rel:g}")

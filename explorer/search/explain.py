@@ -37,7 +37,7 @@ from explorer.search.hybrid import (
 )
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.notes_lookup import indexed_id
-from explorer.search.options import SearchOptions
+from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import Query, QueryError, Term
 from explorer.search.whatif import Change, Competition, changes_for
 
@@ -424,7 +424,7 @@ def _lexical(
     candidates: Candidates,
     total: int,
 ) -> LexicalPlace:
-    used = options.mode != "semantic" and not candidates.listing
+    used = options.mode != Mode.SEMANTIC and not candidates.listing
     if not used or query.is_listing:
         return LexicalPlace(used, None, 0, options.depth, False, None)
     whole = lexical_list(conn, query, max(total, 1))
@@ -442,7 +442,7 @@ def _vector(
     candidates: Candidates,
     total: int,
 ) -> VectorPlace:
-    used = options.mode != "fts" and not candidates.listing
+    used = options.mode != Mode.FTS and not candidates.listing
     semantic = candidates.semantic
     empty = VectorPlace(
         used,

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.search.options import Fusion
+
 if TYPE_CHECKING:
     from explorer.search.explain import EvidencePlace, Explanation, VectorPlace
     from explorer.search.whatif import Change
@@ -90,7 +92,7 @@ def explanation_lines(e: Explanation) -> list[str]:
         last = (
             f", the hit at the limit scores {f.last_score:.5f}" if f.last_score is not None else ""
         )
-        method = f"{f.method}" + (f", k {o.k:g}" if f.method == "rrf" else "")
+        method = f"{f.method}" + (f", k {o.k:g}" if f.method == Fusion.RRF else "")
         lines.append(
             f"fused ({method}, w_fts {o.w_fts:g}, w_vec {o.w_vec:g}): rank {f.rank} of "
             f"{f.candidates}, score {f.score:.5f}{last}; limit {f.limit}"

@@ -26,7 +26,7 @@ from explorer.index.vectors import CosineSpread, VectorHit, VectorIndex
 from explorer.search import evidence, fusion
 from explorer.search.chunk_scores import ChunkScore
 from explorer.search.lexical import PASSES, filter_clause, lap, lexical_list, make_snippets
-from explorer.search.options import FUSION_METHODS, MODES, SearchOptions
+from explorer.search.options import FUSION_METHODS, MODES, Fusion, Mode, SearchOptions
 from explorer.search.query import Query, QueryError, parse_query, split_compounds
 from explorer.search.query_embedding import EXECUTOR, NORMAL
 from explorer.search.snippet import body_start
@@ -309,8 +309,8 @@ class Searcher:
             result.semantic = SemanticStatus(False, "no words to search", self.provider.name)
             self._listing(result, options)
             return result
-        early = self._begin_vector(result, options) if options.mode == "hybrid" else None
-        if options.mode != "semantic":
+        early = self._begin_vector(result, options) if options.mode == Mode.HYBRID else None
+        if options.mode != Mode.SEMANTIC:
             found = lexical_list(
                 self.db.conn,
                 query,
@@ -332,9 +332,9 @@ class Searcher:
                 result.term_notes = tuple(counted(part) for part in query.content_parts())
                 result.note_count = counted.rows()
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
-        if options.mode != "fts":
+        if options.mode != Mode.FTS:
             result.semantic = self._vector_list(result, options, early)
-            if options.mode == "semantic" and not result.semantic.available:
+            if options.mode == Mode.SEMANTIC and not result.semantic.available:
                 raise SemanticUnavailable(
                     f"semantic search is unavailable: {result.semantic.reason}"
                 )
@@ -609,7 +609,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         timings=dict(candidates.timings),
         close_match=close_match(strength, [f.id for f in fused], options, lists),
         judged_on=judged_on(lists, options),
-        spread=candidates.spread if options.mode != "fts" and semantic.available else None,
+        spread=candidates.spread if options.mode != Mode.FTS and semantic.available else None,
         stages=stages,
     )
 
@@ -665,7 +665,7 @@ def close_match(
     )
     if best >= evidence.CALIBRATION.close:
         return True
-    if listed and options.mode == "hybrid" and judges == ("fts",):
+    if listed and options.mode == Mode.HYBRID and judges == ("fts",):
         return None
     return False
 
@@ -737,7 +737,7 @@ def _fuse_lists(
     weighed = None
     scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
-    if options.fusion == "calibrated":
+    if options.fusion == Fusion.CALIBRATED:
         weighed = evidence_lists(candidates, scored)
         if "vector" in weighed:  # a note that does not stand above the bulk was not found
             scored["vector"] = scored["vector"][: len(weighed["vector"])]
@@ -746,7 +746,7 @@ def _fuse_lists(
         if len(lists) == 1:
             (only,) = lists  # one list fused is that list, in its own order (as convex)
             fused.sort(key=lambda f: f.ranks[only] or 0)
-    elif options.fusion == "convex":
+    elif options.fusion == Fusion.CONVEX:
         bounds, tiers = CONVEX_LOWER_BOUNDS, convex_tiers(candidates)
         fused = fusion.convex(scored, options.weights, lower_bounds=bounds, tiers=tiers)
         if len(lists) == 1:
@@ -767,9 +767,9 @@ def scored_lists(
 ) -> dict[str, list[tuple[str, float]]]:
     """The lists the mode uses, as ``(id, raw score)`` by list name."""
     scored: dict[str, list[tuple[str, float]]] = {}
-    if options.mode in ("fts", "hybrid"):
+    if options.mode in (Mode.FTS, Mode.HYBRID):
         scored["fts"] = [(p, s) for p, s, _ in lexical]
-    if options.mode in ("semantic", "hybrid") and candidates.semantic.available:
+    if options.mode in (Mode.SEMANTIC, Mode.HYBRID) and candidates.semantic.available:
         scored["vector"] = [(v.path, v.score) for v in vector]
     return scored
 

@@ -28,17 +28,34 @@ import argparse
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
+from enum import StrEnum
 from typing import Any
 
 from explorer.search.query import QueryError
 
 #: The most hits one search shows.
 MAX_LIMIT = 100
-#: The search modes: the two lists alone, and both fused.
-MODES = ("fts", "semantic", "hybrid")
-#: How two lists become one: weighted Reciprocal Rank Fusion, or a convex combination of
-#: normalised scores (see :mod:`explorer.search.fusion`).
-FUSION_METHODS = ("rrf", "convex", "calibrated")
+
+
+class Mode(StrEnum):
+    """The search modes: the two lists alone, and both fused."""
+
+    FTS = "fts"
+    SEMANTIC = "semantic"
+    HYBRID = "hybrid"
+
+
+class Fusion(StrEnum):
+    """How two lists become one: weighted Reciprocal Rank Fusion, a convex combination of
+    normalised scores, or calibrated evidence as a noisy-OR (see :mod:`explorer.search.fusion`)."""
+
+    RRF = "rrf"
+    CONVEX = "convex"
+    CALIBRATED = "calibrated"
+
+
+MODES = tuple(Mode)
+FUSION_METHODS = tuple(Fusion)
 
 
 #: The calibrated fusion adds each list's ``weight × evidence`` as a probability: a weight above
@@ -52,8 +69,8 @@ DEFAULT_K = 10.0
 class SearchOptions:
     """How one search is run.  Frozen; :meth:`validate` says what is wrong in one line."""
 
-    mode: str = "hybrid"
-    fusion: str = "calibrated"
+    mode: Mode = Mode.HYBRID
+    fusion: Fusion = Fusion.CALIBRATED
     k: float = DEFAULT_K
     w_fts: float = 0.7
     w_vec: float = 1.0
@@ -62,11 +79,19 @@ class SearchOptions:
     min_rel: float = 0.0
     limit: int = 20
 
+    def __post_init__(self) -> None:
+        # A mode or a method given by its name is the member of that name; any other value is
+        # left for :meth:`validate` to name.
+        for name, kind in (("mode", Mode), ("fusion", Fusion)):
+            value = getattr(self, name)
+            if not isinstance(value, kind) and value in set(kind):
+                object.__setattr__(self, name, kind(value))
+
     def validate(self) -> SearchOptions:
         """Raise :class:`QueryError` with one line for the first bad value; else ``self``."""
         for parameter in PARAMETERS:
             parameter.check(getattr(self, parameter.name))
-        if self.fusion == "calibrated" and self.mode == "hybrid":
+        if self.fusion == Fusion.CALIBRATED and self.mode == Mode.HYBRID:
             for name in ("w_fts", "w_vec"):
                 if getattr(self, name) > CALIBRATED_MAX_WEIGHT:
                     raise QueryError(
@@ -81,9 +106,9 @@ class SearchOptions:
         list's, in its order, scored by their calibrated evidence at full weight; the fusion,
         ``k`` and the weights are then the calibrated fusion's at weight 1, whatever was given
         (:func:`ignored` says so to whoever gave them)."""
-        if self.mode == "hybrid":
+        if self.mode == Mode.HYBRID:
             return self
-        return replace(self, fusion="calibrated", k=DEFAULT_K, w_fts=1.0, w_vec=1.0)
+        return replace(self, fusion=Fusion.CALIBRATED, k=DEFAULT_K, w_fts=1.0, w_vec=1.0)
 
     def vector_floor(self, best: float) -> float:
         """The lowest cosine the vector list keeps when its best note has cosine ``best``: the
@@ -278,11 +303,13 @@ RANKING = tuple(p.name for p in PARAMETERS if p.name != "limit")
 #: ``rrf-floor`` the seed's RRF with an absolute floor of 0.3 (the first defaults).
 PRESETS: dict[str, SearchOptions] = {
     "default": SearchOptions(),
-    "convex": SearchOptions(fusion="convex", w_fts=0.3, w_vec=0.7, min_sim=0.0, min_rel=0.8),
-    "seed": SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.0, min_rel=0.0),
-    "rrf": SearchOptions(fusion="rrf", k=10.0, w_fts=0.5, w_vec=0.5, min_sim=0.0, min_rel=0.8),
+    "convex": SearchOptions(fusion=Fusion.CONVEX, w_fts=0.3, w_vec=0.7, min_sim=0.0, min_rel=0.8),
+    "seed": SearchOptions(
+        fusion=Fusion.RRF, k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.0, min_rel=0.0
+    ),
+    "rrf": SearchOptions(fusion=Fusion.RRF, k=10.0, w_fts=0.5, w_vec=0.5, min_sim=0.0, min_rel=0.8),
     "rrf-floor": SearchOptions(
-        fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.3, min_rel=0.0
+        fusion=Fusion.RRF, k=60.0, w_fts=0.7, w_vec=0.3, min_sim=0.3, min_rel=0.0
     ),
 }
 
@@ -392,15 +419,15 @@ def ignored(options: SearchOptions, given: Iterable[str]) -> list[str]:
     fusion other than RRF, the vector list's settings in lexical mode, …): a flag that does
     nothing is said, not silently accepted."""
     unused: dict[str, str] = {}
-    if options.mode != "hybrid":
+    if options.mode != Mode.HYBRID:
         unused |= dict.fromkeys(
             ("fusion", "k", "w_fts", "w_vec"),
             f"{options.mode} mode has one list and fuses nothing (its hits are scored by their "
             "calibrated evidence)",
         )
-    elif options.fusion != "rrf":
+    elif options.fusion != Fusion.RRF:
         unused["k"] = f"the {options.fusion} fusion does not use RRF's k"
-    if options.mode == "fts":
+    if options.mode == Mode.FTS:
         unused |= dict.fromkeys(("min_sim", "min_rel"), "fts mode has no vector list")
     return [
         f"{parameter_named(name).flag} is ignored: {unused[name]}"

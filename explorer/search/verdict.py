@@ -10,12 +10,13 @@ alone judged, and why: the hits are shown as they are, not muted for want of the
 from __future__ import annotations
 
 from explorer.search.hybrid import SearchResponse
+from explorer.search.options import Mode
 
 
 def judged_caveat(response: SearchResponse) -> str | None:
     """``judged on words only: model … is still loading`` when a hybrid search judged its close
     match without its meaning list; else ``None``."""
-    if response.listing or response.options.mode != "hybrid" or response.semantic.available:
+    if response.listing or response.options.mode != Mode.HYBRID or response.semantic.available:
         return None
     if response.judged_on != ("fts",):
         return None
@@ -40,7 +41,7 @@ def closeness(response: SearchResponse, quoted: str) -> str | None:
         )
     line = f"No close match for {quoted}"
     if response.hits:
-        by_meaning = response.semantic.available and response.options.mode != "fts"
+        by_meaning = response.semantic.available and response.options.mode != Mode.FTS
         how = "by meaning" if by_meaning else "in words"
         line += f": the hits are only the nearest notes {how}"
     return f"{line} ({caveat})" if caveat else line

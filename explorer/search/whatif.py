@@ -29,7 +29,7 @@ from numpy.polynomial import polynomial as poly
 
 from explorer.search import fusion
 from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
-from explorer.search.options import CALIBRATED_MAX_WEIGHT, SearchOptions
+from explorer.search.options import CALIBRATED_MAX_WEIGHT, Fusion, SearchOptions
 
 Array = npt.NDArray[np.float64]
 #: Scores this close (relative) are equal: the tie is broken by path, as the fusion does.  A
@@ -95,7 +95,7 @@ def changes_for(competition: Competition, options: SearchOptions, top: int) -> l
     rivals = [p for p, s in c.stale.items() if s == stale and p != c.path]
     field = _Field(c, rivals, ahead, options, top)
     out = []
-    for setting in ("w_fts", "w_vec", "k") if options.fusion == "rrf" else ("w_fts", "w_vec"):
+    for setting in ("w_fts", "w_vec", "k") if options.fusion == Fusion.RRF else ("w_fts", "w_vec"):
         out.append(field.solve(setting))
     return out
 
@@ -116,14 +116,14 @@ class _Field:
         self.ahead = ahead
         ids = [c.path, *rivals]
         self.before = np.array([r < c.path for r in rivals], dtype=bool)  # wins a tie
-        if options.fusion == "calibrated":
+        if options.fusion == Fusion.CALIBRATED:
             self.norm = {
                 name: np.array(
                     [c.evidence.get(name, {}).get(i, 0.0) for i in ids], dtype=np.float64
                 )
                 for name in ("fts", "vector")
             }
-        elif options.fusion == "convex":
+        elif options.fusion == Fusion.CONVEX:
             norms = fusion.convex(
                 c.scored,
                 {"fts": 1.0, "vector": 1.0},
@@ -152,11 +152,11 @@ class _Field:
         t = values.reshape(-1, 1)
         w_fts = t if setting == "w_fts" else o.w_fts
         w_vec = t if setting == "w_vec" else o.w_vec
-        if o.fusion == "calibrated":
+        if o.fusion == Fusion.CALIBRATED:
             a = np.clip(w_fts * self.norm["fts"], 0.0, 1.0)
             b = np.clip(w_vec * self.norm["vector"], 0.0, 1.0)
             return np.asarray(1.0 - (1.0 - a) * (1.0 - b))
-        if o.fusion == "convex":
+        if o.fusion == Fusion.CONVEX:
             return np.asarray(w_fts * self.norm["fts"] + w_vec * self.norm["vector"])
         k = t if setting == "k" else o.k
         with np.errstate(divide="ignore"):
@@ -188,7 +188,7 @@ class _Field:
         if setting == "k":
             return self._k_crossings()
         caps: list[float] = []
-        if o.fusion == "calibrated":
+        if o.fusion == Fusion.CALIBRATED:
             # 1 - (1 - w·e)(1 - B) = B + w·e·(1 - B): linear in the weight until w·e reaches 1,
             # where it stays (those points are crossings too).
             mine_e, fixed = (
@@ -198,7 +198,7 @@ class _Field:
             )
             mine, other = mine_e * (1.0 - fixed), fixed
             caps = [float(1.0 / e) for e in mine_e if e > 0]
-        elif o.fusion == "convex":
+        elif o.fusion == Fusion.CONVEX:
             mine, other = (
                 (self.norm["fts"], self.norm["vector"] * o.w_vec)
                 if setting == "w_fts"
@@ -256,7 +256,7 @@ class _Field:
         # A weight of the calibrated fusion goes no higher than 1 (above, scores saturate).
         ceiling = (
             CALIBRATED_MAX_WEIGHT
-            if self.options.fusion == "calibrated" and setting != "k"
+            if self.options.fusion == Fusion.CALIBRATED and setting != "k"
             else math.inf
         )
         points = [p for p in points if (p > 0 or not open_low) and p <= ceiling]
