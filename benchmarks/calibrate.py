@@ -35,10 +35,11 @@ from explorer.embed.provider import shared_provider
 from explorer.evaluate.corpus import open_beir_index, open_vault_index
 from explorer.evaluate.datasets import load_beir, load_judgments
 from explorer.evaluate.metrics import ndcg_at_k
-from explorer.search import evidence, hybrid
+from explorer.search import evidence, fusion, results
 from explorer.search.cached import fetch_options, with_floor
-from explorer.search.hybrid import Candidates, Searcher
+from explorer.search.hybrid import Searcher
 from explorer.search.options import PRESETS, SearchOptions
+from explorer.search.results import Candidates
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -164,13 +165,25 @@ def _pickle(data_dir: Path, name: str, model: str | None) -> Path:
     return data_dir / f"calibrate-{name}{suffix}.pickle"
 
 
+class _Unpickler(pickle.Unpickler):
+    """Reads pickles collected before the result types left ``explorer.search.hybrid`` for
+    ``explorer.search.results``, and those of a ``calibrate.py`` run as a script."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "__main__" and name == "JudgedSet":
+            return JudgedSet
+        if module == "explorer.search.hybrid" and hasattr(results, name):
+            return getattr(results, name)
+        return super().find_class(module, name)
+
+
 def _load(data_dir: Path, model: str | None = None) -> list[JudgedSet]:
     sets = []
     for name in (*SPLIT_BY_HASH, *LANGUAGE_SETS):
         path = _pickle(data_dir, name, model)
         if path.exists():
             with path.open("rb") as handle:
-                loaded = pickle.load(handle)
+                loaded = _Unpickler(handle).load()
             for found in (*loaded.judged.values(), *loaded.offtopic.values()):
                 _complete(found)
             sets.append(loaded)
@@ -198,7 +211,7 @@ def score(s: JudgedSet, options: SearchOptions) -> dict[str, Any]:
     }
     for query, found in s.judged.items():
         floored = with_floor(found, options)
-        paths = hybrid.ranked(floored, replace(options, limit=10))
+        paths = fusion.ranked(floored, replace(options, limit=10))
         docs = [s.to_doc.get(p, p) for p in paths]
         half = s.half(query)
         halves[half].append(ndcg_at_k(docs, s.qrels[query], 10))
@@ -221,8 +234,8 @@ def score(s: JudgedSet, options: SearchOptions) -> dict[str, Any]:
 
 def _best(found: Candidates, options: SearchOptions) -> float:
     depth = min(options.depth, found.depth)
-    strength = hybrid.calibrated_scores(found, options, found.lexical[:depth], found.vector[:depth])
-    return max((hybrid.combined(e) for e in strength.values()), default=0.0)
+    strength = fusion.calibrated_scores(found, options, found.lexical[:depth], found.vector[:depth])
+    return max((fusion.combined(e) for e in strength.values()), default=0.0)
 
 
 SETTINGS: dict[str, SearchOptions] = {
@@ -249,7 +262,7 @@ def ndcg(s: JudgedSet, options: SearchOptions) -> dict[str, float]:
     """nDCG@10 of ``s`` under ``options`` on its dev and its test half (no closeMatch)."""
     halves: dict[str, list[float]] = {"dev": [], "test": []}
     for query, found in s.judged.items():
-        paths = hybrid.ranked(with_floor(found, options), replace(options, limit=10))
+        paths = fusion.ranked(with_floor(found, options), replace(options, limit=10))
         docs = [s.to_doc.get(p, p) for p in paths]
         halves[s.half(query)].append(ndcg_at_k(docs, s.qrels[query], 10))
     return {h: sum(v) / max(1, len(v)) for h, v in halves.items()}
@@ -481,7 +494,7 @@ def by_kind(sets: list[JudgedSet], points: dict[str, dict[str, Any]]) -> None:
                 evidence.CALIBRATION = _calibration_at(point)
                 options = _options_at(point)
                 for query, found in s.judged.items():
-                    paths = hybrid.ranked(with_floor(found, options), replace(options, limit=10))
+                    paths = fusion.ranked(with_floor(found, options), replace(options, limit=10))
                     docs = [s.to_doc.get(p, p) for p in paths]
                     top = bool(docs) and s.qrels[query].get(docs[0], 0) >= 3
                     kind = kinds.get(query, "?")

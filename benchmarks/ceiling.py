@@ -32,9 +32,9 @@ import numpy.typing as npt
 from calibrate import JudgedSet, _load
 
 from explorer.evaluate.metrics import ndcg_at_k
-from explorer.search import hybrid
-from explorer.search.hybrid import Candidates
+from explorer.search import fusion
 from explorer.search.options import PRESETS
+from explorer.search.results import Candidates
 
 OPTIONS = PRESETS["default"]
 Matrix = npt.NDArray[np.float64]
@@ -45,8 +45,8 @@ def features(found: Candidates) -> tuple[list[str], Matrix]:
     feature rows."""
     depth = min(OPTIONS.depth, found.depth)
     lexical, vector = found.lexical[:depth], found.vector[:depth]
-    evidence = hybrid.calibrated_scores(found, OPTIONS, lexical, vector)
-    fused = {p: i for i, p in enumerate(hybrid.ranked(found, replace(OPTIONS, limit=100)))}
+    evidence = fusion.calibrated_scores(found, OPTIONS, lexical, vector)
+    fused = {p: i for i, p in enumerate(fusion.ranked(found, replace(OPTIONS, limit=100)))}
     lex_rank = {p: i for i, (p, _, _) in enumerate(lexical)}
     lex_score = {p: s for p, s, _ in lexical}
     best: dict[int, float] = {}

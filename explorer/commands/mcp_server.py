@@ -80,10 +80,10 @@ from explorer.display import safe_text
 from explorer.index.db import IndexError_
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
-from explorer.search.hybrid import SemanticUnavailable
 from explorer.search.options import Mode
 from explorer.search.query import MAX_QUERY_CHARS, QueryError
 from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
+from explorer.search.results import SemanticUnavailable
 from explorer.search.verdict import closeness
 
 log = logging.getLogger(__name__)

@@ -39,8 +39,8 @@ from explorer.embed.sbert import ENV_MODEL
 from explorer.home import HomeUnknown, expand_home
 from explorer.index.db import ENV_DATA_DIR, IndexError_, data_dir
 from explorer.index.model_choice import model_for
-from explorer.search.hybrid import SemanticUnavailable
 from explorer.search.query import QueryError
+from explorer.search.results import SemanticUnavailable
 
 #: Every command, in the order ``--help`` lists them.
 COMMANDS: tuple[Registrar, ...] = (

@@ -17,8 +17,8 @@ from explorer.index.db import IndexUnavailable, index_command, index_path
 from explorer.index.lease import WriterLease, holder
 from explorer.search import options as search_options
 from explorer.search.answer import bring_up_to_date, search_index, waiting_text
-from explorer.search.hybrid import SearchResponse
 from explorer.search.options import Mode
+from explorer.search.results import SearchResponse
 from explorer.search.verdict import closeness
 
 

@@ -55,9 +55,11 @@ from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
 from explorer.index.vectors import VectorIndex
-from explorer.search.hybrid import Searcher, SearchOptions, SearchResponse, fuse
-from explorer.search.options import MODES, Mode
+from explorer.search.fusion import fuse
+from explorer.search.hybrid import Searcher
+from explorer.search.options import MODES, Mode, SearchOptions
 from explorer.search.query import parse_query
+from explorer.search.results import SearchResponse
 
 #: Depth of the vector top-k comparisons (the search's default candidate depth).
 TOPK_DEPTH = SearchOptions().depth

@@ -30,13 +30,11 @@ from explorer.evaluate.settings import (
     quiet,
 )
 from explorer.search.cached import fetch_options, with_floor
-from explorer.search.hybrid import (
-    Candidates,
-    Searcher,
-)
-from explorer.search.hybrid import ranked as ranked_paths
+from explorer.search.fusion import ranked as ranked_paths
+from explorer.search.hybrid import Searcher
 from explorer.search.options import Mode
 from explorer.search.query import QueryError
+from explorer.search.results import Candidates
 
 
 @dataclass(slots=True)

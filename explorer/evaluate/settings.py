@@ -7,10 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from explorer.search.hybrid import (
-    SearchOptions,
-)
-from explorer.search.options import MODES, Fusion, Mode
+from explorer.search.options import MODES, Fusion, Mode, SearchOptions
 
 RECALL_KS = (1, 3, 10, 100)
 CUTOFF = 10
@@ -63,7 +60,7 @@ class EvalSettings:
         return self.candidate_mode != Mode.FTS
 
     def to_json(self) -> dict[str, Any]:
-        from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
+        from explorer.search.fusion import CONVEX_LOWER_BOUNDS
 
         o = self.search
         bounds = (

@@ -3,7 +3,7 @@
 An evaluation runs each query once, with both lists fetched without a similarity floor and as
 deep as the depth (:func:`explorer.search.cached.fetch_options`).  Every point of a sweep is then
 pure arithmetic over those lists: the point's floors cut the vector list
-(:func:`~explorer.search.cached.with_floor`), :func:`~explorer.search.hybrid.ranked` ranks, the
+(:func:`~explorer.search.cached.with_floor`), :func:`~explorer.search.fusion.ranked` ranks, the
 metrics score, and no model or database is touched.  So a sweep of a hundred settings costs one
 evaluation plus a hundred fusions per query.
 
@@ -25,9 +25,10 @@ from typing import Any
 
 from explorer.evaluate.metrics import evaluate_run
 from explorer.search.cached import with_floor
-from explorer.search.hybrid import Candidates, SearchOptions, ranked
-from explorer.search.options import RANKING, Fusion, Mode, parameter_named
+from explorer.search.fusion import ranked
+from explorer.search.options import RANKING, Fusion, Mode, SearchOptions, parameter_named
 from explorer.search.query import QueryError
+from explorer.search.results import Candidates
 
 #: The grid of ``eval --sweep`` without a value: both methods, a few k, the weight in tenths.
 DEFAULT_GRID = "fusion=rrf,convex;k=20,40,60,100;weight=0:1:0.1"

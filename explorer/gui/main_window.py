@@ -2,9 +2,9 @@
 
 The search bar asks for a search (150 ms after typing, at once on Enter); the vault's
 :class:`~explorer.gui.session.VaultSession` fetches both lists on its search thread and the
-window keeps them as :class:`~explorer.search.hybrid.Candidates`.  Every change of the fusion
+window keeps them as :class:`~explorer.search.results.Candidates`.  Every change of the fusion
 controls or of the mode re-fuses those cached lists on the spot with
-:func:`~explorer.search.hybrid.fuse` (no new search) and marks how rows moved.  The live index
+:func:`~explorer.search.fusion.fuse` (no new search) and marks how rows moved.  The live index
 runs from the moment a vault is open; its events re-run the query when a change may affect
 it.  Nothing here waits for the model, the index or the disk.
 
@@ -103,8 +103,8 @@ from explorer.live.problems import Problem
 from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
-from explorer.search.hybrid import Hit, SearchResponse
 from explorer.search.options import Mode, SearchOptions
+from explorer.search.results import Hit, SearchResponse
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 

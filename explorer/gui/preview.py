@@ -76,8 +76,8 @@ from explorer.preview.obsidian import (
 )
 from explorer.preview.style import Colours, document_css
 from explorer.search.chunk_scores import ChunkView, NoteChunks
-from explorer.search.hybrid import Hit
 from explorer.search.query import Query
+from explorer.search.results import Hit
 from explorer.vault.obsidian import is_obsidian_vault
 
 #: The most of the preview's height the explain block takes (it scrolls beyond that).

@@ -53,8 +53,8 @@ from explorer.live import LiveEvent
 from explorer.live.events import changes_results
 from explorer.live.reader import ReadContext
 from explorer.search.cached import fetch_options
-from explorer.search.hybrid import Candidates, Hit, SearchOptions
-from explorer.search.options import MODES, Mode
+from explorer.search.options import MODES, Mode, SearchOptions
+from explorer.search.results import Candidates, Hit
 
 Judgments = dict[str, dict[str, int]]
 

@@ -1,6 +1,6 @@
 """The results as one table model driven by roles, and the proxy that sorts it.
 
-Every column reads from the same :class:`~explorer.search.hybrid.Hit`; custom roles carry the
+Every column reads from the same :class:`~explorer.search.results.Hit`; custom roles carry the
 raw numbers (ranks, contributions, the share of each list) so the sort proxy and the bar
 delegate never parse display text.  ``BackgroundRole`` gives the source tint — blue for a hit
 only the lexical list found, amber for one only the vector list found, none when both did —
@@ -44,8 +44,8 @@ from PySide6.QtWidgets import QApplication
 from explorer.display import safe_text
 from explorer.gui.theme import Tints, tints, washed
 from explorer.search.compare import GONE, Comparison
-from explorer.search.hybrid import Hit, SearchResponse
 from explorer.search.options import Mode
+from explorer.search.results import Hit, SearchResponse
 
 Index = QModelIndex | QPersistentModelIndex
 

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 
 from explorer.gui.delegates import ResultsDelegate
 from explorer.gui.results_model import Column, ResultsModel, ResultsProxy, Role
-from explorer.search.hybrid import Hit
+from explorer.search.results import Hit
 
 Index = QModelIndex | QPersistentModelIndex
 

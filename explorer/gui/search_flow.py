@@ -20,7 +20,8 @@ from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
 from explorer.live.reader import URGENT
 from explorer.preview.explain import ExplainContext, explain_context
 from explorer.search.cached import CachedLists
-from explorer.search.hybrid import Hit, SearchOptions
+from explorer.search.options import SearchOptions
+from explorer.search.results import Hit
 from explorer.search.shown import Shown
 
 #: Live changes are coalesced into one re-search at most this often.

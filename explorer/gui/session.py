@@ -32,8 +32,10 @@ from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext, Superseded
 from explorer.search.cached import CachedLists, fetch_options
-from explorer.search.hybrid import Candidates, QueryError, SearchOptions
 from explorer.search.lexical import make_snippets
+from explorer.search.options import SearchOptions
+from explorer.search.query import QueryError
+from explorer.search.results import Candidates
 from explorer.search.shown import Shown
 
 #: Closing with ``wait`` waits this long at most for the reader (a running job is interrupted;

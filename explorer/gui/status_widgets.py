@@ -35,8 +35,8 @@ from explorer.gui.theme import tints
 from explorer.index.status import offered_model
 from explorer.live import EmbeddingState, Health, WatcherState
 from explorer.live.problems import Problem
-from explorer.search.hybrid import SearchResponse
 from explorer.search.options import Mode
+from explorer.search.results import SearchResponse
 from explorer.search.verdict import closeness
 
 

@@ -59,9 +59,10 @@ from explorer.gui.theme import is_dark
 from explorer.gui.workers import Latest, Worker
 from explorer.index.embedding import pending_count
 from explorer.live.reader import ReadContext
-from explorer.search.hybrid import Candidates, Searcher, SearchOptions
-from explorer.search.options import Mode
+from explorer.search.hybrid import Searcher
+from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import QueryError
+from explorer.search.results import Candidates
 
 #: Line colours of the series, readable on a light and on a dark background.
 SERIES_COLORS = ("#3b7ddd", "#e69b00", "#2ca25f", "#d6604d", "#8e6bd1", "#17a2b8", "#b8860b")

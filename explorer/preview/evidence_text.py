@@ -13,7 +13,8 @@ contribution is its Shapley share, ``a − ab/2`` and ``b − ab/2``.  Plain tex
 from __future__ import annotations
 
 from explorer.index.vectors import CosineSpread
-from explorer.search.hybrid import Hit, SearchOptions
+from explorer.search.options import SearchOptions
+from explorer.search.results import Hit
 
 LISTS = (("fts", "lexical"), ("vector", "vector"))
 

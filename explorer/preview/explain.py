@@ -16,8 +16,8 @@ from explorer.preview.evidence_text import (
     vector_evidence_text,
 )
 from explorer.preview.style import Colours, shown
-from explorer.search.hybrid import Candidates, Hit, SearchOptions, SearchResponse
-from explorer.search.options import Fusion, Mode
+from explorer.search.options import Fusion, Mode, SearchOptions
+from explorer.search.results import Candidates, Hit, SearchResponse
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from explorer.preview.links import VaultLinks
 from explorer.preview.markdown import markdown_to_safe_html
 from explorer.preview.obsidian import Page
 from explorer.preview.style import Colours, shown
-from explorer.search.hybrid import Hit
 from explorer.search.query import Query
+from explorer.search.results import Hit
 
 FILTER_SCHEME = "vault-filter"
 BEST_ANCHOR = "best-chunk"

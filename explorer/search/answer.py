@@ -19,8 +19,9 @@ from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import SyncReport, sync_vault
 from explorer.index.vectors import VectorIndex
-from explorer.search.hybrid import Searcher, SearchResponse
+from explorer.search.hybrid import Searcher
 from explorer.search.options import Mode, SearchOptions
+from explorer.search.results import SearchResponse
 
 #: A search that syncs embeds the chunks waiting for a vector first only when there are at most
 #: this many (an edited note or a few: about a second on a laptop's CPU); above it, it answers

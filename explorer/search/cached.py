@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from explorer.search.hybrid import Candidates, SearchOptions, SearchResponse, fuse
-from explorer.search.options import Mode
+from explorer.search.fusion import fuse
+from explorer.search.options import Mode, SearchOptions
+from explorer.search.results import Candidates, SearchResponse
 
 #: Lists are fetched this deep at least, so the depth control re-fuses without a new search
 #: up to here (a deeper list's first n entries are exactly the list of depth n).

@@ -16,7 +16,7 @@ Code blocks are *not* left out: a fenced block is embedded as it is written.
 
 The cosines are the vector list's own: the note's rows of the loaded matrix
 (:class:`~explorer.index.vectors.VectorIndex`) times the query's vector, which the search keeps
-(:attr:`explorer.search.hybrid.Candidates.query_vector`).  No model call, no Qt.
+(:attr:`explorer.search.results.Candidates.query_vector`).  No model call, no Qt.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Two search settings side by side: how each note moved, and how much the two rankings agree.
 
-A comparison takes two :class:`~explorer.search.hybrid.SearchResponse` of one query, A (the
+A comparison takes two :class:`~explorer.search.results.SearchResponse` of one query, A (the
 baseline) and B (the settings tried), and gives a row for every note of either top N with its
 rank under each and the move from A to B (positive: B ranks it higher), the overlap of the two
 top-10s (:func:`jaccard_at`) and of the two whole rankings (:func:`rbo`, rank-biased overlap),
@@ -19,15 +19,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.search.cached import CachedLists, fetch_options
-from explorer.search.hybrid import (
-    Candidates,
-    Hit,
-    Searcher,
-    SearchOptions,
-    SearchResponse,
-    SemanticUnavailable,
-)
-from explorer.search.options import Fusion, Mode
+from explorer.search.hybrid import Searcher
+from explorer.search.options import Fusion, Mode, SearchOptions
+from explorer.search.results import Candidates, Hit, SearchResponse, SemanticUnavailable
 
 #: The depth of the top lists whose Jaccard overlap is reported.
 JACCARD_DEPTH = 10

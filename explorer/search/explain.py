@@ -22,23 +22,21 @@ from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search import fusion
 from explorer.search.chunk_scores import ChunkScore, best_two, note_chunks
 from explorer.search.evidence import CALIBRATION
-from explorer.search.hybrid import (
-    DEMOTED_STATUS,
-    Candidates,
-    Searcher,
+from explorer.search.fusion import (
     calibrated_scores,
     close_match,
     combined,
     convex_tiers,
     evidence_lists,
     fuse_lists,
-    is_demoted,
     lexical_coverage,
 )
+from explorer.search.hybrid import Searcher
 from explorer.search.lexical import filter_clause, lexical_list
 from explorer.search.notes_lookup import indexed_id
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import Query, QueryError, Term
+from explorer.search.results import DEMOTED_STATUS, Candidates, is_demoted
 from explorer.search.whatif import Change, Competition, changes_for
 
 #: The columns of the full-text table, in the order the explanation names them.
@@ -165,7 +163,7 @@ class EvidencePlace:
     #: The query's cosines do not spread over the vault (:attr:`CosineSpread.flat`).
     flat: bool = False
     #: The coverage the evidence reads: each content word weighed by its rarity in the vault
-    #: (:func:`explorer.search.hybrid.lexical_coverage`); None where the note holds every word.
+    #: (:func:`explorer.search.fusion.lexical_coverage`); None where the note holds every word.
     weighted: float | None = None
     code: str = "evidence"
 
@@ -500,7 +498,7 @@ def _vector(
 def _fused(
     candidates: Candidates, options: SearchOptions, path: str, stale: bool, top: int
 ) -> tuple[FusedPlace, Competition]:
-    """The whole fused list as :func:`explorer.search.hybrid.fuse` orders it (before its
+    """The whole fused list as :func:`explorer.search.fusion.fuse` orders it (before its
     limit), and the note's place in it."""
     depth = min(options.depth, candidates.depth)
     lexical = candidates.lexical[:depth]

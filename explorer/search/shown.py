@@ -14,8 +14,9 @@ from functools import cached_property
 
 from explorer.search.cached import CachedLists
 from explorer.search.compare import Comparison, compare_responses, covering
-from explorer.search.hybrid import Candidates, SearchOptions, SearchResponse
+from explorer.search.options import SearchOptions
 from explorer.search.query import Query
+from explorer.search.results import Candidates, SearchResponse
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ tokenizer, same text, same phrases), unless it is that dense.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import sqlite3
@@ -29,6 +30,7 @@ from types import TracebackType
 
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.index.text import unspace_cjk
+from explorer.search.query import Query
 
 SNIPPET_TOKENS = 24
 #: Largest piece of a body read and handed to FTS5 at once.  A body up to this size is
@@ -340,3 +342,29 @@ def mark_snippet(raw: str) -> str:
     """FTS5 snippet text, HTML-escaped, with its match markers turned into ``<mark>`` tags."""
     text = html.escape(unspace_cjk(raw).replace("\n", " "), quote=False)
     return text.replace(_OPEN, "<mark>").replace(_CLOSE, "</mark>")
+
+
+def marked_words(query: Query) -> tuple[str, ...]:
+    """The words :func:`plain_snippet` marks: those of three letters or more of the query's
+    content terms."""
+    return tuple(w for t in query.content_terms for w in re.findall(r"\w{3,}", t.text))
+
+
+def plain_snippet(text: str, words: tuple[str, ...], width: int = 200) -> str:
+    """A snippet for a note the lexical list did not find: its best chunk, words marked."""
+    text = " ".join(unspace_cjk(text).split())
+    if len(text) > width:
+        text = text[:width].rsplit(" ", 1)[0] + " …"
+    escaped = html.escape(text, quote=False)
+    marker = _marker(words)
+    return escaped if marker is None else marker.sub(r"<mark>\1</mark>", escaped)
+
+
+@functools.lru_cache(maxsize=64)
+def _marker(words: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One pattern marking any of ``words`` where it stands as a whole word (longest first)."""
+    if not words:
+        return None
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    alternatives = "|".join(re.escape(html.escape(w, quote=False)) for w in ordered)
+    return re.compile(rf"(?<![\w>])({alternatives})(?![\w<])", re.IGNORECASE)

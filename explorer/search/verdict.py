@@ -9,8 +9,8 @@ alone judged, and why: the hits are shown as they are, not muted for want of the
 
 from __future__ import annotations
 
-from explorer.search.hybrid import SearchResponse
 from explorer.search.options import Mode
+from explorer.search.results import SearchResponse
 
 
 def judged_caveat(response: SearchResponse) -> str | None:

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from numpy.polynomial import polynomial as poly
 
 from explorer.search import fusion
-from explorer.search.hybrid import CONVEX_LOWER_BOUNDS
+from explorer.search.fusion import CONVEX_LOWER_BOUNDS
 from explorer.search.options import CALIBRATED_MAX_WEIGHT, Fusion, SearchOptions
 
 Array = npt.NDArray[np.float64]

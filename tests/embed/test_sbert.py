@@ -23,7 +23,8 @@ from explorer.embed.sbert import (
     resolve_model,
 )
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
 from tests.conftest import build_index
 
 

@@ -30,7 +30,7 @@ from explorer.gui.settings import Settings
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import SearchOptions
+from explorer.search.options import SearchOptions
 from explorer.search.shown import Shown
 from tests.sample_vault_facts import VAULT as SAMPLE_VAULT
 

@@ -12,7 +12,9 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.main_window import MainWindow
-from explorer.search.hybrid import SearchOptions, SearchResponse, fuse
+from explorer.search.fusion import fuse
+from explorer.search.options import SearchOptions
+from explorer.search.results import SearchResponse
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
 from tests.search.helpers import candidates
 

@@ -20,9 +20,9 @@ from explorer.gui.results_model import Column
 from explorer.search.cached import CachedLists
 from explorer.search.compare import compare_lists, describe, rbo
 from explorer.search.evidence import CALIBRATION
-from explorer.search.hybrid import Candidates, SemanticStatus
 from explorer.search.options import PRESETS, RANKING, SearchOptions
 from explorer.search.query import MAX_QUERY_CHARS, parse_query
+from explorer.search.results import Candidates, SemanticStatus
 from tests.gui.conftest import (
     WindowFactory,
     cell,

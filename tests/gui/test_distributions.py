@@ -13,7 +13,9 @@ from pytestqt.qtbot import QtBot
 from explorer.gui.distributions import BIN_WIDTH, DistributionsPanel, distributions
 from explorer.gui.theme import tints
 from explorer.index.vectors import SPREAD_BINS, CosineSpread
-from explorer.search.hybrid import Candidates, SearchOptions, fuse
+from explorer.search.fusion import fuse
+from explorer.search.options import SearchOptions
+from explorer.search.results import Candidates
 from tests.search.helpers import candidates
 
 #: Every note's best cosine for the query: the candidates' five and the rest of a small vault.

@@ -23,8 +23,8 @@ from explorer.gui.main_window import MainWindow
 from explorer.gui.quality_panel import EMPTY_TEXT, QualityReport
 from explorer.gui.results_model import UNJUDGED, Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.workers import run_in_pool
-from explorer.search.hybrid import Hit
 from explorer.search.options import MODES
+from explorer.search.results import Hit
 from tests.gui.conftest import (
     SAFETY_MS,
     WindowFactory,

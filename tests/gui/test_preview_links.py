@@ -13,8 +13,9 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.main_window import MainWindow
 from explorer.gui.preview import PreviewPane
 from explorer.preview.explain import ExplainContext
-from explorer.search.hybrid import Hit, SearchOptions
+from explorer.search.options import SearchOptions
 from explorer.search.query import parse_query
+from explorer.search.results import Hit
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
 from tests.gui.helpers import shown_images
 from tests.obsidian_vault import build_obsidian_vault

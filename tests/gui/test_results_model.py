@@ -12,7 +12,9 @@ from pytestqt.modeltest import ModelTester
 
 from explorer.gui.results_model import ABSENT, Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.theme import dark_palette, light_palette, tints, washed
-from explorer.search.hybrid import NoteInfo, SearchOptions, fuse
+from explorer.search.fusion import fuse
+from explorer.search.options import SearchOptions
+from explorer.search.results import NoteInfo
 from tests.gui.helpers import response
 from tests.search.helpers import candidates
 

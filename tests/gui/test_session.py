@@ -21,7 +21,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.session import SearchResult, VaultSession
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import SearchOptions
+from explorer.search.options import SearchOptions
 from tests.gui.conftest import SAFETY_MS, Hold
 
 FTS = SearchOptions(mode="fts")

@@ -13,7 +13,9 @@ from explorer.gui.status_widgets import QUOTED_QUERY, ElidedLabel, IndexStatus, 
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.status import IndexReport
 from explorer.live import Health
-from explorer.search.hybrid import SearchOptions, SemanticStatus, fuse
+from explorer.search.fusion import fuse
+from explorer.search.options import SearchOptions
+from explorer.search.results import SemanticStatus
 from tests.search.helpers import candidates
 
 

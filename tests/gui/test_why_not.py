@@ -14,8 +14,8 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results_model import Role
 from explorer.gui.session import VaultSession
 from explorer.gui.why_not import WhyNotDialog
-from explorer.search.hybrid import Hit
 from explorer.search.options import SearchOptions
+from explorer.search.results import Hit
 from tests.gui.conftest import SAFETY_MS, WindowFactory, index_with_fake_vectors, wait_for_results
 
 NOTES = {

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explorer.search.hybrid import Hit
+from explorer.search.results import Hit
 
 
 def hit(**fields: object) -> Hit:

@@ -17,7 +17,9 @@ from explorer.preview.evidence_text import (
     vector_evidence_text,
     weighted,
 )
-from explorer.search.hybrid import Hit, SearchOptions, fuse
+from explorer.search.fusion import fuse
+from explorer.search.options import SearchOptions
+from explorer.search.results import Hit
 from tests.search.helpers import candidates
 
 CALIBRATED = SearchOptions(fusion="calibrated", w_fts=0.3, w_vec=0.7)

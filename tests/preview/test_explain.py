@@ -8,7 +8,7 @@ from dataclasses import replace
 from explorer.index.vectors import CosineSpread
 from explorer.preview.explain import ExplainContext, explain_html, formula
 from explorer.preview.style import Colours
-from explorer.search.hybrid import SearchOptions
+from explorer.search.options import SearchOptions
 from tests.preview.helpers import hit
 
 SEED = SearchOptions(fusion="rrf", k=60, w_fts=0.7, w_vec=0.3)

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from explorer.search.hybrid import (
-    Candidates,
-    NoteInfo,
-    SemanticStatus,
-    VectorCandidate,
-)
 from explorer.search.query import parse_query
+from explorer.search.results import Candidates, NoteInfo, SemanticStatus, VectorCandidate
 
 LEXICAL = ["a.md", "b.md", "c.md", "d.md"]
 VECTOR = ["b.md", "e.md", "a.md"]

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.search.cached import MIN_FETCH_DEPTH, CachedLists
-from explorer.search.hybrid import (
-    SearchOptions,
-    SemanticStatus,
-)
+from explorer.search.options import SearchOptions
+from explorer.search.results import SemanticStatus
 from tests.search.helpers import candidates
 
 # Lexical list a, b, c, d; vector list b, e, a.  a and b: both; c, d: lexical only; e: vector only.

@@ -13,7 +13,8 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search.explain import explain
-from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
 from tests import sample_vault_facts as facts
 from tests.conftest import build_index
 

@@ -18,15 +18,15 @@ from explorer.search.compare import (
     jaccard_at,
     rbo,
 )
-from explorer.search.hybrid import (
+from explorer.search.options import SearchOptions
+from explorer.search.query import parse_query
+from explorer.search.results import (
     Candidates,
     NoteInfo,
-    SearchOptions,
     SemanticStatus,
     SemanticUnavailable,
     VectorCandidate,
 )
-from explorer.search.query import parse_query
 
 # Lexical list a, b, c, d; vector list b, e, a (cosines 0.9, 0.8, 0.7).  The settings are spelled
 # out (no floor): the tests do not depend on today's defaults.

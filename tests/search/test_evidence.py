@@ -10,8 +10,10 @@ import pytest
 
 from explorer.index.db import IndexDB
 from explorer.search import evidence
-from explorer.search.hybrid import Searcher, SearchOptions, lexical_coverage
+from explorer.search.fusion import lexical_coverage
+from explorer.search.hybrid import Searcher
 from explorer.search.lexical import PASSES
+from explorer.search.options import SearchOptions
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]

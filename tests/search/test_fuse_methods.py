@@ -10,7 +10,9 @@ import pytest
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import FUSION_METHODS, Searcher, SearchOptions, fuse
+from explorer.search.fusion import fuse
+from explorer.search.hybrid import Searcher
+from explorer.search.options import FUSION_METHODS, SearchOptions
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]

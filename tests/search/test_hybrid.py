@@ -13,14 +13,11 @@ import pytest
 from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import (
-    QueryError,
-    Searcher,
-    SearchOptions,
-    SemanticUnavailable,
-    fuse,
-    ranked,
-)
+from explorer.search.fusion import fuse, ranked
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
+from explorer.search.query import QueryError
+from explorer.search.results import SemanticUnavailable
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]

@@ -17,9 +17,11 @@ import pytest
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search import evidence
-from explorer.search.hybrid import Searcher, SearchOptions, query_language_json
+from explorer.search.hybrid import Searcher
 from explorer.search.lexical import lexical_list
+from explorer.search.options import SearchOptions
 from explorer.search.query import parse_query
+from explorer.search.results import query_language_json
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]

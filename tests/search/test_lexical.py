@@ -17,8 +17,9 @@ import pytest
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.hybrid import Searcher
 from explorer.search.lexical import lexical_list
+from explorer.search.options import SearchOptions
 from explorer.search.query import parse_query
 from explorer.search.snippet import Snippets
 from tests.conftest import build_index

@@ -12,8 +12,9 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.counts import Counted
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.hybrid import Searcher
 from explorer.search.lexical import lexical_list
+from explorer.search.options import SearchOptions
 from explorer.search.query import (
     COMPOUND_MAX,
     Query,

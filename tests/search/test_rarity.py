@@ -17,7 +17,8 @@ from explorer.index.db import IndexDB
 from explorer.search import evidence
 from explorer.search.explain import explain
 from explorer.search.explain_text import explanation_lines
-from explorer.search.hybrid import Searcher, SearchOptions
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
 from tests.conftest import build_index
 
 pytestmark = pytest.mark.model

@@ -14,8 +14,8 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import Searcher, SearchOptions
-from explorer.search.options import PRESETS, with_ranking_of
+from explorer.search.hybrid import Searcher
+from explorer.search.options import PRESETS, SearchOptions, with_ranking_of
 from tests import sample_vault_facts as facts
 from tests.conftest import build_index
 

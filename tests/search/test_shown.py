@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from explorer.search.cached import MIN_FETCH_DEPTH, CachedLists
 from explorer.search.compare import compare_responses
-from explorer.search.hybrid import SearchOptions
+from explorer.search.options import SearchOptions
 from explorer.search.shown import Shown
 from tests.search.helpers import candidates
 

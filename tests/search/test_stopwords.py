@@ -14,8 +14,8 @@ import pytest
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import SearchOptions
 from explorer.search.lexical import lexical_list
+from explorer.search.options import SearchOptions
 from explorer.search.query import Term, parse_query
 from explorer.search.stopwords import ENGLISH, is_stopword
 from tests.conftest import build_index

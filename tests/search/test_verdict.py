@@ -13,7 +13,10 @@ from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search.evidence import CALIBRATION
-from explorer.search.hybrid import Searcher, SearchOptions, SemanticStatus, fuse
+from explorer.search.fusion import fuse
+from explorer.search.hybrid import Searcher
+from explorer.search.options import SearchOptions
+from explorer.search.results import SemanticStatus
 from explorer.search.verdict import closeness, judged_caveat
 from tests.conftest import build_index
 from tests.search.helpers import candidates
