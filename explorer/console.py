@@ -16,14 +16,15 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.display import is_unsafe, safe_text
+from explorer.errors import MachineError, UserError
 from explorer.home import expand_home
 
 
-class UsageError(Exception):
+class UsageError(UserError):
     """Bad input from the user: one clear line, exit status 2."""
 
 
-class EnvironmentProblem(Exception):
+class EnvironmentProblem(MachineError):
     """The machine stands in the way (permissions, a full disk): one clear line, exit status 1."""
 
 

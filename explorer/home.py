@@ -12,8 +12,10 @@ import os
 import re
 from pathlib import Path
 
+from explorer.errors import UserError
 
-class HomeUnknown(ValueError):
+
+class HomeUnknown(UserError, ValueError):
     """``~`` or ``~user`` names no home folder: one line to show."""
 
 

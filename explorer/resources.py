@@ -14,6 +14,8 @@ from functools import cache
 from importlib import resources as importlib_resources
 from pathlib import Path
 
+from explorer.errors import MachineError
+
 PACKAGE = "explorer._resources"
 """The package that holds the resources once installed."""
 
@@ -21,7 +23,7 @@ BUNDLE_DIR = Path("explorer") / "_resources"
 """Where the resources sit inside a PyInstaller bundle (the same place as in the package)."""
 
 
-class ResourcesMissing(FileNotFoundError):
+class ResourcesMissing(MachineError, FileNotFoundError):
     """This copy of the program was installed without its resources."""
 
 

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, say, whole_number
+from explorer.errors import ExplorerError, Fault
 from explorer.index.db import (
     IndexDB,
+    IndexError_,
     IndexUnavailable,
     data_dir,
     index_command,
@@ -70,6 +72,16 @@ def say_ignored(options: search_options.SearchOptions, given: list[str]) -> None
     """A note on stderr for each option given that the mode leaves unused."""
     for line in search_options.ignored(options, given):
         say(f"vault-explorer: note: {line}", sys.stderr)
+
+
+def fault_line(exc: BaseException, fault: Fault, vault: str | Path | None, data: str | None) -> str:
+    """The one line a front end says for ``exc`` (:func:`explorer.errors.classify` gave its
+    ``fault``): the person's error as its message, the machine's as :func:`error_line` words it
+    (a message the program wrote itself stands as it is)."""
+    wrote_it = isinstance(exc, ExplorerError) and not isinstance(exc, IndexError_)
+    if fault is Fault.USER or wrote_it:
+        return str(exc)
+    return error_line(exc, vault, data)
 
 
 def error_line(exc: BaseException, vault: str | Path | None, data: str | None) -> str:

@@ -32,7 +32,6 @@ import json
 import logging
 import os
 import re
-import sqlite3
 import sys
 from collections import Counter
 from collections.abc import AsyncIterable, Callable
@@ -72,18 +71,16 @@ from mcp.types import (
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from explorer import __version__
-from explorer.commands.common import error_line
+from explorer.commands.common import fault_line
 from explorer.commands.related import LINK_MARK
 from explorer.commands.vault_reader import VaultReader
-from explorer.console import EnvironmentProblem, UsageError
 from explorer.display import safe_text
-from explorer.index.db import IndexError_
+from explorer.errors import Fault, classify
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
 from explorer.search.options import Mode
-from explorer.search.query import MAX_QUERY_CHARS, QueryError
+from explorer.search.query import MAX_QUERY_CHARS
 from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
-from explorer.search.results import SemanticUnavailable
 from explorer.search.verdict import closeness
 
 log = logging.getLogger(__name__)
@@ -103,11 +100,6 @@ QUERY_SYNTAX = (
     "linking to NOTE); linkedfrom:NOTE (notes NOTE links to). An empty query lists the most "
     "recently modified notes."
 )
-
-#: Tool errors a person can act on: the message is the answer.
-USER_ERRORS = (UsageError, QueryError, SemanticUnavailable, FileNotFoundError)
-#: Errors of the machine or the index: said as the command line says them.
-MACHINE_ERRORS = (EnvironmentProblem, IndexError_, sqlite3.Error, OSError)
 
 
 # ----------------------------------------------------------------------------- arguments
@@ -342,12 +334,11 @@ def build_server(reader: VaultReader) -> Server[Any]:
             return _error(f"{spec.name}: {argument_errors(exc)}")
         try:
             reply = await anyio.to_thread.run_sync(spec.answer, reader, args)
-        except USER_ERRORS as exc:
-            return _error(str(exc))
-        except MACHINE_ERRORS as exc:
-            return _error(error_line(exc, reader.vault, reader.data))
-        except Exception as exc:  # a bug: said, logged, and the server goes on
-            log.exception("%s failed", spec.name)
+        except Exception as exc:
+            fault = classify(exc)
+            if fault is not Fault.BUG:
+                return _error(fault_line(exc, fault, reader.vault, reader.data))
+            log.exception("%s failed", spec.name)  # a bug: said, logged, and the server goes on
             return _error(f"{spec.name} failed: {type(exc).__name__}: {exc}")
         return CallToolResult(
             content=[TextContent(type="text", text=reply.text)], structured_content=reply.data

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -32,15 +31,14 @@ from explorer.commands import (
     status,
     watch,
 )
-from explorer.commands.common import Command, Registrar, error_line
-from explorer.console import EnvironmentProblem, UsageError, say
+from explorer.commands.common import Command, Registrar, fault_line
+from explorer.console import UsageError, say
 from explorer.display import safe_text
 from explorer.embed.sbert import ENV_MODEL
-from explorer.home import HomeUnknown, expand_home
-from explorer.index.db import ENV_DATA_DIR, IndexError_, data_dir
+from explorer.errors import Fault, classify
+from explorer.home import expand_home
+from explorer.index.db import ENV_DATA_DIR, data_dir
 from explorer.index.model_choice import model_for
-from explorer.search.query import QueryError
-from explorer.search.results import SemanticUnavailable
 
 #: Every command, in the order ``--help`` lists them.
 COMMANDS: tuple[Registrar, ...] = (
@@ -112,22 +110,19 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         _check_model(getattr(args, "model", None))
         args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
         return int(args.func(args))
-    except (UsageError, HomeUnknown, QueryError, SemanticUnavailable, FileNotFoundError) as exc:
-        say(f"vault-explorer: {exc}", sys.stderr)
-        return 2
-    except EnvironmentProblem as exc:
-        say(f"vault-explorer: {exc}", sys.stderr)
-        return 1
     except KeyboardInterrupt:
         say("vault-explorer: interrupted", sys.stderr)
         return 130
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
-    except (IndexError_, sqlite3.Error, OSError) as exc:
-        line = error_line(exc, getattr(args, "vault", None), args.data_dir)
+    except Exception as exc:
+        fault = classify(exc)
+        if fault is Fault.BUG:
+            raise
+        line = fault_line(exc, fault, getattr(args, "vault", None), args.data_dir)
         say(f"vault-explorer: {line}", sys.stderr)
-        return 1
+        return 2 if fault is Fault.USER else 1
 
 
 def _check_model(given: str | None) -> None:

@@ -12,10 +12,12 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from explorer.errors import MachineError
+
 Matrix = npt.NDArray[np.float32]
 
 
-class EmbedderUnavailable(RuntimeError):
+class EmbedderUnavailable(MachineError, RuntimeError):
     """No embedding model can be used; the message says why (shown to the user)."""
 
 

@@ -47,6 +47,7 @@ import psutil
 from explorer.embed.base import Embedder, FakeEmbedder, Matrix, embed_queries, normalize_rows
 from explorer.embed.precision import precision_of
 from explorer.embed.provider import EmbedderProvider
+from explorer.errors import UserError
 from explorer.evaluate.contention import format_contention, query_while_embedding
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
@@ -72,7 +73,7 @@ CONTENTION_QUESTIONS = 30
 RANDOM_MODEL = "bench-random-384"
 
 
-class BenchError(RuntimeError):
+class BenchError(UserError, RuntimeError):
     """The benchmark cannot run as asked; one line for the user."""
 
 

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from explorer.errors import UserError
+
 CORPUS_FILE = "corpus.jsonl"
 QUERIES_FILE = "queries.jsonl"
 QRELS_DIR = "qrels"
@@ -21,7 +23,7 @@ MAX_GRADE = 3
 """Highest grade in a user's judgments file: 0 not relevant, 1 related, 2 relevant, 3 the answer."""
 
 
-class DatasetError(ValueError):
+class DatasetError(UserError, ValueError):
     """Malformed labelled data; the message is one line naming the file and line."""
 
 

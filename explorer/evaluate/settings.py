@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from explorer.errors import UserError
 from explorer.search.options import MODES, Fusion, Mode, SearchOptions
 
 RECALL_KS = (1, 3, 10, 100)
@@ -22,7 +23,7 @@ Progress = Callable[..., None]
 Log = Callable[[str], None]
 
 
-class EvalError(RuntimeError):
+class EvalError(UserError, RuntimeError):
     """The evaluation cannot run as asked; the message is one line for the user."""
 
 

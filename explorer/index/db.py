@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 import platformdirs
 
+from explorer.errors import MachineError
 from explorer.home import expand_home
 from explorer.index.counts import TermCounts
 from explorer.index.migrations import LATEST_VERSION, migrate
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from explorer.index.lease import WriterLease
 
 
-class IndexError_(RuntimeError):
+class IndexError_(MachineError, RuntimeError):
     """The index cannot be opened or written, even after a rebuild."""
 
 

@@ -36,6 +36,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from explorer.errors import UserError
 from explorer.index.text import cjk_pairs, cjk_pieces, drop_invisible, has_cjk, space_cjk
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
 from explorer.vault.language import QUERY_VOTES, bare, detect, fold, stem
@@ -49,7 +50,7 @@ _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
-class QueryError(ValueError):
+class QueryError(UserError, ValueError):
     """The query cannot be run; the message is one line for the user."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from explorer.embed.base import Matrix
 from explorer.embed.provider import model_languages
+from explorer.errors import UserError
 from explorer.index.vectors import CosineSpread
 from explorer.search.chunk_scores import ChunkScore
 from explorer.search.options import SearchOptions
@@ -22,7 +23,7 @@ from explorer.search.query import Query, parse_query
 DEMOTED_STATUS = "stale"
 
 
-class SemanticUnavailable(RuntimeError):
+class SemanticUnavailable(UserError, RuntimeError):
     """``semantic`` mode was asked for and there is no vector list; the message says why."""
 
 

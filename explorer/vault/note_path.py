@@ -23,12 +23,13 @@ from collections.abc import Callable
 from pathlib import PurePosixPath, PureWindowsPath
 
 from explorer.display import is_unsafe
+from explorer.errors import UserError
 
 #: Whether ``\\`` separates folders here (Windows); elsewhere it may be part of a name.
 BACKSLASH_SEPARATES = os.sep == "\\"
 
 
-class BadNotePath(ValueError):
+class BadNotePath(UserError, ValueError):
     """A path that cannot name a note of the vault: one line to show."""
 
 

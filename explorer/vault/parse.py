@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from explorer.errors import UserError
 from explorer.vault.chunk import Chunk, chunk_text
 from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.links import Link, aliases, blank_fences, blank_spans, find_links, link_text
@@ -26,7 +27,7 @@ _INLINE_CODE = re.compile(r"`[^`\n]*`")
 _INLINE_TAG = re.compile(r"#(?<![\w#/&]#)([^\W\d][\w/-]*|\d+[^\W\d][\w/-]*)")
 
 
-class NotANote(ValueError):
+class NotANote(UserError, ValueError):
     """The file cannot be indexed as a note; the message is the reason shown to the user."""
 
 

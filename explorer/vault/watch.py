@@ -41,6 +41,7 @@ from watchdog.events import (
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver
 
+from explorer.errors import MachineError
 from explorer.home import expand_home
 from explorer.vault.ignore import IGNORE_FILE, IgnoreRules
 
@@ -173,7 +174,7 @@ class Coalescer:
         return batch
 
 
-class WatchError(RuntimeError):
+class WatchError(MachineError, RuntimeError):
     """The vault cannot be watched; the message says why."""
 
 
