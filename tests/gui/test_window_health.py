@@ -157,3 +157,44 @@ def test_a_bug_in_the_live_index_is_shown_as_a_bug(
 
 def _assert_hidden(window: MainWindow) -> None:
     assert not window.banner.isVisible(), window.banner.message()
+
+
+def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path
+) -> None:
+    embedder = FakeEmbedder()
+    window = make_window(EmbedderProvider.of(embedder), sample_copy)
+    wait_indexed(qtbot, window)
+    status = window.index_status
+    qtbot.waitUntil(  # (the last count reaches the window after the index is idle)
+        lambda: status.counts.toolTip() == "<p>51 of 51 notes searchable by meaning</p>"
+    )
+    action = window.menus.pause_embedding
+    assert action.isCheckable() and not action.isChecked()
+    action.trigger()
+    assert window.live is not None and window.live.embedding_paused
+    calls = embedder.calls
+    (sample_copy / "paused.md").write_text("# Paused\n\nwritten while embedding is held\n")
+
+    def says_paused() -> None:
+        assert status.progress.isVisible()
+        assert status.progress.words() == "Embedding paused · 0 of 1"
+        assert status.counts.toolTip() == "<p>51 of 52 notes searchable by meaning</p>"
+
+    qtbot.waitUntil(says_paused)
+    assert embedder.calls == calls
+
+    action.trigger()  # resumed
+    assert not window.live.embedding_paused
+
+    def embedded() -> None:
+        assert not status.progress.isVisible()
+        assert status.counts.toolTip() == "<p>52 of 52 notes searchable by meaning</p>"
+
+    qtbot.waitUntil(embedded)
+    assert embedder.calls > calls
+
+    # Checked, it holds the embedding of a vault opened next too.
+    action.trigger()
+    window.open_vault(sample_copy)
+    assert window.live is not None and window.live.embedding_paused
