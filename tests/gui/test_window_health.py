@@ -14,6 +14,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.main_window import MainWindow
+from explorer.gui.screenshot import ScreenshotDriver
+from explorer.gui.settings import Settings
 from explorer.index import db as db_module
 from explorer.live import writer as writer_module
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
@@ -198,3 +200,27 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
     action.trigger()
     window.open_vault(sample_copy)
     assert window.live is not None and window.live.embedding_paused
+
+
+def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(
+    qtbot: QtBot, gui_settings: Settings, data_dir: Path, sample_copy: Path, tmp_path: Path
+) -> None:
+    """On battery the embedding holds: ``gui --screenshot`` took the picture only at its
+    timeout (900 s), waiting for vectors that were not coming."""
+    window = MainWindow(
+        EmbedderProvider.of(FakeEmbedder()), data_dir=str(data_dir), settings=gui_settings
+    )
+    qtbot.addWidget(window)
+    window.resize(1400, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    window.menus.pause_embedding.setChecked(True)
+    window.open_vault(sample_copy)
+    window.set_query("deploy")
+    codes: list[int] = []
+    target = tmp_path / "paused.png"
+    driver = ScreenshotDriver(window, target, "deploy", 120, codes.append)
+    qtbot.waitUntil(lambda: codes == [0], timeout=60_000)
+    assert driver.deadline.isActive() is False and target.stat().st_size > 0
+    assert window.index_status.progress.words().startswith("Embedding paused · 0 of ")
+    window.close()
