@@ -67,11 +67,14 @@ def env_number(
     high: float,
     what: str,
     env: Mapping[str, str] | None = None,
+    *,
+    whole: bool = False,
 ) -> float:
     """The number in the environment variable ``name`` (unset or empty: ``default``), from
-    ``low`` to ``high``.  Any other value (``abc``, ``nan``, ``1e400``, out of range) is said on
-    stderr in one line — the variable, what it takes, the default used — and ``default`` is
-    used: a setting for a run is no reason to refuse the run."""
+    ``low`` to ``high`` (``whole``: a whole number).  Any other value (``abc``, ``nan``,
+    ``1e400``, out of range, ``2.5`` for a whole number) is said on stderr in one line — the
+    variable, what it takes, the default used — and ``default`` is used: a setting for a run is
+    no reason to refuse the run."""
     text = (os.environ if env is None else env).get(name, "").strip()
     if not text:
         return default
@@ -79,7 +82,7 @@ def env_number(
         value = float(text) if len(text) <= 40 else math.nan
     except ValueError:
         value = math.nan
-    if math.isfinite(value) and low <= value <= high:
+    if math.isfinite(value) and low <= value <= high and (not whole or value.is_integer()):
         return value
     shown = text if len(text) <= 40 else f"{text[:40]}…"
     say(
@@ -118,7 +121,12 @@ class TerminalProgress:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self._bars: dict[str, Any] = {}
 
-    def __call__(self, phase: str, done: int, total: int, note: str = "") -> None:
+    def __call__(
+        self, phase: str, done: int, total: int, note: str = "", *, status: str | None = None
+    ) -> None:
+        """Show ``done`` of ``total`` for ``phase``, and ``note`` (the item at hand).  With
+        ``status`` (the counts, rate and estimate in words: :mod:`explorer.live.progress`), the
+        bar says that instead of tqdm's own counts, rate and estimate."""
         if not self.enabled or total <= 0:
             return
         from tqdm import tqdm
@@ -126,12 +134,20 @@ class TerminalProgress:
         bar = self._bars.get(phase)
         if bar is None:
             unit = "chunk" if phase == "embed" else "note"
-            bar = tqdm(total=total, desc=phase, unit=unit, file=sys.stderr, leave=True)
+            shape = "{desc}: {percentage:3.0f}%|{bar}| {postfix}" if status is not None else None
+            bar = tqdm(
+                total=total, desc=phase, unit=unit, file=sys.stderr, leave=True, bar_format=shape
+            )
             self._bars[phase] = bar
         bar.total = total
-        bar.update(done - bar.n)
+        words = [status] if status else []
         if note:
-            bar.set_postfix_str(safe_text(note[-40:]), refresh=False)
+            words.append(safe_text(note[-40:]))
+        if words:
+            bar.set_postfix_str(" · ".join(words), refresh=False)
+        bar.update(done - bar.n)
+        if status is not None:
+            bar.refresh()  # a batch at a time: each one shown
 
     def close(self) -> None:
         for bar in self._bars.values():

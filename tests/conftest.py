@@ -41,6 +41,13 @@ def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VAULT_EXPLORER_DATA", str(tmp_path / "data"))
 
 
+@pytest.fixture(autouse=True)
+def _embedding_on_battery(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tests embed on a laptop off its charger too (the live index would hold its
+    embedding there: explorer.live.power); the battery's own tests inject their battery."""
+    monkeypatch.setenv("VAULT_EXPLORER_EMBED_ON_BATTERY", "1")
+
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"

@@ -79,6 +79,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "and the background throughput that costs",
     )
     p.add_argument(
+        "--embed-threads-sweep",
+        action="store_true",
+        help="also time embedding throughput (chunks/s) at 1, 2, ... all cores threads on the "
+        "same chunks, one line per setting",
+    )
+    p.add_argument(
         "--keep",
         action="store_true",
         help="keep the generated vault and its index (printed) instead of deleting",
@@ -98,6 +104,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         freshness_samples=args.freshness_samples,
         keep=args.keep,
         while_embedding=args.while_embedding,
+        embed_threads_sweep=args.embed_threads_sweep,
     )
     try:
         result = run_bench(settings, args.data_dir, args.model)

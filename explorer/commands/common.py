@@ -15,7 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.console import UsageError, say, whole_number
+from explorer.console import UsageError, env_number, say, whole_number
+from explorer.embed.threads import ENV_EMBED_THREADS, MAX_THREADS, default_threads, use_threads
 from explorer.errors import ExplorerError, Fault
 from explorer.index.db import (
     IndexDB,
@@ -104,3 +105,37 @@ MAX_COUNT = 10_000_000
 #: argparse types: a count from 0 / from 1 up to :data:`MAX_COUNT`.
 count = whole_number(0, MAX_COUNT)
 positive_count = whole_number(1, MAX_COUNT)
+
+
+def add_embed_threads(parser: argparse.ArgumentParser) -> None:
+    """``--embed-threads N``, for the commands that embed a vault (``index``, ``watch``,
+    ``gui``)."""
+    parser.add_argument(
+        "--embed-threads",
+        type=whole_number(1, MAX_THREADS),
+        metavar="N",
+        help=f"threads the embedding model may use (default ${ENV_EMBED_THREADS}, else all "
+        "cores but one); queries in this process use the same",
+    )
+
+
+def embed_threads(args: argparse.Namespace) -> int:
+    """The threads to embed with: ``--embed-threads``, else ``VAULT_EXPLORER_EMBED_THREADS``,
+    else all the cores but one."""
+    given = getattr(args, "embed_threads", None)
+    if given is not None:
+        return int(given)
+    default = default_threads()
+    return int(
+        env_number(
+            ENV_EMBED_THREADS, default, 1, MAX_THREADS, "a whole number of threads", whole=True
+        )
+    )
+
+
+def apply_embed_threads(args: argparse.Namespace) -> int:
+    """Embed with :func:`embed_threads` in this process (torch's setting is process-wide:
+    queries too); returns the number."""
+    count = embed_threads(args)
+    use_threads(count)
+    return count

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explorer.commands.common import Command
+from explorer.commands.common import Command, add_embed_threads, apply_embed_threads
 from explorer.console import UsageError
 from explorer.search import options as search_options
 
@@ -24,6 +24,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         notes={"mode": "default: the last one used", "fusion": "default: the last one used"},
     )
     p.add_argument("--screenshot", metavar="PNG", help="save the window once results show, exit")
+    add_embed_threads(p)
     p.set_defaults(func=cmd_gui)
 
 
@@ -32,4 +33,5 @@ def cmd_gui(args: argparse.Namespace) -> int:
     runner: Command | None = getattr(args, "gui_runner", None)
     if runner is None:
         raise UsageError("this build has no window; use the search, index and status commands")
+    apply_embed_threads(args)
     return runner(args)

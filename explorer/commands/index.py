@@ -9,24 +9,28 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from explorer.commands.common import open_index
+from explorer.commands.common import add_embed_threads, apply_embed_threads, open_index
 from explorer.console import TerminalProgress, say, vault_folder
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.index.db import IndexDB, index_path
-from explorer.index.embedding import embed_pending
+from explorer.index.embedding import embed_pending, pending_counts
 from explorer.index.lease import WriterLease
 from explorer.index.sync import SyncReport, sync_vault
+from explorer.live.progress import RateMeter, progress_text, searchable_text
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("index", parents=[common], help="bring the index up to date")
     p.add_argument("vault")
     p.add_argument("--no-embed", action="store_true", help="lexical index only")
+    add_embed_threads(p)
     p.set_defaults(func=cmd_index)
 
 
 def cmd_index(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault)
+    if not args.no_embed:
+        apply_embed_threads(args)
     with WriterLease.acquire(index_path(vault, args.data_dir), "vault-explorer index"):
         return index_vault(args, vault)
 
@@ -62,7 +66,19 @@ def _embed(db: IndexDB, provider: EmbedderProvider, progress: TerminalProgress) 
         embedder = provider.get()
     except Exception as exc:
         return f"semantic index not updated: {exc}"
-    report = embed_pending(db, embedder, lambda d, t, n: progress("embed", d, t, n))
+    meter = RateMeter()
+
+    def show(done: int, total: int, note: str) -> None:
+        rate = meter.add(done)  # the first call (nothing done yet) starts the clock
+        progress("embed", done, total, note, status=progress_text(done, total, rate))
+
+    report = embed_pending(db, embedder, show)
+    _, waiting = pending_counts(db, embedder.name)
+    notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+    searchable = searchable_text(max(0, notes - waiting), notes)
     if report.chunks == 0:
-        return f"vectors up to date ({embedder.name})"
-    return f"embedded {report.chunks} chunks in {report.seconds:.1f}s ({report.rate:.0f}/s)"
+        return f"vectors up to date ({embedder.name}); {searchable}"
+    return (
+        f"embedded {report.chunks:,} chunks in {report.seconds:.1f}s ({report.rate:.0f}/s); "
+        f"{searchable}"
+    )

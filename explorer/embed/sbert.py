@@ -27,6 +27,7 @@ from explorer.embed.precision import (
     native_bf16,
     requested_precision,
 )
+from explorer.embed.threads import apply_to_torch
 from explorer.home import HomeUnknown, expand_home
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -251,6 +252,7 @@ def _load(spec: ModelSpec) -> Any:
         hf_logging.disable_progress_bar()
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise EmbedderUnavailable(f"sentence-transformers is not installed ({exc})") from exc
+    apply_to_torch()  # --embed-threads / VAULT_EXPLORER_EMBED_THREADS, now that torch is loaded
     target = str(spec.path) if spec.path is not None else spec.name
     try:
         return SentenceTransformer(target, device="cpu", local_files_only=not spec.from_hub)

@@ -24,6 +24,8 @@ What is measured, in order (each figure is one key of :func:`run_bench`'s result
   seed web app's local mode does), as ratios of medians measured in this run.
 * ``indexBytes`` and ``peakRssBytes`` (the process's high-water mark with the model loaded,
   taken before the BLOB-read baseline, whose extra copies are not the product's).
+* ``embedThreads`` (``--embed-threads-sweep``): embedding throughput at 1, 2, … cores threads on
+  the same chunks, and the cost of a look at the battery (:mod:`.threads`).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from explorer.evaluate.contention import format_contention, query_while_embeddin
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.stats import percentiles
 from explorer.evaluate.synth import generate_queries, generate_questions, generate_vault
+from explorer.evaluate.threads import SWEEP_CHUNKS, format_sweep, sweep_threads
 from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
@@ -90,6 +93,8 @@ class BenchSettings:
     keep: bool = False
     #: Also time question embeddings while the vault's chunks embed (:mod:`.contention`).
     while_embedding: bool = False
+    #: Also time embedding at each thread setting (:mod:`.threads`).
+    embed_threads_sweep: bool = False
 
 
 class RandomEmbedder(FakeEmbedder):
@@ -453,6 +458,8 @@ def run_bench(
         raise BenchError(f"vault folder not found: {settings.vault}")
     if settings.while_embedding and not settings.embed:
         raise BenchError("--while-embedding times the model: it cannot go with --no-embed")
+    if settings.embed_threads_sweep and not settings.embed:
+        raise BenchError("--embed-threads-sweep times the model: it cannot go with --no-embed")
     progress = _progress()
     result: dict[str, Any] = {
         "settings": {
@@ -563,6 +570,8 @@ def _run(
             result["queryWhileEmbedding"] = query_while_embedding(
                 embedder, passages, queries[:CONTENTION_QUESTIONS]
             )
+        if settings.embed_threads_sweep:
+            result["embedThreads"] = _thread_sweep(db, embedder)
         if settings.freshness:
             _log("measuring freshness")
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -580,6 +589,24 @@ def _run(
         "python": sys.version.split()[0],
         "numpy": np.__version__,
     }
+
+
+def _thread_sweep(db: IndexDB, embedder: Embedder) -> dict[str, Any]:
+    from explorer.embed.sbert import SentenceTransformerEmbedder
+
+    if not isinstance(embedder, SentenceTransformerEmbedder):
+        raise BenchError(
+            f"--embed-threads-sweep sets torch's threads; {embedder.name} takes its threads "
+            "when it loads: run bench once per VAULT_EXPLORER_EMBED_THREADS instead"
+        )
+    passages = [
+        text
+        for (text,) in db.conn.execute(
+            "SELECT text FROM chunks ORDER BY note_id, seq LIMIT ?", (SWEEP_CHUNKS,)
+        )
+    ]
+    _log(f"timing {len(passages)} chunks at each thread setting, twice")
+    return sweep_threads(embedder, passages)
 
 
 # ----------------------------------------------------------------------------- output
@@ -685,6 +712,9 @@ def format_bench(result: dict[str, Any]) -> str:
     if "queryWhileEmbedding" in result:
         lines.append("")
         lines.extend(format_contention(result["queryWhileEmbedding"]))
+    if "embedThreads" in result:
+        lines.append("")
+        lines.extend(format_sweep(result["embedThreads"]))
     if "freshness" in result:
         lines.append(f"freshness: {result['freshness']}")
     return "\n".join(lines)

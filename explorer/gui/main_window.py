@@ -403,6 +403,8 @@ class MainWindow(QMainWindow):
         session.openFailed.connect(self._session_failed)
         session.liveEvent.connect(self._live_event)
         session.healthChanged.connect(self._health_changed)
+        if session.live is not None and self.menus.pause_embedding.isChecked():
+            session.live.pause_embedding()  # File ▸ Pause Embedding holds for every vault
         self.session = session
         self.preview.set_vault(path, session)  # its links from the session's index
         self.flow.attach(session)
@@ -623,6 +625,12 @@ class MainWindow(QMainWindow):
         if health.problem != self._problem:
             self._problem = health.problem
             self._update_banner()
+
+    def set_embedding_paused(self, paused: bool) -> None:
+        """File ▸ Pause Embedding: hold (or resume) the embedding of this vault's notes, and
+        of any vault opened while it is checked."""
+        if self.live is not None:
+            self.live.pause_embedding(paused)
 
     def _model_changed(self, _state: ModelState | None = None) -> None:
         """The model's state changed (or may have): show it, and re-search when it arrived."""

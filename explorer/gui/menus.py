@@ -46,6 +46,8 @@ class Menus:
     distributions: QAction
     #: The Search menu (the model menu adds itself there).
     search: QMenu
+    #: File ▸ Pause Embedding (checkable): holds the embedding of the vault's notes.
+    pause_embedding: QAction
 
 
 def build_menus(window: MainWindow) -> Menus:
@@ -67,6 +69,13 @@ def build_menus(window: MainWindow) -> Menus:
     reconcile.setShortcut(QKeySequence("F5"))
     reconcile.triggered.connect(window.reconcile)
     file_menu.addAction(reconcile)
+    pause = QAction("&Pause Embedding", window, checkable=True)
+    pause.setToolTip(
+        "Hold the embedding of the notes after the batch under way (meaning search then finds "
+        "only the notes already embedded; words search is not affected)"
+    )
+    pause.toggled.connect(window.set_embedding_paused)
+    file_menu.addAction(pause)
     skipped = QAction("&Skipped Files…", window)
     skipped.triggered.connect(window.show_skipped)
     file_menu.addAction(skipped)
@@ -134,7 +143,7 @@ def build_menus(window: MainWindow) -> Menus:
     about.triggered.connect(lambda: show_about(window))
     help_menu.addAction(about)
     return Menus(
-        open_vault, recent, reconcile, skipped, themes, tune, why_not, around, spread, search
+        open_vault, recent, reconcile, skipped, themes, tune, why_not, around, spread, search, pause
     )
 
 

@@ -2,8 +2,9 @@
 
 "Settled" means: the results of the query are on screen, no search or refresh is pending, the
 live index is idle (start-up reconcile done, every vector embedded) and the hybrid result uses
-the vectors, or semantic search has failed for good (then its banner is in the picture); and
-the preview shows the selected hit, its chunk strip read.  ``$VAULT_EXPLORER_SCREENSHOT_COMPACT=1``
+the vectors, or semantic search has failed for good (then its banner is in the picture), or the
+embedding is paused (on battery: then the status bar says so in the picture); and the preview
+shows the selected hit, its chunk strip read.  ``$VAULT_EXPLORER_SCREENSHOT_COMPACT=1``
 saves the PNG with a 256-colour palette (the README picture: a third of the size, no visible
 difference).
 """
@@ -73,12 +74,16 @@ class ScreenshotDriver:
         if w.session is None or w.refresh_timer.isActive() or w.debounce.isActive():
             return False
         health = w.health
-        if health is None or not w.live_settled():
+        if health is None:
+            return False
+        # A paused embedding will not finish while the picture waits (a laptop on battery).
+        paused = health.embedding is not None and health.embedding.paused
+        if not w.live_settled() and not paused:
             return False
         state = w.provider.state
         if state in (ModelState.IDLE, ModelState.LOADING):
             return False
-        if state == ModelState.READY and w.mode() != Mode.FTS:
+        if state == ModelState.READY and w.mode() != Mode.FTS and not paused:
             if health.pending_embeddings > 0:
                 return False
             if not response.listing and not response.semantic.available and response.hits:

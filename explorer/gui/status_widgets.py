@@ -5,9 +5,12 @@ The banner says, in words, why semantic search is not part of the result (still 
 model, a model that failed, embeddings pending), and what keeps the index from following the
 vault: the machine (a full disk, no permission, a locked database: what to do) or a bug.  The
 status bar shows the index health the live index reports: notes, vectors, pending embeddings,
-model, watcher state, and a progress bar with counts and rate while it indexes or embeds; a label
-with no room for its text elides it and shows all of it in its tooltip (:class:`ElidedLabel`), so
-the bar never widens the window nor cuts a word in half.  When no
+model, watcher state, and a progress bar while it indexes or embeds — counts, rate and the time
+left ("Embedding 1,204 of 9,870 · 14/s · about 10 min left", :mod:`explorer.live.progress`), or
+that embedding is paused and why — with the notes searchable by meaning in its tooltip; a label
+or bar with no room for its text elides it and shows all of it in its tooltip
+(:class:`ElidedLabel`, :class:`ProgressBar`), so the bar never widens the window nor cuts a word
+in half.  When no
 hit clears the calibrated bar (``SearchResponse.close_match`` is ``False``), one line over the
 results says so; the rows below it are muted (:mod:`explorer.gui.results_model`).
 """
@@ -33,8 +36,10 @@ from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.theme import tints
 from explorer.index.status import offered_model
-from explorer.live import EmbeddingState, Health, WatcherState
+from explorer.live import EmbeddingHealth, EmbeddingState, Health, WatcherState
+from explorer.live.power import ON_BATTERY
 from explorer.live.problems import Problem
+from explorer.live.progress import RATE_WINDOW, progress_text, searchable_text
 from explorer.search.options import Mode
 from explorer.search.results import SearchResponse
 from explorer.search.verdict import closeness
@@ -383,6 +388,105 @@ class ElidedLabel(QLabel):
             self._lay_out()
 
 
+class ProgressBar(QProgressBar):
+    """The status bar's progress bar: its words (:meth:`set_words`) elide at the right when it
+    is narrower than they are, all of them then in its tooltip (before its own tip, a line
+    each).  It asks
+    for the width of its words, up to :data:`MOST`; its minimum is :data:`LEAST`, so long words
+    never widen the window."""
+
+    LEAST = 180
+    MOST = 460
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._words = ""
+        self._tip = ""
+        #: Whether the words on the bar are cut short (its tooltip then holds all of them).
+        self.elided = False
+        self.setTextVisible(True)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Fixed)
+        self.setMaximumWidth(self.MOST)
+
+    def set_words(self, words: str, tip: str = "") -> None:
+        self._words, self._tip = words, tip
+        self.updateGeometry()
+        self._lay_out()
+
+    def words(self) -> str:
+        """All its words, as they read with room."""
+        return self._words
+
+    def tip(self) -> str:
+        return self._tip
+
+    def sizeHint(self) -> QSize:
+        width = self.fontMetrics().horizontalAdvance(self._words) + 40
+        return QSize(max(self.LEAST, min(self.MOST, width)), super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:
+        return QSize(self.LEAST, super().minimumSizeHint().height())
+
+    def _lay_out(self) -> None:
+        shown = self._words
+        if self.isVisible():
+            room = self.contentsRect().width() - 16
+            shown = self.fontMetrics().elidedText(
+                self._words, Qt.TextElideMode.ElideRight, max(0, room)
+            )
+        self.elided = shown != self._words
+        self.setFormat(shown)  # (words with no %p, %v or %m: the format says them as they are)
+        parts = [self._words] if self.elided else []
+        if self._tip:
+            parts.extend(self._tip.splitlines())
+        tip = "<br>".join(html.escape(p) for p in parts)
+        self.setToolTip(f"<p>{tip}</p>" if tip else "")
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self._lay_out()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._lay_out()
+
+
+def searchable_line(health: Health) -> str | None:
+    """ "312 of 1,140 notes searchable by meaning" (every chunk of theirs has a vector), when
+    the index was counted."""
+    index = health.index
+    if index is None or index.searchable_notes is None:
+        return None
+    return searchable_text(index.searchable_notes, index.notes)
+
+
+def embedding_words(embedding: EmbeddingHealth) -> str:
+    """What the progress bar says of the embedding queue: "Embedding 1,204 of 9,870 · 14/s ·
+    about 10 min left", "Embedding paused: on battery · 1,204 of 9,870"."""
+    words = embedding.progress
+    if embedding.paused:
+        return words[:1].upper() + words[1:]
+    return f"Embedding {words}"
+
+
+def embedding_tip(embedding: EmbeddingHealth, searchable: str | None) -> str:
+    """The progress bar's tooltip: the notes searchable by meaning, and what the words mean."""
+    lines = [f"{searchable} (every part of them has its vector)"] if searchable else []
+    if embedding.paused and embedding.reason == ON_BATTERY:
+        lines.append(
+            "Embedding waits for the charger (VAULT_EXPLORER_EMBED_ON_BATTERY=1 keeps it going "
+            "on battery); searches find the other notes by their words."
+        )
+    elif embedding.paused:
+        lines.append("File ▸ Pause Embedding resumes it; searches find the other notes by words.")
+    else:
+        lines.append(
+            f"Chunks of notes embedded for meaning search; the rate is over the last "
+            f"{RATE_WINDOW:.0f} s, the time left assumes it holds."
+        )
+    return "\n".join(lines)
+
+
 class IndexStatus(QWidget):
     """Permanent widgets of the status bar: counts, model, watcher, progress."""
 
@@ -392,11 +496,8 @@ class IndexStatus(QWidget):
 
     def __init__(self, status_bar: QStatusBar) -> None:
         super().__init__(status_bar)
-        self.progress = QProgressBar(self)
+        self.progress = ProgressBar(self)
         self.progress.setObjectName("indexProgress")
-        self.progress.setMaximumWidth(320)
-        self.progress.setMinimumWidth(180)
-        self.progress.setTextVisible(True)
         self.progress.hide()
         # The languages line elides first (its stretch), then the others alike.
         self.counts = ElidedLabel(self, least=("12,345 notes · 12,345 vecto…",))
@@ -440,16 +541,17 @@ class IndexStatus(QWidget):
             self.show_busy("Indexing the vault…")
         elif (
             embedding is not None
-            and embedding.state is EmbeddingState.EMBEDDING
+            and embedding.state in (EmbeddingState.EMBEDDING, EmbeddingState.PAUSED)
             and embedding.total
         ):
-            self.show_progress("Embedding", embedding.done, embedding.total, embedding.rate)
+            self.show_embedding(embedding, searchable_line(health))
         else:
             self.hide_progress()
 
     def show_health(self, health: Health, model_text: str) -> None:
         notes, vectors, pending = health.notes, health.vectors, health.pending_embeddings
         self.counts.setText(f"{notes:,} notes · {vectors:,} vectors · {pending:,} pending")
+        self.counts.setToolTip(searchable_line(health) or "")
         skipped = health.skipped
         if skipped:
             self.skipped.setText(f"{len(skipped)} skipped…")
@@ -475,20 +577,32 @@ class IndexStatus(QWidget):
         self.watcher.setText(f"watcher: {state}")
         self.watcher.setToolTip(safe_text(reason) if reason else "")
 
-    def show_progress(self, label: str, done: int, total: int, rate: float = 0.0) -> None:
+    def show_progress(
+        self, label: str, done: int, total: int, rate: float = 0.0, tip: str = ""
+    ) -> None:
+        """``label`` and ``done`` of ``total``, with the rate and the time left once there is
+        a rate ("Embedding 1,204 of 9,870 · 14/s · about 10 min left")."""
         if total <= 0:
             self.progress.hide()
             return
         self.progress.setRange(0, total)
         self.progress.setValue(min(done, total))
-        rate_text = f" · {rate:,.0f}/s" if rate > 0 else ""
-        self.progress.setFormat(f"{label} {done:,}/{total:,}{rate_text}")
+        self.progress.set_words(f"{label} {progress_text(done, total, rate or None)}", tip)
+        self.progress.show()
+
+    def show_embedding(self, embedding: EmbeddingHealth, searchable: str | None = None) -> None:
+        """The embedding queue's progress, or that it is paused and why; ``searchable`` (the
+        notes searchable by meaning already) in the tooltip."""
+        total = max(embedding.total, 1)
+        self.progress.setRange(0, total)
+        self.progress.setValue(min(embedding.done, total))
+        self.progress.set_words(embedding_words(embedding), embedding_tip(embedding, searchable))
         self.progress.show()
 
     def show_busy(self, label: str) -> None:
         """An indeterminate bar (work whose size is not known yet)."""
         self.progress.setRange(0, 0)
-        self.progress.setFormat(label)
+        self.progress.set_words(label)
         self.progress.show()
 
     def hide_progress(self) -> None:

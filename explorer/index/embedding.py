@@ -112,6 +112,16 @@ def pending_count(db: IndexDB, model: str) -> int:
     return int(row[0])
 
 
+def pending_counts(db: IndexDB, model: str) -> tuple[int, int]:
+    """Distinct chunk texts still waiting for a vector of ``model``, and the notes that have
+    such a chunk (the others are searchable by meaning in every part), in one pass."""
+    row = db.conn.execute(
+        f"SELECT count(DISTINCT c.hash), count(DISTINCT c.note_id) FROM chunks c WHERE {NO_VECTOR}",
+        (model,),
+    ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def embed_pending(
     db: IndexDB,
     embedder: Embedder,

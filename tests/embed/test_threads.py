@@ -1,0 +1,38 @@
+"""The embedding's threads: all cores but one by default, torch's setting for the process."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from explorer.embed import threads
+
+
+@pytest.fixture
+def restored() -> Iterator[None]:
+    before, torch_before = threads.chosen_threads(), threads.torch_threads()
+    yield
+    threads._chosen = before
+    if torch_before is not None:
+        import torch
+
+        torch.set_num_threads(torch_before)
+
+
+def test_the_default_leaves_one_core_free() -> None:
+    assert [threads.default_threads(n) for n in (1, 2, 4, 16)] == [1, 1, 3, 15]
+    assert threads.default_threads() >= 1
+
+
+def test_torch_takes_the_setting_at_once_once_loaded(restored: None) -> None:
+    torch = pytest.importorskip("torch")
+    assert threads.use_threads(1) is True
+    assert torch.get_num_threads() == 1 == threads.torch_threads() == threads.chosen_threads()
+    torch.set_num_threads(2)
+    assert threads.apply_to_torch() and torch.get_num_threads() == 1  # as the model load does
+
+
+def test_a_count_below_one_is_refused(restored: None) -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        threads.use_threads(0)

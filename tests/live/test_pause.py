@@ -1,0 +1,239 @@
+"""Pausing the embedding queue: by the user (the window's Pause Embedding, ``watch``'s SIGUSR1)
+and on battery.  A real temporary vault and SQLite index, the fake embedder; every wait is on a
+health change or an event, never on time."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.embed.base import FakeEmbedder, Matrix
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.index.embedding import pending_count
+from explorer.live import EmbeddingState, Health, LiveIndex
+from explorer.live.power import BATTERY_EVERY, ON_BATTERY
+
+NOTES = 12
+
+
+class GatedEmbedder(FakeEmbedder):
+    """Its first call waits until the test opens the gate; the others go straight through."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.entered = threading.Event()
+
+    def embed(self, texts: list[str]) -> Matrix:
+        self.entered.set()
+        self.gate.wait(30)
+        return super().embed(texts)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class HealthWatch:
+    """Every health the live index publishes, and a wait for one that satisfies a test."""
+
+    def __init__(self, live: LiveIndex) -> None:
+        self.seen: list[Health] = []
+        self._changed = threading.Condition()
+        live.subscribe_health(self._on)
+        self._on(live.health())
+
+    def _on(self, health: Health) -> None:
+        with self._changed:
+            self.seen.append(health)
+            self._changed.notify_all()
+
+    def wait(self, test: Callable[[Health], bool], timeout: float = 30.0) -> Health:
+        with self._changed:
+            assert self._changed.wait_for(lambda: test(self.seen[-1]), timeout), self.seen[-1]
+            return self.seen[-1]
+
+
+def _state(health: Health) -> EmbeddingState | None:
+    return health.embedding.state if health.embedding is not None else None
+
+
+@pytest.fixture
+def notes(vault: Path) -> Path:
+    for i in range(NOTES):
+        (vault / f"note{i:02}.md").write_text(f"# Note {i}\n\nwords of note {i}, topic {i % 3}\n")
+    return vault
+
+
+@pytest.fixture
+def lives() -> Iterator[list[LiveIndex]]:
+    started: list[LiveIndex] = []
+    yield started
+    for live in started:
+        live.stop()
+
+
+def _pending(vault: Path, data_dir: Path, model: str) -> int:
+    db = IndexDB.open_existing(vault, data_dir)
+    try:
+        return pending_count(db, model)
+    finally:
+        db.close()
+
+
+def test_a_paused_queue_takes_no_batch_until_it_is_resumed(
+    notes: Path, data_dir: Path, lives: list[LiveIndex]
+) -> None:
+    embedder = GatedEmbedder()
+    live = LiveIndex(notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1, embed_batch=2)
+    lives.append(live)
+    watch = HealthWatch(live)
+    said: list[str] = []
+    live.subscribe(lambda event: said.append(event.message))
+    live.start()
+    assert embedder.entered.wait(20)  # the first batch is under way
+    live.pause_embedding()
+    assert live.embedding_paused
+    embedder.gate.set()  # the batch under way finishes; no other starts
+    paused = watch.wait(lambda h: _state(h) is EmbeddingState.PAUSED)
+    assert embedder.batches == [2]
+    assert paused.embedding is not None and paused.embedding.reason is None
+    assert paused.embedding.done == 2 and paused.embedding.total > 2
+    assert paused.embedding.progress.startswith("embedding paused · 2 of ")
+    assert "embedding paused" in said
+
+    # The writer goes on while the embedder holds: a new note is indexed, not embedded.
+    (notes / "fresh.md").write_text("# Fresh\n\njust saved\n")
+    watch.wait(lambda h: h.notes == NOTES + 1)
+    assert embedder.batches == [2]
+    assert _pending(notes, data_dir, embedder.name) > 0
+    assert not live.wait_idle(0)  # work is left: not idle while paused
+
+    live.pause_embedding(False)
+    assert not live.embedding_paused
+    assert live.wait_idle(30)
+    assert _pending(notes, data_dir, embedder.name) == 0
+    assert "embedding resumed" in said
+    states = [_state(h) for h in watch.seen]
+    first_pause = states.index(EmbeddingState.PAUSED)
+    assert EmbeddingState.EMBEDDING in states[first_pause:]
+
+
+def test_a_queue_paused_while_idle_holds_the_next_run(
+    vault: Path, data_dir: Path, lives: list[LiveIndex]
+) -> None:
+    embedder = FakeEmbedder()
+    live = LiveIndex(vault, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1)
+    lives.append(live)
+    watch = HealthWatch(live)
+    live.start()
+    assert live.wait_idle(30)
+    live.pause_embedding()
+    assert live.wait_idle(0)  # nothing to embed: paused or not, it is idle
+    (vault / "later.md").write_text("# Later\n\nwritten while paused\n")
+    paused = watch.wait(lambda h: _state(h) is EmbeddingState.PAUSED)
+    assert paused.embedding is not None and paused.embedding.total == 1
+    assert embedder.calls == 0
+    live.pause_embedding(False)
+    watch.wait(lambda h: h.vectors == 1)
+    assert embedder.calls == 1
+
+
+def test_on_battery_embedding_waits_for_the_charger(
+    notes: Path, data_dir: Path, lives: list[LiveIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VAULT_EXPLORER_EMBED_ON_BATTERY", raising=False)
+    embedder = FakeEmbedder()
+    plugged = threading.Event()
+    asked = []
+
+    def battery() -> bool:
+        asked.append(True)
+        return not plugged.is_set()
+
+    clock = FakeClock()
+    live = LiveIndex(
+        notes,
+        str(data_dir),
+        EmbedderProvider.of(embedder),
+        quiet=0.1,
+        battery=battery,
+        clock=clock,
+    )
+    lives.append(live)
+    watch = HealthWatch(live)
+    messages: list[str] = []
+    live.subscribe(lambda event: messages.append(event.message))
+    live.start()
+    held = watch.wait(lambda h: _state(h) is EmbeddingState.PAUSED)
+    assert held.embedding is not None and held.embedding.reason == ON_BATTERY
+    assert held.embedding.progress.startswith("embedding paused: on battery · 0 of ")
+    assert embedder.calls == 0
+    assert "embedding paused: on battery" in messages
+    # The charger is back; the queue asks again once BATTERY_EVERY has passed on its clock
+    # (woken here, rather than waiting for its own next look).
+    plugged.set()
+    clock.now += BATTERY_EVERY
+    live.pause_embedding(False)
+    assert live.wait_idle(30)
+    assert embedder.calls > 0 and _pending(notes, data_dir, embedder.name) == 0
+    assert "embedding resumed" in messages
+    asked_before = len(asked)
+    # Within BATTERY_EVERY of the clock the battery is not asked again, batch after batch.
+    (notes / "more.md").write_text("# More\n\nanother note\n")
+    watch.wait(lambda h: h.notes == NOTES + 1 and h.pending_embeddings == 0)
+    assert len(asked) == asked_before
+
+
+def test_embedding_on_battery_when_the_user_says_so(
+    notes: Path, data_dir: Path, lives: list[LiveIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("VAULT_EXPLORER_EMBED_ON_BATTERY", "1")
+    embedder = FakeEmbedder()
+    live = LiveIndex(
+        notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1, battery=lambda: True
+    )
+    lives.append(live)
+    watch = HealthWatch(live)
+    live.start()
+    assert live.wait_idle(30)
+    assert _pending(notes, data_dir, embedder.name) == 0
+    assert EmbeddingState.PAUSED not in [_state(h) for h in watch.seen]
+
+
+def test_a_battery_that_cannot_be_read_does_not_hold_embedding(
+    notes: Path, data_dir: Path, lives: list[LiveIndex], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("VAULT_EXPLORER_EMBED_ON_BATTERY", raising=False)
+
+    def broken() -> bool:
+        raise OSError("no power supply class")
+
+    live = LiveIndex(
+        notes, str(data_dir), EmbedderProvider.of(FakeEmbedder()), quiet=0.1, battery=broken
+    )
+    lives.append(live)
+    live.start()
+    assert live.wait_idle(30)
+    assert live.health().pending_embeddings == 0
+
+
+def test_a_paused_queue_stops_at_once(notes: Path, data_dir: Path, lives: list[LiveIndex]) -> None:
+    embedder = FakeEmbedder()
+    live = LiveIndex(notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1)
+    live.pause_embedding()
+    watch = HealthWatch(live)
+    live.start()
+    watch.wait(lambda h: _state(h) is EmbeddingState.PAUSED)
+    live.stop(timeout=20)
+    assert not live.running
+    assert _state(live.health()) is EmbeddingState.STOPPED
+    assert embedder.calls == 0  # STOPPED: the thread left its loop, without a batch
