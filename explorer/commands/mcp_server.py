@@ -407,9 +407,6 @@ def serve(reader: VaultReader) -> int:
     it is answered; exit status 0."""
     # Read by torch when it is imported, which is when the model first loads.
     os.environ.setdefault("OMP_NUM_THREADS", str(QUERY_THREADS))
-    logging.basicConfig(
-        stream=sys.stderr, level=logging.WARNING, format="vault-explorer mcp: %(message)s"
-    )
     print(
         safe_text(
             f"vault-explorer mcp: serving {reader.vault} (index {reader.path}; model "

@@ -39,6 +39,7 @@ from explorer.errors import Fault, classify
 from explorer.home import expand_home
 from explorer.index.db import ENV_DATA_DIR, data_dir
 from explorer.index.model_choice import model_for
+from explorer.logs import configure, log_file
 
 #: Every command, in the order ``--help`` lists them.
 COMMANDS: tuple[Registrar, ...] = (
@@ -69,6 +70,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--data-dir",
         default=argparse.SUPPRESS,
         help="where indexes are stored (default: $VAULT_EXPLORER_DATA or the user data dir)",
+    )
+    common.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=argparse.SUPPRESS,
+        help="say more on standard error: -v what is being done, -vv everything (the window "
+        "also keeps a log in the data folder: logs/window.log)",
     )
     common.add_argument(
         "--model",
@@ -105,6 +114,7 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
     args.gui_runner = gui
     args.data_dir = getattr(args, "data_dir", None)
+    _configure_logging(args)
     try:
         _check_data_dir(args.data_dir)
         _check_model(getattr(args, "model", None))
@@ -123,6 +133,18 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         line = fault_line(exc, fault, getattr(args, "vault", None), args.data_dir)
         say(f"vault-explorer: {line}", sys.stderr)
         return 2 if fault is Fault.USER else 1
+
+
+def _configure_logging(args: argparse.Namespace) -> None:
+    """The program's log (:mod:`explorer.logs`): standard error at ``-v``'s level, and for the
+    window a file in the data folder."""
+    window = args.command == "gui"
+    try:
+        file = log_file(data_dir(args.data_dir)) if window else None
+    except Exception:  # a bad --data-dir is said by the checks that follow, not here
+        file = None
+    prefix = "vault-explorer mcp" if args.command == "mcp" else "vault-explorer"
+    configure(getattr(args, "verbose", 0) or 0, prefix=prefix, file=file)
 
 
 def _check_model(given: str | None) -> None:

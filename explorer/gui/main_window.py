@@ -15,7 +15,7 @@ change and compared with what is shown (:func:`~explorer.search.compare.compare_
 from __future__ import annotations
 
 import html
-import sys
+import logging
 import time
 from pathlib import Path
 from typing import Any
@@ -107,6 +107,8 @@ from explorer.search.options import Mode, SearchOptions
 from explorer.search.results import Hit, SearchResponse
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
+
+log = logging.getLogger(__name__)
 
 RESULT_LIMIT = 100
 #: The size the first window would like: shrunk to the screen's available area when larger.
@@ -321,7 +323,7 @@ class MainWindow(QMainWindow):
                 self._fit_restored()
         options = s.search_options()
         for notice in s.notices:  # a bad saved value: its default, and one line saying so
-            print(f"vault-explorer: {safe_text(notice)}", file=sys.stderr)
+            log.warning("%s", safe_text(notice))
             self.statusBar().showMessage(safe_text(notice), 15_000)
         self.fusion.set_options(options)
         self.set_mode(options.mode)
