@@ -40,6 +40,9 @@ MIN_SPEEDUP = 0.9
 TIMED_BATCHES = 2
 #: ...of at least this many texts (a query's one text says little about the model's speed).
 MIN_TIMED_BATCH = 8
+#: ...or, where the caller gives a batch's padded word pieces, of at least this many (a passage
+#: batch of 1,024 word pieces holds 4-8 chunks; a question is a few dozen).
+MIN_TIMED_WORK = 512
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +128,8 @@ class PrecisionPicker:
     def run(self, texts: list[str], work: int | None = None) -> Iterator[str]:
         """Embed ``texts`` inside this, in the precision it yields; it times the batch if that
         helps decide.  ``work``: the batch's work if the caller knows it (else ``work(texts)``)."""
-        if self.chosen is not None or len(texts) < MIN_TIMED_BATCH:
+        small = len(texts) < MIN_TIMED_BATCH if work is None else work < MIN_TIMED_WORK
+        if self.chosen is not None or small:
             yield self.current.name
             return
         name = FP32 if self._seen[FP32] <= self._seen[BF16] else BF16

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import os
+import threading
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -120,6 +121,7 @@ class SentenceTransformerEmbedder:
         #: waits for one such batch at most (gate.py; ``bench --while-embedding`` sets it).
         self.passage_tokens = min(token_budget, passage_tokens)
         self._gate = ModelGate()
+        self._local = threading.local()
         requested = requested_precision(precision)
         model = _load(spec)
         get_dim = getattr(model, "get_embedding_dimension", None)
@@ -147,6 +149,19 @@ class SentenceTransformerEmbedder:
     @property
     def dimension(self) -> int:
         return self._dimension
+
+    @property
+    def tokenizer(self) -> Any:
+        """A copy of the model's tokenizer for the calling thread, for readers outside the
+        model (the chunk strip counts word pieces with it): the model's own is used only inside
+        a turn at the gate, and a fast tokenizer shared between threads fails ("Already
+        borrowed")."""
+        mine = getattr(self._local, "tokenizer", None)
+        if mine is None:
+            with self._gate.turn(query=True):
+                mine = copy.deepcopy(self._tokenizer)
+            self._local.tokenizer = mine
+        return mine
 
     @property
     def token_budget(self) -> int:
@@ -187,33 +202,43 @@ class SentenceTransformerEmbedder:
         return self._encode(texts, query=True)
 
     def _encode(self, texts: list[str], *, query: bool) -> Matrix:
-        """Texts in :meth:`batches`, each in the precision the picker gives it, one batch per
-        turn at the model (torch modules are not thread-safe)."""
+        """Texts in :meth:`batches`, each in the precision the picker gives it.  Questions take
+        the model once for all their batches (a question is one text); passages take it one
+        batch at a time, so that a question waits for one batch at most (gate.py).  The model
+        and its tokenizer are used only inside a turn: neither is thread-safe."""
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         if not texts:
             return out
-        budget = self._token_budget if query else self.passage_tokens
-        with self._gate.turn(query=query):  # the tokenizer is not thread-safe either
-            batches = self.batches(texts, budget)
+        if query:
+            with self._gate.turn(query=True):
+                for rows, work in self.batches(texts, self._token_budget):
+                    self._run(texts, rows, work, out)
+            return normalize_rows(out)
+        with self._gate.turn(query=False):
+            batches = self.batches(texts, self.passage_tokens)
         for rows, work in batches:
-            with self._gate.turn(query=query):
-                batch = [texts[i] for i in rows]
-                with self._picker.run(batch, work) as name:
-                    vectors = self._models[name].encode(
-                        batch,
-                        batch_size=len(batch),
-                        convert_to_numpy=True,
-                        normalize_embeddings=False,
-                        show_progress_bar=False,
-                    )
-                out[rows] = np.asarray(vectors, dtype=np.float32)
-                del vectors
-                chosen = self._picker.chosen
-                if chosen is not None and len(self._models) > 1:
-                    self._models = {chosen.name: self._models[chosen.name]}  # the other goes
-                if len(batch) > 1:  # a query's one text frees little
-                    release_freed_memory()
+            with self._gate.turn(query=False):
+                self._run(texts, rows, work, out)
+            if len(rows) > 1:  # a question's one text frees little; outside the turn
+                release_freed_memory()
         return normalize_rows(out)
+
+    def _run(self, texts: list[str], rows: list[int], work: int, out: Matrix) -> None:
+        """Embed ``texts[rows]`` into ``out[rows]`` (inside a turn at the model)."""
+        batch = [texts[i] for i in rows]
+        with self._picker.run(batch, work) as name:
+            vectors = self._models[name].encode(
+                batch,
+                batch_size=len(batch),
+                convert_to_numpy=True,
+                normalize_embeddings=False,
+                show_progress_bar=False,
+            )
+        out[rows] = np.asarray(vectors, dtype=np.float32)
+        del vectors
+        chosen = self._picker.chosen
+        if chosen is not None and len(self._models) > 1:
+            self._models = {chosen.name: self._models[chosen.name]}  # the other goes
 
 
 def _in_bf16(model: Any) -> Any:

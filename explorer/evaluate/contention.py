@@ -45,23 +45,32 @@ def _background(
     """Start embedding ``passages`` (:data:`EMBED_BATCH` a call, round and round) until
     ``stop``; returns what to call for its chunks per second once stopped."""
     done = {"chunks": 0, "seconds": 0.0}
+    failed: list[BaseException] = []
 
     def run() -> None:
         started = time.perf_counter()
         position = 0
-        while not stop.is_set():
-            batch = passages[position : position + EMBED_BATCH] or passages[:EMBED_BATCH]
-            position = (position + EMBED_BATCH) % max(1, len(passages))
-            embedder.embed(batch)
-            done["chunks"] += len(batch)
-            first.set()
-        done["seconds"] = time.perf_counter() - started
+        try:
+            while not stop.is_set():
+                batch = passages[position : position + EMBED_BATCH] or passages[:EMBED_BATCH]
+                position = (position + EMBED_BATCH) % max(1, len(passages))
+                embedder.embed(batch)
+                done["chunks"] += len(batch)
+                first.set()
+        except BaseException as exc:  # handed to whoever finishes the run
+            failed.append(exc)
+        finally:
+            done["seconds"] = time.perf_counter() - started
+            first.set()  # nobody waits for a first batch that will not come
 
     thread = threading.Thread(target=run, name="bench-background-embedding", daemon=True)
     thread.start()
 
     def finish() -> dict[str, float]:
+        stop.set()
         thread.join()
+        if failed:
+            raise failed[0]
         seconds = done["seconds"] or 1e-9
         return {"chunksPerSecond": round(done["chunks"] / seconds, 1), "chunks": done["chunks"]}
 
@@ -73,22 +82,28 @@ def _busy(
 ) -> tuple[dict[str, float], dict[str, float]]:
     stop, first = threading.Event(), threading.Event()
     finish = _background(embedder, passages, stop, first)
-    first.wait()
     timings = []
-    for question in questions:
-        timings.append(_question_ms(embedder, question))
-        time.sleep(BETWEEN_QUESTIONS)
-    stop.set()
-    return _percentiles(timings), finish()
+    try:
+        first.wait()
+        for question in questions:
+            if stop.is_set():
+                break
+            timings.append(_question_ms(embedder, question))
+            time.sleep(BETWEEN_QUESTIONS)
+    finally:
+        background = finish()  # stops the thread; raises what stopped it, if anything did
+    return _percentiles(timings), background
 
 
 def _alone(embedder: Embedder, passages: list[str], seconds: float) -> dict[str, float]:
     stop, first = threading.Event(), threading.Event()
     finish = _background(embedder, passages, stop, first)
-    first.wait()
-    time.sleep(seconds)
-    stop.set()
-    return finish()
+    try:
+        first.wait()
+        time.sleep(seconds)
+    finally:
+        background = finish()
+    return background
 
 
 def query_while_embedding(

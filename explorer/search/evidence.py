@@ -42,6 +42,11 @@ class Calibration:
 
     cos_low: float = 0.0
     cos_high: float = 0.8
+    #: A note counts as found by meaning only when its cosine stands this many standard
+    #: deviations above the query's vault mean: below it, it is not in the vector list at all
+    #: (in a 51-note vault a looser cut puts nearly every note there, and no row is lexical-only).
+    found_sigmas: float = 1.0
+    #: Above that, how far it stands out ramps from ``z_low`` to ``z_high`` σ.
     z_low: float = 0.5
     z_high: float = 3.0
     #: Evidence of a note found by each lexical pass before coverage and bm25 (phrase, all
@@ -108,9 +113,11 @@ def vector_evidence(
     if spread is None or spread.notes < 2:
         return absolute
     # Among n notes none can stand more than sqrt(n - 1) σ above the mean: in a vault too small
-    # to reach the ramp's top, standing out counts that much less (all of it from 17 notes on).
+    # to reach the ramp's top, standing out counts that much less (all of it from z_high² + 1
+    # notes on: 10 at 3 σ).
     reach = min(1.0, math.sqrt(spread.notes - 1) / cal.z_high) if cal.z_high > 0 else 1.0
-    stands_out = _ramp(spread.sigmas(cosine), cal.z_low, cal.z_high)
+    sigmas = spread.sigmas(cosine)
+    stands_out = 0.0 if sigmas < cal.found_sigmas else _ramp(sigmas, cal.z_low, cal.z_high)
     return absolute * (1.0 - reach + reach * stands_out)
 
 

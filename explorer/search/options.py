@@ -84,8 +84,10 @@ class SearchOptions:
         # left for :meth:`validate` to name.
         for name, kind in (("mode", Mode), ("fusion", Fusion)):
             value = getattr(self, name)
-            if not isinstance(value, kind) and value in set(kind):
-                object.__setattr__(self, name, kind(value))
+            if isinstance(value, str) and not isinstance(value, kind):
+                member = kind._value2member_map_.get(value)
+                if member is not None:
+                    object.__setattr__(self, name, member)
 
     def validate(self) -> SearchOptions:
         """Raise :class:`QueryError` with one line for the first bad value; else ``self``."""
@@ -268,8 +270,11 @@ def _text(value: Any) -> str:
 
 
 PARAMETERS: tuple[Parameter, ...] = (
-    Parameter("mode", _text, "which lists to search", choices=MODES),
-    Parameter("fusion", _text, "how the two lists are fused", choices=FUSION_METHODS),
+    # Choices as plain text: what argparse, the MCP schema and the messages show.
+    Parameter("mode", _text, "which lists to search", choices=tuple(m.value for m in Mode)),
+    Parameter(
+        "fusion", _text, "how the two lists are fused", choices=tuple(f.value for f in Fusion)
+    ),
     Parameter(
         "k",
         float,

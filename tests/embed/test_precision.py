@@ -13,6 +13,7 @@ from explorer.embed.precision import (
     ENV_PRECISION,
     FP32,
     MIN_TIMED_BATCH,
+    MIN_TIMED_WORK,
     TIMED_BATCHES,
     Precision,
     PrecisionPicker,
@@ -146,6 +147,16 @@ def test_the_work_a_caller_counted_is_used_as_given() -> None:
     clock = Clock()
     picker = PrecisionPicker("auto", native=True, work=lambda texts: 1, clock=clock)
     for i in range(2 * (TIMED_BATCHES + 1)):
-        with picker.run(BATCH, work=100 if i % 2 else 50) as name:  # bf16 batches twice the work
+        with picker.run(BATCH, work=1200 if i % 2 else 600) as name:  # bf16: twice the work
             clock.now += 1.0 if name == FP32 else 1.5
     assert picker.chosen == Precision(BF16, "bf16 measured 1.33x the speed of fp32", 1.33)
+
+
+def test_a_batch_of_few_word_pieces_is_not_timed_however_many_texts() -> None:
+    """Work counted by the caller decides what is timed: a batch of short texts says as little
+    about the model's speed as a question does."""
+    picker = PrecisionPicker("auto", native=True, clock=Clock())
+    for _ in range(4 * (TIMED_BATCHES + 1)):
+        with picker.run(BATCH, work=MIN_TIMED_WORK - 1):
+            pass
+    assert picker.chosen is None

@@ -44,3 +44,17 @@ def test_a_model_without_a_passage_batch_is_measured_once() -> None:
 def test_nothing_to_measure_with_is_said() -> None:
     with pytest.raises(ValueError, match="no chunks or no questions"):
         query_while_embedding(FakeEmbedder(), [], ["question"])
+
+
+class Failing(FakeEmbedder):
+    """Questions (one text) embed; the background's passages (16 a call) fail."""
+
+    def embed(self, texts: list[str]) -> object:  # type: ignore[override]
+        if len(texts) > 1:
+            raise RuntimeError("the model fell over")
+        return super().embed(texts)
+
+
+def test_a_background_embedding_that_fails_is_said_not_waited_for() -> None:
+    with pytest.raises(RuntimeError, match="the model fell over"):
+        query_while_embedding(Failing(), ["text"] * 20, ["question"])

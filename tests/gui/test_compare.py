@@ -231,7 +231,7 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
     # as found by meaning, vector-only notes that do not stand 1 σ above the query's vault mean.
     for row in window.comparison.gone:
         assert row.hit.fts_rank is None and row.hit.vector_sigmas is not None
-        assert row.hit.vector_sigmas < CALIBRATION.z_low, row.path
+        assert row.hit.vector_sigmas < CALIBRATION.found_sigmas, row.path
     assert f"{len(window.comparison.gone)} left the top" in window.compare_bar.text()
 
 
