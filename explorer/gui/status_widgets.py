@@ -263,7 +263,22 @@ def _swatch(size: int, colours: list[QColor], frame: QColor, width_factor: int =
     return pixmap
 
 
-class ElidedLabel(QLabel):
+class _LaysOut:
+    """A widget that fits its text to its width (``_lay_out``) whenever it is resized or shown."""
+
+    def _lay_out(self) -> None:
+        raise NotImplementedError
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)  # type: ignore[misc]
+        self._lay_out()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)  # type: ignore[misc]
+        self._lay_out()
+
+
+class ElidedLabel(_LaysOut, QLabel):
     """A one-line label that elides its text at the right ("…") when it has less room than the
     text needs, and then holds the whole text in its tooltip (before its own tip, if any).
 
@@ -373,14 +388,6 @@ class ElidedLabel(QLabel):
         if tip != self.toolTip():
             super().setToolTip(tip)
 
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._lay_out()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._lay_out()
-
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.FontChange:
@@ -388,7 +395,7 @@ class ElidedLabel(QLabel):
             self._lay_out()
 
 
-class ProgressBar(QProgressBar):
+class ProgressBar(_LaysOut, QProgressBar):
     """The status bar's progress bar: its words (:meth:`set_words`) elide at the right when it
     is narrower than they are, all of them then in its tooltip (before its own tip, a line
     each).  It asks
@@ -441,14 +448,6 @@ class ProgressBar(QProgressBar):
             parts.extend(self._tip.splitlines())
         tip = "<br>".join(html.escape(p) for p in parts)
         self.setToolTip(f"<p>{tip}</p>" if tip else "")
-
-    def resizeEvent(self, event: QResizeEvent) -> None:
-        super().resizeEvent(event)
-        self._lay_out()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        self._lay_out()
 
 
 def searchable_line(health: Health) -> str | None:
