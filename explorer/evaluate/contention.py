@@ -10,27 +10,17 @@ throughput each costs.  ``vault-explorer bench --while-embedding`` prints it.
 
 from __future__ import annotations
 
-import statistics
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from explorer.embed.base import Embedder, embed_queries
+from explorer.evaluate.stats import percentiles
 from explorer.live.embedder import EMBED_BATCH
 
 #: Pause between two questions while the background embeds: a person types, reads, types again.
 BETWEEN_QUESTIONS = 0.2
-
-
-def _percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {
-        "p50": round(statistics.median(ordered), 1),
-        "p95": round(p95, 1),
-        "max": round(ordered[-1], 1),
-    }
 
 
 def _question_ms(embedder: Embedder, question: str) -> float:
@@ -92,7 +82,7 @@ def _busy(
             time.sleep(BETWEEN_QUESTIONS)
     finally:
         background = finish()  # stops the thread; raises what stopped it, if anything did
-    return _percentiles(timings), background
+    return percentiles(timings), background
 
 
 def _alone(embedder: Embedder, passages: list[str], seconds: float) -> dict[str, float]:
@@ -116,7 +106,7 @@ def query_while_embedding(
         raise ValueError("no chunks or no questions to measure with")
     for question in questions[:3]:  # warm the model's first-call paths
         embed_queries(embedder, [question])
-    idle = _percentiles([_question_ms(embedder, q) for q in questions])
+    idle = percentiles([_question_ms(embedder, q) for q in questions])
     out: dict[str, Any] = {"questions": len(questions), "idleMs": idle, "busy": {}}
     budgets: list[int | None] = [None]
     tokens = getattr(embedder, "passage_tokens", None)

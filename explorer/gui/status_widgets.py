@@ -18,6 +18,7 @@ results says so; the rows below it are muted (:mod:`explorer.gui.results_model`)
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPixmap, QResizeEvent, QShowEvent
@@ -266,8 +267,7 @@ def _swatch(size: int, colours: list[QColor], frame: QColor, width_factor: int =
 class _LaysOut:
     """A widget that fits its text to its width (``_lay_out``) whenever it is resized or shown."""
 
-    def _lay_out(self) -> None:
-        raise NotImplementedError
+    _lay_out: Callable[[], None]  # the widget's own
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)  # type: ignore[misc]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+import pytest
+
 from explorer.embed.gate import ModelGate
 
 
@@ -49,11 +51,8 @@ def test_a_waiting_question_goes_before_a_passage_batch_asked_for_earlier() -> N
 
 def test_questions_take_turns_too_and_a_failure_gives_the_turn_back() -> None:
     gate = ModelGate()
-    try:
-        with gate.turn(query=True):
-            raise RuntimeError("the model failed")
-    except RuntimeError:
-        pass
+    with pytest.raises(RuntimeError, match="the model failed"), gate.turn(query=True):
+        raise RuntimeError("the model failed")
     done = threading.Event()
 
     def passage() -> None:

@@ -156,7 +156,9 @@ def test_a_batch_of_few_word_pieces_is_not_timed_however_many_texts() -> None:
     """Work counted by the caller decides what is timed: a batch of short texts says as little
     about the model's speed as a question does."""
     picker = PrecisionPicker("auto", native=True, clock=Clock())
+    used = {picker.current.name}
     for _ in range(4 * (TIMED_BATCHES + 1)):
-        with picker.run(BATCH, work=MIN_TIMED_WORK - 1):
-            pass
+        with picker.run(BATCH, work=MIN_TIMED_WORK - 1) as name:
+            used.add(name)
     assert picker.chosen is None
+    assert used == {BF16}  # never a float32 batch timed against it
