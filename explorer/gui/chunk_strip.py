@@ -33,9 +33,10 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.gui.theme import tints
+from explorer.gui.theme import tints, washed
 from explorer.live.reader import ReadContext
 from explorer.preview.document import load_note
+from explorer.preview.style import shown
 from explorer.search.chunk_scores import ChunkView, NoteChunks, note_chunks, word_pieces_of
 
 #: The strip's width in pixels: a gutter for the marks, then the bands.
@@ -165,11 +166,7 @@ class ChunkStrip(QWidget):
             share = max(0.0, min(1.0, (chunk.cosine - low) / (best.cosine - low)))
         amber = tints(self.palette()).vector_bar
         share = 0.1 + 0.9 * share**1.5  # the strongest stand out from the rest
-        return QColor(
-            round(base.red() + (amber.red() - base.red()) * share),
-            round(base.green() + (amber.green() - base.green()) * share),
-            round(base.blue() + (amber.blue() - base.blue()) * share),
-        )
+        return washed(amber, base, keep=share)
 
     def paintEvent(self, _event: object) -> None:
         painter = QPainter(self)
@@ -250,8 +247,9 @@ class ChunkStrip(QWidget):
 
 
 def _shown(text: str) -> str:
-    """``text`` escaped for HTML, each line made safe (:func:`safe_text`), line ends kept."""
-    return "\n".join(html.escape(safe_text(line)) for line in text.split("\n"))
+    """``text`` as HTML text line by line (:func:`~explorer.preview.style.shown`), line ends
+    kept."""
+    return "\n".join(shown(line) for line in text.split("\n"))
 
 
 def embedded_html(chunk: ChunkView, muted: str) -> str:
@@ -304,7 +302,7 @@ class ChunkTextDialog(QDialog):
         said = []
         if chunk.title_added is not None:
             said.append(
-                f"The note's title “{html.escape(safe_text(chunk.title_added))}” was put in "
+                f"The note's title “{shown(chunk.title_added)}” was put in "
                 "front of the chunk (muted below)."
             )
         if chunk.read is None:

@@ -13,6 +13,7 @@ contribution is its Shapley share, ``a − ab/2`` and ``b − ab/2``.  Plain tex
 from __future__ import annotations
 
 from explorer.index.vectors import CosineSpread
+from explorer.search.evidence import weighs_otherwise
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit
 
@@ -58,10 +59,9 @@ def lexical_evidence_text(hit: Hit, content_words: int) -> str | None:
 def _weight(hit: Hit) -> str:
     """`` (48% of their weight)`` when rarity weighs the words the note holds otherwise than
     their count (:attr:`Hit.weighted_coverage`)."""
-    share, weighted = hit.coverage, hit.weighted_coverage
-    if share is None or weighted is None or abs(weighted - share) < 0.005:
+    if not weighs_otherwise(hit.coverage, hit.weighted_coverage):
         return ""
-    return f" ({100 * weighted:.0f}% of their weight)"
+    return f" ({100 * (hit.weighted_coverage or 0.0):.0f}% of their weight)"
 
 
 def _evidence(hit: Hit, name: str, label: str) -> str:

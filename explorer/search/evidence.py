@@ -167,6 +167,12 @@ def weighted_coverage(
     return {doc: sum(weights[i] for i in parts) / total for doc, parts in held.items()}
 
 
+def weighs_otherwise(share: float | None, weighted: float | None) -> bool:
+    """Whether rarity weighs the words a note holds otherwise than their count, to the whole
+    percent that :func:`weighted_coverage`'s explanations show."""
+    return share is not None and weighted is not None and abs(weighted - share) >= 0.005
+
+
 def lexical_list_evidence(
     scored: list[tuple[str, float]],
     tiers: Mapping[str, int],

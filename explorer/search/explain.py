@@ -256,21 +256,22 @@ class Explanation:
 
 def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> EvidencePlace:
     depth = min(options.depth, candidates.depth)
+    weighted = lexical_coverage(candidates)
     strength = calibrated_scores(
-        candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
+        candidates, options, candidates.lexical[:depth], candidates.vector[:depth], weighted
     )
     mine = strength.get(path, {})
     spread = candidates.spread
     cosine = next((v.score for v in candidates.vector[:depth] if v.path == path), None)
     in_lexical = path in candidates.lexical_tiers
     fused, scored = fuse_lists(
-        candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
+        candidates, options, candidates.lexical[:depth], candidates.vector[:depth], weighted
     )
     listed = [f.id for f in fused if f.score > 0]
     return EvidencePlace(
         lexical=mine.get("fts"),
         coverage=candidates.lexical_coverage.get(path, 1.0) if in_lexical else None,
-        weighted=lexical_coverage(candidates).get(path) if in_lexical else None,
+        weighted=weighted.get(path) if in_lexical else None,
         vector=mine.get("vector"),
         sigmas=spread.sigmas(cosine) if spread is not None and cosine is not None else None,
         mean=spread.mean if spread is not None else None,

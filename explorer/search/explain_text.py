@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.search.evidence import weighs_otherwise
 from explorer.search.options import Fusion
 
 if TYPE_CHECKING:
@@ -132,8 +133,8 @@ def _evidence(ev: EvidencePlace) -> str:
     parts = []
     if ev.lexical is not None:
         held = f", holds {ev.coverage:.0%} of the content words" if ev.coverage is not None else ""
-        if held and ev.weighted is not None and abs(ev.weighted - (ev.coverage or 0.0)) >= 0.005:
-            held += f" ({ev.weighted:.0%} of their weight: rarer words weigh more)"
+        if held and weighs_otherwise(ev.coverage, ev.weighted):
+            held += f" ({ev.weighted or 0.0:.0%} of their weight: rarer words weigh more)"
         parts.append(f"lexical {ev.lexical:.3f}{held}")
     if ev.sigmas is not None and ev.mean is not None and ev.flat:
         parts.append(

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 
-from explorer.search import evidence, fusion
+from explorer.search import evidence
 from explorer.search.lexical import PASSES, lap
 from explorer.search.options import Fusion, Mode, SearchOptions
 from explorer.search.results import (
@@ -248,17 +248,17 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             listing=True,
             timings=dict(candidates.timings),
         )
-    fused, lists, weighed = _ranked(candidates, options, lexical, vector)
+    weighted = lexical_coverage(candidates)  # once: the evidence and the hits read it
+    fused, lists, weighed = _ranked(candidates, options, lexical, vector, weighted)
     lex_by_path = {p: (s, snip) for p, s, snip in lexical}
     vec_by_path = {v.path: v for v in vector}
     strength = (
         _by_note(weighed)
         if weighed is not None
-        else calibrated_scores(candidates, options, lexical, vector)
+        else calibrated_scores(candidates, options, lexical, vector, weighted)
     )
     # Hits (and snippets, the costly part) are made only for what is shown.
     marked = marked_words(candidates.query)
-    weighted = lexical_coverage(candidates)
     hits = []
     for item in fused[: options.limit]:
         lex = lex_by_path.get(item.id) if "fts" in lists else None
@@ -304,11 +304,12 @@ def calibrated_scores(
     options: SearchOptions,
     lexical: list[tuple[str, float, str]],
     vector: list[VectorCandidate],
+    coverage: Mapping[str, float] | None = None,
 ) -> dict[str, dict[str, float]]:
     """Each candidate's calibrated evidence per list (:mod:`explorer.search.evidence`),
     whatever method ranks the hits: what "close match" is decided on, and what explain shows."""
     scored = scored_lists(candidates, options, lexical, vector)
-    return _by_note(evidence_lists(candidates, scored))
+    return _by_note(evidence_lists(candidates, scored, coverage))
 
 
 def _by_note(weighed: dict[str, list[tuple[str, float]]]) -> dict[str, dict[str, float]]:
@@ -356,7 +357,7 @@ def close_match(
 
 
 def combined(strength: dict[str, float]) -> float:
-    """Calibrated evidence of every list, combined as :func:`fusion.noisy_or` does (weights 1).
+    """Calibrated evidence of every list, combined as :func:`noisy_or` does (weights 1).
     One list's evidence is itself (``1 − (1 − 0.45)`` is 0.44999999999999996, under a bar of
     0.45 that the evidence reaches)."""
     values = list(strength.values())
@@ -386,11 +387,12 @@ def _ranked(
     options: SearchOptions,
     lexical: list[tuple[str, float, str]],
     vector: list[VectorCandidate],
-) -> tuple[list[fusion.Fused], dict[str, list[str]], dict[str, list[tuple[str, float]]] | None]:
+    coverage: Mapping[str, float] | None = None,
+) -> tuple[list[Fused], dict[str, list[str]], dict[str, list[tuple[str, float]]] | None]:
     """The fused list, stale notes after all others (keeping their order within each tier), the
     id lists it was fused from, by list name, and their calibrated evidence if the fusion used
     it (``None``: it did not)."""
-    fused, scored, weighed = _fuse_lists(candidates, options, lexical, vector)
+    fused, scored, weighed = _fuse_lists(candidates, options, lexical, vector, coverage)
     fused = [f for f in fused if f.score > 0]  # a note worth nothing is not a hit
     fused.sort(key=lambda f: is_demoted(candidates.notes, f.id))
     return fused, {name: [p for p, _ in items] for name, items in scored.items()}, weighed
@@ -401,10 +403,11 @@ def fuse_lists(
     options: SearchOptions,
     lexical: list[tuple[str, float, str]],
     vector: list[VectorCandidate],
-) -> tuple[list[fusion.Fused], dict[str, list[tuple[str, float]]]]:
+    coverage: Mapping[str, float] | None = None,
+) -> tuple[list[Fused], dict[str, list[tuple[str, float]]]]:
     """The lists the mode uses, fused by the options' method, before stale demotion; and those
     lists as ``(id, score)`` by list name (what :mod:`explorer.search.explain` reasons over)."""
-    fused, scored, _ = _fuse_lists(candidates, options, lexical, vector)
+    fused, scored, _ = _fuse_lists(candidates, options, lexical, vector, coverage)
     return fused, scored
 
 
@@ -413,8 +416,9 @@ def _fuse_lists(
     options: SearchOptions,
     lexical: list[tuple[str, float, str]],
     vector: list[VectorCandidate],
+    coverage: Mapping[str, float] | None = None,
 ) -> tuple[
-    list[fusion.Fused],
+    list[Fused],
     dict[str, list[tuple[str, float]]],
     dict[str, list[tuple[str, float]]] | None,
 ]:
@@ -423,24 +427,24 @@ def _fuse_lists(
     scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
     if options.fusion == Fusion.CALIBRATED:
-        weighed = evidence_lists(candidates, scored)
+        weighed = evidence_lists(candidates, scored, coverage)
         if "vector" in weighed:  # a note that does not stand above the bulk was not found
             scored["vector"] = scored["vector"][: len(weighed["vector"])]
             lists["vector"] = lists["vector"][: len(weighed["vector"])]
-        fused = fusion.noisy_or(weighed, options.weights)
+        fused = noisy_or(weighed, options.weights)
         if len(lists) == 1:
             (only,) = lists  # one list fused is that list, in its own order (as convex)
             fused.sort(key=lambda f: f.ranks[only] or 0)
     elif options.fusion == Fusion.CONVEX:
         bounds, tiers = CONVEX_LOWER_BOUNDS, convex_tiers(candidates)
-        fused = fusion.convex(scored, options.weights, lower_bounds=bounds, tiers=tiers)
+        fused = convex(scored, options.weights, lower_bounds=bounds, tiers=tiers)
         if len(lists) == 1:
             # One list fused is that list: fts mode (and hybrid without vectors) keep the
             # lexical list's order (phrase pass first), whatever the bm25 scores say.
             (only,) = lists
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
-        fused = fusion.rrf(lists, options.k, options.weights)
+        fused = rrf(lists, options.k, options.weights)
     return fused, scored, weighed
 
 
@@ -460,13 +464,18 @@ def scored_lists(
 
 
 def evidence_lists(
-    candidates: Candidates, scored: dict[str, list[tuple[str, float]]]
+    candidates: Candidates,
+    scored: dict[str, list[tuple[str, float]]],
+    coverage: Mapping[str, float] | None = None,
 ) -> dict[str, list[tuple[str, float]]]:
-    """The lists as calibrated evidence (:mod:`explorer.search.evidence`), by list name."""
+    """The lists as calibrated evidence (:mod:`explorer.search.evidence`), by list name;
+    ``coverage``: :func:`lexical_coverage` of the candidates, where the caller has it."""
     out: dict[str, list[tuple[str, float]]] = {}
     if "fts" in scored:
+        if coverage is None:
+            coverage = lexical_coverage(candidates)
         out["fts"] = evidence.lexical_list_evidence(
-            scored["fts"], candidates.lexical_tiers, lexical_coverage(candidates)
+            scored["fts"], candidates.lexical_tiers, coverage
         )
     if "vector" in scored:
         unread = model_reads(candidates.query, candidates.semantic.model) is False
