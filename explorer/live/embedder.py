@@ -42,6 +42,8 @@ log = logging.getLogger(__name__)
 #: a batch is what a search typed meanwhile, or a note just saved, may have to wait for: 16 short
 #: chunks take ~1 s on a slow 2-core laptop, and larger batches are barely faster per chunk.
 EMBED_BATCH = 16
+#: How often, at most, a run recounts the chunks still waiting (seconds).
+RECOUNT_EVERY = 1.0
 #: Notes saved recently are embedded before the backlog, newest first: how many are looked up
 #: per embedding batch, and how many are remembered (the others wait in the chunk-order pass).
 _HOT_LOOKUP = 64
@@ -119,6 +121,9 @@ class EmbeddingQueue:
         self._health = EmbeddingHealth(EmbeddingState.IDLE, provider.name)
         self._clock = clock
         self._meter = RateMeter(clock=clock)
+        #: The last count of :meth:`_counts`: (when, chunks done then, waiting, notes waiting,
+        #: notes).
+        self._counted: tuple[float, int, int, int, int] | None = None
         self._battery = power.on_battery if battery is None else battery
         self._battery_every = battery_every
         self._battery_allowed = (
@@ -321,8 +326,7 @@ class EmbeddingQueue:
             done += len(rows)
             now_rate = self._meter.add(done)
             self._stored()
-            pending, waiting_notes = pending_counts(db, embedder.name)
-            notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+            pending, waiting_notes, notes = self._counts(db, embedder.name, done)
             total = done + pending
             paths = list(dict.fromkeys(r.path for r in rows))
             self._set(done=done, total=total, rate=now_rate or 0.0, note=paths[-1])
@@ -332,6 +336,19 @@ class EmbeddingQueue:
                 f"{searchable_text(max(0, notes - waiting_notes), notes)}; {paths[-1]}",
                 touched=frozenset(paths),
             )
+
+    def _counts(self, db: IndexDB, model: str, done: int) -> tuple[int, int, int]:
+        """Chunks still waiting, notes with a chunk waiting, and notes: counted over the index
+        at most once every :data:`RECOUNT_EVERY` seconds (a count reads every chunk; a batch
+        is 16), in between the chunks embedded since taken off the last count."""
+        now = self._clock()
+        last = self._counted
+        if last is None or now - last[0] >= RECOUNT_EVERY or done < last[1]:
+            pending, waiting_notes = pending_counts(db, model)
+            notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+            self._counted = last = (now, done, pending, waiting_notes, notes)
+        _, done_then, pending, waiting_notes, notes = last
+        return max(0, pending - (done - done_then)), waiting_notes, notes
 
     # ------------------------------------------------------------------ pausing
 
