@@ -48,17 +48,19 @@ def watching(
 ) -> Path:
     """A running ``watch`` of ``notes`` with every chunk embedded, answering on its socket."""
     log = tmp_path / "watch.log"
+    argv = ["watch", str(notes), "--data-dir", str(data_dir), "--model", "fakewarm"]
     with log.open("a") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-c", FAKE_MAIN, "watch", str(notes), "--data-dir", str(data_dir)]
-            + ["--model", "fakewarm"],
+            [sys.executable, "-c", FAKE_MAIN, *argv],
             stdout=out,
             stderr=subprocess.STDOUT,
         )
     procs.append(proc)
     wait_until(lambda: "answering search" in log.read_text(errors="replace"), timeout=120)
     # Every chunk embedded: a search alone then says nothing about waiting chunks.
-    wait_until(lambda: "waiting" not in _run(data_dir, "search", str(notes), "x", alone=True).stderr)
+    wait_until(
+        lambda: "waiting" not in _run(data_dir, "search", str(notes), "x", alone=True).stderr
+    )
     return log
 
 
