@@ -164,4 +164,3 @@ def report(exc: Exception, args: argparse.Namespace) -> int:
     line = fault_line(exc, fault, getattr(args, "vault", None), args.data_dir)
     say(f"vault-explorer: {line}", sys.stderr)
     return 2 if fault is Fault.USER else 1
-

@@ -111,20 +111,50 @@ class _ThreadStreams(io.TextIOBase):
         )
 
 
+class _Streams:
+    """The process's :class:`_ThreadStreams`, in place while any server runs."""
+
+    def __init__(self) -> None:
+        self.local = threading.local()
+        self._lock = threading.Lock()
+        self._users = 0
+        self._saved: tuple[TextIO, TextIO] | None = None
+        self._ours: tuple[object, object] | None = None
+
+    def take(self) -> None:
+        with self._lock:
+            self._users += 1
+            if self._users == 1:
+                self._saved = (sys.stdout, sys.stderr)
+                out = _ThreadStreams(sys.stdout, self.local, "stdout")
+                err = _ThreadStreams(sys.stderr, self.local, "stderr")
+                self._ours = (out, err)
+                sys.stdout, sys.stderr = out, err
+
+    def give_back(self) -> None:
+        with self._lock:
+            self._users -= 1
+            if self._users == 0 and self._saved is not None:
+                if (sys.stdout, sys.stderr) == self._ours:  # nobody replaced them since
+                    sys.stdout, sys.stderr = self._saved
+                self._saved = self._ours = None
+
+
+_streams = _Streams()
+
+
 class WarmServer:
     """The server of one vault's index in this process (``watch``, the window), answering with
-    the model ``model`` (a request for another works alone).  :meth:`start` says whether it
-    serves; :meth:`stop` removes the socket."""
+    the model named ``model`` (its provider's name: a request for another works alone).
+    :meth:`start` says whether it serves; :meth:`stop` removes the socket."""
 
     def __init__(
-        self, vault: Path, data: str | os.PathLike[str] | None, model: str | None, role: str
+        self, vault: Path, data: str | os.PathLike[str] | None, model: str, role: str
     ) -> None:
         self.vault = vault.resolve()
         self.index = index_path(self.vault, data)
-        self.model = model_name(model)
+        self.model = model
         self.role = f"{role} (pid {os.getpid()})"
-        self._local = threading.local()
-        self._saved: tuple[TextIO, TextIO] | None = None
         self._server = serve.Server(self.index, self._handle, OPERATIONS)
 
     @property
@@ -136,22 +166,16 @@ class WarmServer:
         return self._server.reason
 
     def start(self) -> bool:
-        self._saved = (sys.stdout, sys.stderr)
-        sys.stdout = _ThreadStreams(sys.stdout, self._local, "stdout")
-        sys.stderr = _ThreadStreams(sys.stderr, self._local, "stderr")
+        _streams.take()
         if self._server.start():
             return True
-        self._restore()
+        _streams.give_back()
         return False
 
     def stop(self) -> None:
-        self._server.stop()
-        self._restore()
-
-    def _restore(self) -> None:
-        if self._saved is not None:
-            sys.stdout, sys.stderr = self._saved
-            self._saved = None
+        if self._server.serving:
+            self._server.stop()
+            _streams.give_back()
 
     def _handle(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
         if fields.get("model_name") != self.model:
@@ -164,11 +188,11 @@ class WarmServer:
         args.gui_runner = None
         args.verbose = 0
         out, err = io.StringIO(), io.StringIO()
-        self._local.stdout, self._local.stderr = out, err
+        _streams.local.stdout, _streams.local.stderr = out, err
         try:
             status = run(args)
         finally:
-            self._local.stdout = self._local.stderr = None
+            _streams.local.stdout = _streams.local.stderr = None
         log.info("answered %s for the command line", op)
         return {
             "stdout": out.getvalue(),
@@ -179,7 +203,7 @@ class WarmServer:
 
 
 def serve_vault(
-    vault: Path, data: str | os.PathLike[str] | None, model: str | None, role: str
+    vault: Path, data: str | os.PathLike[str] | None, model: str, role: str
 ) -> WarmServer | None:
     """Start answering the command line for ``vault``: the running server, or ``None`` (said
     in the log) when this process cannot serve."""

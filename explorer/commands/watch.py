@@ -131,7 +131,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         live.start()
         if not args.no_embed:  # a lexical watch has no model to lend
-            server = serve_vault(vault, args.data_dir, args.model, "vault-explorer watch")
+            server = serve_vault(vault, args.data_dir, provider.name, "vault-explorer watch")
             if server is not None:
                 printer.line(f"answering search, explain and related on {server.path}")
         while not stop.is_set():

@@ -207,6 +207,10 @@ class Server:
     def path(self) -> Path | None:
         return self.place.path
 
+    @property
+    def serving(self) -> bool:
+        return self._sock is not None
+
     def start(self) -> bool:
         path = self.path
         if path is None:
