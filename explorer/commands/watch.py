@@ -133,6 +133,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if not args.no_embed:  # a lexical watch has no model to lend
             server = serve_vault(vault, args.data_dir, provider.name, "vault-explorer watch")
             if server is not None:
+                provider.start()  # loaded now, not by the first search it answers
                 printer.line(f"answering search, explain and related on {server.path}")
         while not stop.is_set():
             wake.wait(0.25)
