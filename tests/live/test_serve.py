@@ -44,7 +44,7 @@ def server(index: Path) -> Any:
 def _raw(path: Path, data: bytes) -> dict[str, Any]:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.connect(os.fspath(path))
-        with contextlib.suppress(BrokenPipeError):
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             conn.sendall(data)
         reply: dict[str, Any] = json.loads(conn.makefile("rb").readline())
         return reply
@@ -198,7 +198,10 @@ def _as_nobody(path: Path) -> subprocess.CompletedProcess[str]:
         f"    s.connect({os.fspath(path)!r})\n"
         "except PermissionError:\n"
         "    print('permission denied'); sys.exit(0)\n"
-        f"s.sendall({_request(Path('/x'))!r})\n"
+        "try:\n"  # the server may refuse and close before the request is sent
+        f"    s.sendall({_request(Path('/x'))!r})\n"
+        "except OSError:\n"
+        "    pass\n"
         "print(s.makefile('rb').readline().decode())\n"
     )
     python = _nobodys_python()
