@@ -85,6 +85,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "same chunks, one line per setting",
     )
     p.add_argument(
+        "--startup",
+        action="store_true",
+        help="also time start-up in child processes: search cold (new index), warm alone and "
+        "with a watch running; the window's first window and first results, cold and warm; "
+        "each against its budget",
+    )
+    p.add_argument(
         "--keep",
         action="store_true",
         help="keep the generated vault and its index (printed) instead of deleting",
@@ -105,6 +112,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         keep=args.keep,
         while_embedding=args.while_embedding,
         embed_threads_sweep=args.embed_threads_sweep,
+        startup=args.startup,
     )
     try:
         result = run_bench(settings, args.data_dir, args.model)

@@ -9,6 +9,7 @@ module holds only what is about the commands' index.
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import Any
 
 from explorer.console import UsageError, env_number, say, whole_number
 from explorer.embed.threads import ENV_EMBED_THREADS, MAX_THREADS, default_threads, use_threads
-from explorer.errors import ExplorerError, Fault
+from explorer.errors import ExplorerError, Fault, classify
 from explorer.index.db import (
     IndexDB,
     IndexError_,
@@ -139,3 +140,27 @@ def apply_embed_threads(args: argparse.Namespace) -> int:
     count = embed_threads(args)
     use_threads(count)
     return count
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the parsed command: its exit status, errors turned into one line on stderr."""
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        say("vault-explorer: interrupted", sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except Exception as exc:
+        return report(exc, args)
+
+
+def report(exc: Exception, args: argparse.Namespace) -> int:
+    """``exc`` as one line on stderr and its exit status (a bug is raised again)."""
+    fault = classify(exc)
+    if fault is Fault.BUG:
+        raise exc
+    line = fault_line(exc, fault, getattr(args, "vault", None), args.data_dir)
+    say(f"vault-explorer: {line}", sys.stderr)
+    return 2 if fault is Fault.USER else 1

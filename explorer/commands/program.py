@@ -29,13 +29,13 @@ from explorer.commands import (
     related,
     search,
     status,
+    warm,
     watch,
 )
-from explorer.commands.common import Command, Registrar, fault_line
-from explorer.console import UsageError, say
+from explorer.commands.common import Command, Registrar, report, run
+from explorer.console import UsageError
 from explorer.display import safe_text
 from explorer.embed.sbert import ENV_MODEL
-from explorer.errors import Fault, classify
 from explorer.home import expand_home
 from explorer.index.db import ENV_DATA_DIR, data_dir
 from explorer.index.model_choice import model_for
@@ -119,20 +119,12 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
         _check_data_dir(args.data_dir)
         _check_model(getattr(args, "model", None))
         args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        say("vault-explorer: interrupted", sys.stderr)
-        return 130
-    except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
     except Exception as exc:
-        fault = classify(exc)
-        if fault is Fault.BUG:
-            raise
-        line = fault_line(exc, fault, getattr(args, "vault", None), args.data_dir)
-        say(f"vault-explorer: {line}", sys.stderr)
-        return 2 if fault is Fault.USER else 1
+        return report(exc, args)
+    answered = warm.answer(args)  # a running watch or window of the vault answers
+    if answered is not None:
+        return answered
+    return run(args)
 
 
 def _configure_logging(args: argparse.Namespace) -> None:

@@ -19,6 +19,7 @@ from types import FrameType
 from typing import Any, TextIO
 
 from explorer.commands.common import add_embed_threads, apply_embed_threads
+from explorer.commands.warm import serve_vault
 from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
@@ -126,8 +127,14 @@ def cmd_watch(args: argparse.Namespace) -> int:
         if toggle is not None:
             embedding += f"; kill -USR1 {os.getpid()} pauses or resumes embedding"
     printer.line(f"watching {vault} (index {live.db_path}, {embedding}); Ctrl-C to stop")
+    server = None
     try:
         live.start()
+        if not args.no_embed:  # a lexical watch has no model to lend
+            server = serve_vault(vault, args.data_dir, provider.name, "vault-explorer watch")
+            if server is not None:
+                provider.start()  # loaded now, not by the first search it answers
+                printer.line(f"answering search, explain and related on {server.path}")
         while not stop.is_set():
             wake.wait(0.25)
             wake.clear()
@@ -147,6 +154,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if server is not None:
+            server.stop()
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         live.stop()

@@ -52,6 +52,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.errors import UserError
 from explorer.evaluate.contention import format_contention, query_while_embedding
 from explorer.evaluate.freshness import run_freshness
+from explorer.evaluate.startup import format_startup, measure_startup
 from explorer.evaluate.stats import percentiles
 from explorer.evaluate.synth import generate_queries, generate_questions, generate_vault
 from explorer.evaluate.threads import SWEEP_CHUNKS, format_sweep, sweep_threads
@@ -95,6 +96,8 @@ class BenchSettings:
     while_embedding: bool = False
     #: Also time embedding at each thread setting (:mod:`.threads`).
     embed_threads_sweep: bool = False
+    #: Also time start-up, cold and warm, and search with a watch running (:mod:`.startup`).
+    startup: bool = False
 
 
 class RandomEmbedder(FakeEmbedder):
@@ -458,6 +461,8 @@ def run_bench(
         raise BenchError(f"vault folder not found: {settings.vault}")
     if settings.while_embedding and not settings.embed:
         raise BenchError("--while-embedding times the model: it cannot go with --no-embed")
+    if settings.startup and not settings.embed:
+        raise BenchError("--startup times the model's load: it cannot go with --no-embed")
     if settings.embed_threads_sweep and not settings.embed:
         raise BenchError("--embed-threads-sweep times the model: it cannot go with --no-embed")
     progress = _progress()
@@ -572,6 +577,12 @@ def _run(
             )
         if settings.embed_threads_sweep:
             result["embedThreads"] = _thread_sweep(db, embedder)
+        if settings.startup:
+            _log("timing start-up: the command line and the window, cold and warm")
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            result["startup"] = measure_startup(
+                vault, db.path, scratch, queries[0], model, window=_has_window()
+            )
         if settings.freshness:
             _log("measuring freshness")
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -589,6 +600,13 @@ def _run(
         "python": sys.version.split()[0],
         "numpy": np.__version__,
     }
+
+
+def _has_window() -> bool:
+    """Whether this installation has the window (PySide6) to time."""
+    import importlib.util
+
+    return importlib.util.find_spec("PySide6") is not None
 
 
 def _thread_sweep(db: IndexDB, embedder: Embedder) -> dict[str, Any]:
@@ -715,6 +733,9 @@ def format_bench(result: dict[str, Any]) -> str:
     if "embedThreads" in result:
         lines.append("")
         lines.extend(format_sweep(result["embedThreads"]))
+    if "startup" in result:
+        lines.append("")
+        lines.extend(format_startup(result["startup"]))
     if "freshness" in result:
         lines.append(f"freshness: {result['freshness']}")
     return "\n".join(lines)

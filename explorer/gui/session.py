@@ -25,6 +25,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
+from explorer.commands.warm import WarmServer, serve_vault
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.live_bridge import LiveBridge
 from explorer.home import expand_home
@@ -94,6 +95,7 @@ class VaultSession(QObject):
             self.live = LiveIndex(self.vault, data_dir, provider, watch=watch)
         self.reader = IndexReader(self._open_reader, provider, writer=self.live)
         self.bridge: LiveBridge | None = None
+        self.server: WarmServer | None = None  # answers the command line (explorer.commands.warm)
         self.health: Health | None = None
         self.searching = False
         self.closed = False
@@ -117,6 +119,7 @@ class VaultSession(QObject):
             self.bridge.liveEvent.connect(self._live_event)
             self.bridge.healthChanged.connect(self._health_changed)
             self.bridge.start()
+            self.server = serve_vault(self.vault, self.data_dir, self.provider.name, "the window")
         reply = self.query(lambda ctx: list(ctx.db.notices), group="open", priority=URGENT)
         reply.answered.connect(self._opened)
         reply.failed.connect(lambda exc: self.openFailed.emit(str(exc)))
@@ -132,6 +135,8 @@ class VaultSession(QObject):
             return
         self.closed = True
         self.is_open = False
+        if self.server is not None:
+            self.server.stop()
         if self.bridge is not None:
             self.bridge.stop(wait=wait)
         self.reader.close(CLOSE_WAIT_S if wait else None)

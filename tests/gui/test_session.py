@@ -17,6 +17,8 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from explorer.commands import program
+from explorer.embed import provider as provider_module
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.session import SearchResult, VaultSession
 from explorer.index.db import IndexDB
@@ -104,3 +106,36 @@ def test_a_new_query_supersedes_a_running_search(qtbot: QtBot, service: VaultSes
 
 def _assert(condition: bool) -> None:
     assert condition
+
+
+def test_an_open_vault_answers_the_command_line_as_it_would_alone(
+    qtbot: QtBot,
+    vault: Path,
+    data_dir: Path,
+    fake_provider: EmbedderProvider,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The command's model is the window's: the fake one, under its name.
+    monkeypatch.setitem(provider_module._SHARED, fake_provider.name, fake_provider)
+    for i in range(3):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
+    svc = VaultSession(vault, str(data_dir), fake_provider)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    try:
+        assert svc.server is not None and svc.server.path is not None
+        assert svc.server.path.exists()
+        argv = ["search", str(vault), "deploy", "--data-dir", str(data_dir), "--json"]
+        argv += ["--model", fake_provider.name, "--mode", "fts"]
+        monkeypatch.setenv("VAULT_EXPLORER_WARM", "0")
+        assert program.main(argv) == 0
+        alone = capsys.readouterr()
+        monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+        assert program.main([*argv, "-v"]) == 0
+        warm = capsys.readouterr()
+        assert "answered by the window" in warm.err
+        assert warm.out == alone.out and "n0.md" in alone.out
+    finally:
+        svc.close(wait=True)
+    assert not svc.server.path.exists()

@@ -1,0 +1,382 @@
+"""The warm path's transport: a local socket beside a running index, owner only.
+
+A process that keeps an index open with its model loaded (``watch``, the window) serves
+requests on a Unix-domain socket in the data folder (``run/<index>.sock``, the socket 0600 in a
+0700 folder); a short command (``search``, ``explain``, ``related``) asks it instead of loading
+the model itself.  What a request means is the caller's: here are the place, the checks and the
+wire format — one JSON line each way, versioned (:data:`PROTOCOL`) and bounded
+(:data:`MAX_REQUEST` bytes).
+
+Refused, with a one-line reason: a peer of another user (``SO_PEERCRED`` where the platform has
+it; elsewhere only when the socket's folder is the owner's 0700 one), a request too long, not
+JSON, of another protocol, version or index, or of an operation the handler does not know.
+
+A socket nobody listens on any more (a crashed process) is found by the refused connection and
+removed; a server replaces such a socket when it starts.  A path longer than ``AF_UNIX`` allows
+(about 104–108 bytes) moves to a short per-user folder in the temporary directory; where that
+fails, or ``AF_UNIX`` is missing, there is no socket and every command works alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import socket
+import stat
+import struct
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from explorer import __version__
+
+log = logging.getLogger(__name__)
+
+#: The wire format's version: a request of another is refused.
+PROTOCOL = 1
+
+#: The longest request line accepted, in bytes (the newline included).
+MAX_REQUEST = 64 * 1024
+
+#: The longest reply line a client reads, in bytes.
+MAX_REPLY = 64 * 1024 * 1024
+
+#: ``sun_path``'s size, the terminating NUL included (104 on macOS and the BSDs).
+PATH_LIMIT = 108 if sys.platform.startswith("linux") else 104
+
+#: Seconds a client waits to connect, and a server for a request's line.
+CONNECT_TIMEOUT = 2.0
+REQUEST_TIMEOUT = 5.0
+
+#: Seconds a client waits for the answer (the server may be loading its model).
+ANSWER_TIMEOUT = 120.0
+
+#: A request's fields besides what the handler reads.
+Request = dict[str, Any]
+
+#: The handler: ``(operation, arguments)`` → the reply's fields; raises :class:`Refused`.
+Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
+
+
+class Refused(Exception):
+    """A request the server does not answer: its reason goes back to the client."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where the socket of one index is, or why there is none (``path`` ``None``)."""
+
+    path: Path | None
+    reason: str = ""
+
+
+def place(index: Path) -> Place:
+    """The socket of the index file ``index``: ``run/<stem>.sock`` in its data folder, or a
+    short per-user path when that is too long for ``AF_UNIX``."""
+    if not hasattr(socket, "AF_UNIX"):
+        return Place(None, "this platform has no Unix-domain sockets")
+    folder = index.parent.parent / "run"
+    path = folder / f"{index.stem}.sock"
+    if len(os.fsencode(path)) < PATH_LIMIT:
+        return _usable(folder, path)
+    digest = hashlib.sha256(os.fsencode(index)).hexdigest()[:16]
+    short = Path(tempfile.gettempdir()) / f"vault-explorer-{os.getuid()}" / f"{digest}.sock"
+    if len(os.fsencode(short)) < PATH_LIMIT:
+        log.info("the socket path %s is too long for AF_UNIX; using %s", path, short)
+        return _usable(short.parent, short)
+    return Place(None, f"the socket path {path} is too long for AF_UNIX")
+
+
+def _usable(folder: Path, path: Path) -> Place:
+    """``path`` if ``folder`` is (or can be made) the owner's alone: owned by this user, 0700."""
+    try:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = folder.lstat()
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+            return Place(None, f"{folder} is not a folder of this user")
+        if stat.S_IMODE(info.st_mode) != 0o700:
+            os.chmod(folder, 0o700)
+    except OSError as exc:
+        return Place(None, f"cannot prepare {folder}: {exc.strerror or exc}")
+    return Place(path)
+
+
+def private_folder(folder: Path) -> bool:
+    """Whether ``folder`` is a folder of this user that nobody else can enter (0700)."""
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and stat.S_IMODE(info.st_mode) == 0o700
+    )
+
+
+def peer_uid(conn: socket.socket) -> int | None:
+    """The user id of the process at the other end of ``conn``, where the platform says it."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return None
+    try:
+        raw = conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
+    except OSError:
+        return None
+    _pid, uid, _gid = struct.unpack("3i", raw)
+    return int(uid)
+
+
+def peer_allowed(conn: socket.socket, folder: Path, uid: int | None = None) -> bool:
+    """Whether the peer of ``conn`` is the user ``uid`` (default: this one).  Where the
+    platform cannot tell, only when the socket's ``folder`` is this user's 0700 folder."""
+    expected = os.getuid() if uid is None else uid
+    seen = peer_uid(conn)
+    if seen is None:
+        return private_folder(folder)
+    return seen == expected
+
+
+def _read_line(conn: socket.socket, limit: int) -> bytes:
+    """One line from ``conn`` (without its newline); :class:`Refused` when longer than
+    ``limit`` bytes, ``ConnectionError`` when the peer closes first."""
+    data = bytearray()
+    while True:
+        chunk = conn.recv(65536)
+        if not chunk:
+            raise ConnectionError("the other end closed the connection")
+        data += chunk
+        end = data.find(b"\n")
+        if end >= 0:
+            if end + 1 > limit:
+                raise Refused(f"a line longer than {limit} bytes")
+            return bytes(data[:end])
+        if len(data) > limit:
+            raise Refused(f"a line longer than {limit} bytes")
+
+
+def _send(conn: socket.socket, message: dict[str, Any]) -> None:
+    conn.sendall(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")
+
+
+def parse_request(line: bytes, index: Path, operations: frozenset[str]) -> Request:
+    """The request in ``line``, checked; :class:`Refused` saying what is wrong with it."""
+    try:
+        request = json.loads(line.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise Refused("not a JSON line") from None
+    if not isinstance(request, dict):
+        raise Refused("not a JSON object")
+    if request.get("protocol") != PROTOCOL:
+        raise Refused(f"protocol {request.get('protocol')!r}, this server speaks {PROTOCOL}")
+    if request.get("version") != __version__:
+        raise Refused(f"version {request.get('version')!r}, this server is {__version__}")
+    if request.get("index") != str(index):
+        raise Refused("a request for another index")
+    if request.get("op") not in operations:
+        raise Refused(f"unknown operation {request.get('op')!r}")
+    if not isinstance(request.get("args"), dict):
+        raise Refused("no arguments")
+    return request
+
+
+class Server:
+    """Serves ``handler`` on the socket of ``index`` from one thread, a request at a time,
+    until :meth:`stop`.  :meth:`start` returns whether it serves (another live server of the
+    same index, or no usable place: it does not, and says why in the log)."""
+
+    def __init__(self, index: Path, handler: Handler, operations: frozenset[str]) -> None:
+        self.index = index
+        self.handler = handler
+        self.operations = operations
+        self.place = place(index)
+        self.reason = self.place.reason
+        self._sock: socket.socket | None = None
+        self._inode: int | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def path(self) -> Path | None:
+        return self.place.path
+
+    @property
+    def serving(self) -> bool:
+        return self._sock is not None
+
+    def start(self) -> bool:
+        path = self.path
+        if path is None:
+            log.info("not serving the command line: %s", self.reason)
+            return False
+        if _alive(path):
+            self.reason = f"another process already serves {path}"
+            log.info("not serving the command line: %s", self.reason)
+            return False
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            old = os.umask(0o177)
+            try:
+                sock.bind(os.fspath(temporary))
+            finally:
+                os.umask(old)
+            os.chmod(temporary, 0o600)
+            sock.listen(8)
+            os.replace(temporary, path)  # whole: a client never sees it bound but not listening
+            self._inode = path.lstat().st_ino
+        except OSError as exc:
+            sock.close()
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            self.reason = f"cannot serve on {path}: {exc.strerror or exc}"
+            log.info("not serving the command line: %s", self.reason)
+            return False
+        sock.settimeout(0.2)
+        self._sock = sock
+        self._thread = threading.Thread(target=self._serve, name="warm-server", daemon=True)
+        self._thread.start()
+        log.info("serving the command line on %s", path)
+        return True
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+            path = self.path
+            with contextlib.suppress(OSError):
+                if path is not None and path.lstat().st_ino == self._inode:
+                    path.unlink()
+
+    def _serve(self) -> None:
+        assert self._sock is not None
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                if self._stop.is_set():
+                    return
+                continue
+            with conn:
+                self._answer(conn)
+
+    def _answer(self, conn: socket.socket) -> None:
+        conn.settimeout(REQUEST_TIMEOUT)
+        assert self.path is not None
+        try:
+            if not peer_allowed(conn, self.path.parent):
+                log.warning("refused a connection from another user")
+                _send(conn, {"protocol": PROTOCOL, "ok": False, "error": "another user"})
+                return
+            try:
+                line = _read_line(conn, MAX_REQUEST)
+                request = parse_request(line, self.index, self.operations)
+                reply = self.handler(request["op"], request["args"])
+            except Refused as exc:
+                log.info("refused a request: %s", exc)
+                _send(conn, {"protocol": PROTOCOL, "ok": False, "error": str(exc)})
+                return
+            except Exception:
+                log.exception("a request failed")
+                _send(conn, {"protocol": PROTOCOL, "ok": False, "error": "the request failed"})
+                return
+            conn.settimeout(ANSWER_TIMEOUT)
+            _send(conn, {"protocol": PROTOCOL, "ok": True, **reply})
+        except OSError as exc:  # the client went away: nothing to answer
+            log.info("a client went away: %s", exc)
+
+
+def _alive(path: Path) -> bool:
+    """Whether someone listens on ``path`` (a dead socket there is removed)."""
+    if not path.exists():
+        return False
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.settimeout(CONNECT_TIMEOUT)
+        try:
+            probe.connect(os.fspath(path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            _remove_dead(path)
+            return False
+        except OSError:
+            return False
+    return True
+
+
+def _remove_dead(path: Path) -> None:
+    """Remove the socket ``path`` nobody listens on, when it is this user's, in a private
+    folder (another user's file, or one in a shared folder, is left alone)."""
+    try:
+        info = path.lstat()
+        mine = stat.S_ISSOCK(info.st_mode) and info.st_uid == os.getuid()
+        if mine and private_folder(path.parent):
+            path.unlink()
+            log.info("removed %s: no process listens on it any more", path)
+    except OSError:
+        pass
+
+
+def ask(index: Path, op: str, args: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply of the server of ``index`` to ``op`` with ``args``, or ``None`` (said in the
+    log at ``-v``) when there is none to ask or it does not answer: the caller works alone."""
+    where = place(index) if hasattr(socket, "AF_UNIX") else Place(None, "no AF_UNIX here")
+    path = where.path
+    if path is None:
+        log.info("working alone: %s", where.reason)
+        return None
+    if not path.exists():
+        log.info("working alone: no watch or window serves this vault")
+        return None
+    if not private_folder(path.parent):
+        log.info("working alone: %s is not this user's private folder", path.parent)
+        return None
+    request = {"protocol": PROTOCOL, "version": __version__, "index": str(index), "op": op}
+    request["args"] = args
+    try:
+        line = json.dumps(request, ensure_ascii=True).encode("ascii") + b"\n"
+    except (TypeError, ValueError):
+        log.info("working alone: arguments that do not go into JSON")
+        return None
+    if len(line) > MAX_REQUEST:
+        log.info("working alone: a request longer than %d bytes", MAX_REQUEST)
+        return None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(CONNECT_TIMEOUT)
+        try:
+            conn.connect(os.fspath(path))
+        except (ConnectionRefusedError, FileNotFoundError):
+            log.info("working alone: nobody listens on %s any more", path)
+            _remove_dead(path)
+            return None
+        except OSError as exc:
+            log.info("working alone: cannot connect to %s: %s", path, exc)
+            return None
+        try:
+            if not peer_allowed(conn, path.parent):
+                log.info("working alone: %s is served by another user", path)
+                return None
+            conn.sendall(line)
+            conn.settimeout(ANSWER_TIMEOUT)
+            reply = json.loads(_read_line(conn, MAX_REPLY).decode("utf-8"))
+        except (OSError, Refused, ValueError, UnicodeDecodeError) as exc:
+            log.info("working alone: no answer from %s: %s", path, exc)
+            return None
+    if not isinstance(reply, dict) or reply.get("protocol") != PROTOCOL or not reply.get("ok"):
+        error = reply.get("error") if isinstance(reply, dict) else "not a JSON object"
+        log.info("working alone: the server refused: %s", error)
+        return None
+    return reply

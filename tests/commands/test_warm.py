@@ -1,0 +1,111 @@
+"""The warm command line through a real ``watch``: ``search``, ``explain`` and ``related``
+print the same text and JSON, with the same exit status, whether the running watch answers them
+over its socket or they work alone."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from explorer.index.db import index_path
+from explorer.live import serve
+from tests.waiting import wait_until
+
+#: The real command line with the fake embedder registered as the model ``fakewarm``, so the
+#: watch and the commands load no real model.
+FAKE_MAIN = textwrap.dedent(
+    """
+    import sys
+    from explorer.entry import main
+    from explorer.embed import provider
+    from explorer.embed.base import FakeEmbedder
+
+    provider._SHARED["fakewarm"] = provider.EmbedderProvider.of(FakeEmbedder(name="fakewarm"))
+    sys.exit(main(sys.argv[1:]))
+    """
+)
+
+
+def _run(data: Path, *args: str, alone: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "VAULT_EXPLORER_WARM": "0" if alone else "1"}
+    return subprocess.run(
+        [sys.executable, "-c", FAKE_MAIN, *args, "--data-dir", str(data), "--model", "fakewarm"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+
+
+@pytest.fixture
+def watching(
+    notes: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
+) -> Path:
+    """A running ``watch`` of ``notes`` with every chunk embedded, answering on its socket."""
+    log = tmp_path / "watch.log"
+    argv = ["watch", str(notes), "--data-dir", str(data_dir), "--model", "fakewarm"]
+    with log.open("a") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", FAKE_MAIN, *argv],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+    procs.append(proc)
+    wait_until(lambda: "answering search" in log.read_text(errors="replace"), timeout=120)
+    # Every chunk embedded: a search alone then says nothing about waiting chunks.
+    wait_until(
+        lambda: "waiting" not in _run(data_dir, "search", str(notes), "x", alone=True).stderr
+    )
+    return log
+
+
+COMMANDS = [
+    ("search", "cache purge"),
+    ("search", "cache purge", "--json"),
+    ("search", "cache purge", "--mode", "fts", "--json"),
+    ("explain", "cache purge", "ops/cdn.md"),
+    ("explain", "cache purge", "ops/cdn.md", "--json"),
+    ("related", "ops/cdn.md"),
+    ("related", "ops/cdn.md", "--json"),
+    ("related", "no/such.md"),  # bad input: the same line, the same exit status 2
+]
+
+
+def test_output_is_the_same_through_the_watch_and_alone(
+    notes: Path, data_dir: Path, watching: Path
+) -> None:
+    for command, *rest in COMMANDS:
+        argv = (command, str(notes), *rest)
+        alone = _run(data_dir, *argv, alone=True)
+        warm = _run(data_dir, *argv)
+        assert (warm.returncode, warm.stdout, warm.stderr) == (
+            alone.returncode,
+            alone.stdout,
+            alone.stderr,
+        ), argv
+        assert alone.stdout or alone.returncode == 2
+    # … and the warm one was indeed answered by the watch, the other not.
+    said = _run(data_dir, "search", str(notes), "cache purge", "-v").stderr
+    assert "answered by vault-explorer watch" in said
+    said = _run(data_dir, "search", str(notes), "cache purge", "-v", alone=True).stderr
+    assert "answered by" not in said
+
+
+def test_a_dead_watch_leaves_a_socket_the_next_command_ignores_and_removes(
+    notes: Path, data_dir: Path, watching: Path, procs: list[subprocess.Popen[bytes]]
+) -> None:
+    socket_path = serve.place(index_path(notes, data_dir)).path
+    assert socket_path is not None and socket_path.exists()
+    procs[0].kill()  # no clean stop: the socket stays behind
+    procs[0].wait()
+    assert socket_path.exists()
+    result = _run(data_dir, "search", str(notes), "cache purge", "-v")
+    assert result.returncode == 0
+    assert "nobody listens" in result.stderr
+    assert "ops/cdn.md" in result.stdout
+    assert not socket_path.exists()

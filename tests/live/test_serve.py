@@ -1,0 +1,257 @@
+"""The warm path's socket: its place and permissions, the peer check, refusal of malformed,
+oversized, foreign and unknown requests, and a dead socket found and removed."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer import __version__
+from explorer.live import serve
+
+pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no AF_UNIX")
+
+
+def _echo(op: str, args: dict[str, Any]) -> dict[str, Any]:
+    return {"echo": [op, args]}
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Path:
+    return tmp_path / "d" / "indexes" / "notes-0123456789ab.sqlite"
+
+
+@pytest.fixture
+def server(index: Path) -> Any:
+    running = serve.Server(index, _echo, frozenset({"search"}))
+    assert running.start(), running.reason
+    yield running
+    running.stop()
+
+
+def _raw(path: Path, data: bytes) -> dict[str, Any]:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(os.fspath(path))
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            conn.sendall(data)
+        reply: dict[str, Any] = json.loads(conn.makefile("rb").readline())
+        return reply
+
+
+def _request(index: Path, changes: dict[str, Any] | None = None) -> bytes:
+    request = {"protocol": 1, "version": __version__, "index": str(index), "op": "search"}
+    request["args"] = {"q": 1}
+    request.update(changes or {})
+    return json.dumps(request).encode() + b"\n"
+
+
+def test_the_socket_is_the_owners_alone(server: serve.Server, index: Path) -> None:
+    path = server.path
+    assert path == index.parent.parent / "run" / f"{index.stem}.sock"
+    assert stat.S_ISSOCK(path.lstat().st_mode)
+    assert stat.S_IMODE(path.lstat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.lstat().st_mode) == 0o700
+    assert serve.ask(index, "search", {"q": 1}) == {
+        "protocol": 1,
+        "ok": True,
+        "echo": ["search", {"q": 1}],
+    }
+    server.stop()
+    assert not path.exists()
+
+
+def test_a_group_readable_folder_is_made_private_again(index: Path) -> None:
+    folder = index.parent.parent / "run"
+    folder.mkdir(parents=True, mode=0o755)
+    os.chmod(folder, 0o755)
+    assert serve.place(index).path is not None
+    assert stat.S_IMODE(folder.lstat().st_mode) == 0o700
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b"not json\n", "not a JSON line"),
+        (b"[1, 2]\n", "not a JSON object"),
+        (b"\xff\xfe\n", "not a JSON line"),
+        (b"{" + b" " * serve.MAX_REQUEST + b"}\n", "longer than"),
+        (b" " * (serve.MAX_REQUEST + 10), "longer than"),  # no newline at all
+    ],
+)
+def test_malformed_and_oversized_requests_are_refused(
+    server: serve.Server, data: bytes, said: str
+) -> None:
+    assert server.path is not None
+    reply = _raw(server.path, data)
+    assert reply["ok"] is False and said in reply["error"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "said"),
+    [
+        ({"op": "index"}, "unknown operation"),
+        ({"op": None}, "unknown operation"),
+        ({"protocol": 2}, "protocol"),
+        ({"version": "0.0.0-other"}, "version"),
+        ({"index": "/elsewhere/other.sqlite"}, "another index"),
+        ({"args": "q"}, "no arguments"),
+    ],
+)
+def test_requests_of_another_kind_are_refused(
+    server: serve.Server, index: Path, changes: dict[str, Any], said: str
+) -> None:
+    assert server.path is not None
+    reply = _raw(server.path, _request(index, changes))
+    assert reply["ok"] is False and said in reply["error"]
+    # … and the server goes on answering.
+    assert _raw(server.path, _request(index))["ok"] is True
+
+
+def test_the_peer_check_refuses_another_uid() -> None:
+    left, right = socket.socketpair(socket.AF_UNIX)
+    with left, right:
+        if serve.peer_uid(left) is None:
+            pytest.skip("this platform does not tell a peer's uid")
+        assert serve.peer_uid(left) == os.getuid()
+        assert serve.peer_allowed(left, Path("/nonexistent"))
+        assert not serve.peer_allowed(left, Path("/nonexistent"), uid=os.getuid() + 1)
+
+
+def test_without_peer_credentials_only_a_private_folder_passes(tmp_path: Path) -> None:
+    private = tmp_path / "private"
+    private.mkdir(mode=0o700)
+    os.chmod(private, 0o700)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    os.chmod(shared, 0o755)
+    assert serve.private_folder(private)
+    assert not serve.private_folder(shared)
+    assert not serve.private_folder(tmp_path / "missing")
+
+
+def test_a_dead_socket_is_ignored_removed_and_replaced(index: Path) -> None:
+    path = serve.place(index).path
+    assert path is not None
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(os.fspath(path))  # what a crashed server leaves: the file, nobody listening
+    dead.close()
+    assert path.exists()
+    assert serve.ask(index, "search", {}) is None
+    assert not path.exists()
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(os.fspath(path))
+    dead.close()
+    running = serve.Server(index, _echo, frozenset({"search"}))
+    assert running.start(), running.reason  # a new server replaces it
+    try:
+        assert serve.ask(index, "search", {})
+    finally:
+        running.stop()
+
+
+def test_a_second_server_of_the_same_index_does_not_take_over(
+    server: serve.Server, index: Path
+) -> None:
+    second = serve.Server(index, _echo, frozenset({"search"}))
+    assert not second.start()
+    assert "already serves" in second.reason
+    assert serve.ask(index, "search", {}) is not None
+
+
+def test_no_server_means_working_alone(index: Path) -> None:
+    assert serve.ask(index, "search", {}) is None
+
+
+def test_a_path_too_long_for_af_unix_moves_to_a_short_per_user_one(tmp_path: Path) -> None:
+    deep = tmp_path.joinpath(*["a" * 30] * 4) / "indexes" / "notes-0123456789ab.sqlite"
+    where = serve.place(deep)
+    assert where.path is not None
+    assert len(os.fsencode(where.path)) < serve.PATH_LIMIT
+    assert where.path.parent.name == f"vault-explorer-{os.getuid()}"
+    assert serve.private_folder(where.path.parent)
+    running = serve.Server(deep, _echo, frozenset({"search"}))
+    assert running.start(), running.reason
+    try:
+        assert serve.ask(deep, "search", {"x": 1}) is not None
+    finally:
+        running.stop()
+
+
+def _as_nobody(path: Path) -> subprocess.CompletedProcess[str]:
+    """Connect to ``path`` and send a valid request from another user (uid 65534)."""
+    code = (
+        "import socket, sys\n"
+        "s = socket.socket(socket.AF_UNIX)\n"
+        "try:\n"
+        f"    s.connect({os.fspath(path)!r})\n"
+        "except PermissionError:\n"
+        "    print('permission denied'); sys.exit(0)\n"
+        "try:\n"  # the server may refuse and close before the request is sent
+        f"    s.sendall({_request(Path('/x'))!r})\n"
+        "except OSError:\n"
+        "    pass\n"
+        "print(s.makefile('rb').readline().decode())\n"
+    )
+    python = _nobodys_python()
+    assert python is not None
+    result = subprocess.run([*NOBODY, python, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+#: The argv prefix that runs a command as the user nobody.
+NOBODY = ("setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups", "--")
+
+
+def _nobodys_python() -> str | None:
+    """A Python the user nobody can run (this one may live in root's private home)."""
+    for python in (sys.executable, "/usr/bin/python3"):
+        run = subprocess.run([*NOBODY, python, "-c", "pass"], capture_output=True)
+        if run.returncode == 0:
+            return python
+    return None
+
+
+@pytest.fixture
+def nobody() -> Iterator[serve.Server]:
+    """A server whose socket's folders another user may pass through (pytest's own temporary
+    folder is private, which would stop that user before the socket is reached)."""
+    if os.geteuid() != 0 or shutil.which("setpriv") is None or _nobodys_python() is None:
+        pytest.skip("needs root, setpriv and a Python the user nobody can run")
+    top = Path(tempfile.mkdtemp(prefix="warm-"))
+    os.chmod(top, 0o711)
+    running = serve.Server(top / "indexes" / "n.sqlite", _echo, frozenset({"search"}))
+    assert running.start(), running.reason
+    yield running
+    running.stop()
+    shutil.rmtree(top)
+
+
+def test_another_user_cannot_connect(nobody: serve.Server) -> None:
+    server = nobody
+    assert server.path is not None
+    os.chmod(server.path.parent, 0o711)  # the folder enterable: the socket's 0600 still stops
+    result = _as_nobody(server.path)
+    assert result.stdout.strip() == "permission denied", result.stderr
+
+
+def test_another_users_request_is_refused_by_its_credentials(nobody: serve.Server) -> None:
+    server = nobody
+    assert server.path is not None
+    os.chmod(server.path.parent, 0o711)  # both permissions opened: SO_PEERCRED still stops
+    os.chmod(server.path, 0o666)
+    result = _as_nobody(server.path)
+    reply = json.loads(result.stdout)
+    assert reply == {"protocol": 1, "ok": False, "error": "another user"}
