@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer import __version__
+from explorer.errors import UserError
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ Request = dict[str, Any]
 Handler = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-class Refused(Exception):
+class Refused(UserError):
     """A request the server does not answer: its reason goes back to the client."""
 
 
