@@ -141,8 +141,14 @@ def upsert_note(
             (*values, note_id),
         )
         conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
+        conn.execute("DELETE FROM note_props WHERE note_id = ?", (note_id,))
     conn.executemany(
         "INSERT INTO note_tags(note_id, tag) VALUES (?, ?)", [(note_id, t) for t in note.tags]
+    )
+    conn.executemany(
+        "INSERT INTO note_props(note_id, key, seq, name, kind, text, num) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(note_id, p.key, p.seq, p.name, p.kind, p.text, p.num) for p in note.properties],
     )
     rows = []
     for seq, chunk in enumerate(note.chunks):
@@ -182,6 +188,8 @@ def check_storable(note: ParsedNote) -> None:
         *note.tags,
         *note.warnings,
         *note.aliases,
+        *(p.name for p in note.properties),
+        *(p.text or "" for p in note.properties),
     ):
         try:
             text.encode("utf-8")

@@ -370,3 +370,32 @@ def test_an_index_of_schema_5_keeps_its_change_log_without_the_triggers(
         -1
     ] == (7, 2)
     assert db.conn.execute("SELECT max(seq) FROM vector_changes").fetchone()[0] == 3
+
+
+def test_an_index_of_schema_8_upgrades_in_place_and_types_its_notes_properties(
+    vault: Path, data_dir: Path
+) -> None:
+    """Schema 9 adds the typed properties: an index of schema 8 keeps its notes and vectors,
+    and its next sync reads every note again, so that their properties are there."""
+    from explorer.index import migrations
+
+    (vault / "a.md").write_text("---\nstatus: open\nrating: 4\n---\n# A\n\nalpha words\n")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    db.conn.execute("DROP TABLE note_props")  # the index as schema 8 left it
+    db.conn.execute("PRAGMA user_version = 8")
+    db.close()
+    assert migrations.LATEST_VERSION >= 9
+
+    db = IndexDB.open(vault, data_dir)
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+    assert db.conn.execute("SELECT count(*) FROM note_props").fetchone()[0] == 0
+    assert db.conn.execute("SELECT path FROM notes").fetchall() == [("a.md",)]  # kept
+    sync_vault(db)
+    assert db.conn.execute(
+        "SELECT key, kind, text, num FROM note_props ORDER BY key"
+    ).fetchall() == [
+        ("rating", "number", "4", 4.0),
+        ("status", "text", "open", None),
+    ]
+    db.close()
