@@ -18,6 +18,7 @@ from explorer.index.lease import WriterLease, holder
 from explorer.search import options as search_options
 from explorer.search.answer import bring_up_to_date, search_index, waiting_text
 from explorer.search.options import Mode
+from explorer.search.query import parse_query
 from explorer.search.results import SearchResponse
 from explorer.search.verdict import closeness
 
@@ -39,6 +40,8 @@ def cmd_search(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=not args.no_sync)
     options = search_options.from_args(args).validate()
     say_ignored(options, search_options.given_names(args))
+    for line in parse_query(args.query).notes:  # a malformed [...] is searched as text
+        say(f"vault-explorer: note: {line}", sys.stderr)
     if args.depth is None:
         options = search_options.deep_enough(options)
     if options.depth < options.limit:

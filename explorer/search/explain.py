@@ -54,10 +54,12 @@ class NoteNotIndexed(QueryError):
 class FilterCheck:
     """A ``tag:`` or ``path:`` filter of the query, and whether the note passes it."""
 
-    kind: str  # "tag" or "path"
+    kind: str  # "tag", "path", "linkto", "linkedfrom" or "property"
     value: str
     passes: bool
     code: str = "filter"
+    #: For a property filter: what the note holds under that name (``""``: nothing).
+    holds: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,6 +364,20 @@ def _filters(
                 f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
             ).fetchone()
             out.append(FilterCheck(kind, value, passed is not None))
+    for prop in query.properties:
+        sql, params = prop.sql()
+        passed = conn.execute(
+            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
+        ).fetchone()
+        values = [
+            str(text)
+            for (text,) in conn.execute(
+                "SELECT text FROM note_props WHERE note_id = ? AND key = ? AND text IS NOT NULL "
+                "ORDER BY seq LIMIT 5",
+                (note_id, prop.key),
+            )
+        ]
+        out.append(FilterCheck("property", prop.shown, passed is not None, holds=", ".join(values)))
     return tuple(out)
 
 

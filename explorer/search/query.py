@@ -38,12 +38,19 @@ from functools import lru_cache
 
 from explorer.errors import UserError
 from explorer.index.text import cjk_pairs, cjk_pieces, drop_invisible, has_cjk, space_cjk
+from explorer.search.property_filter import TOKEN as PROPERTY_TOKEN
+from explorer.search.property_filter import (
+    NotAFilter,
+    PropertyFilter,
+    parse_property_filter,
+)
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
 from explorer.vault.language import QUERY_VOTES, bare, detect, fold, stem
 
 MAX_QUERY_CHARS = 1000
 
-_TOKEN = re.compile(r'(?i:linkto|linkedfrom):"[^"]*(?:"|$)|-?"[^"]*(?:"|$)|\S+')
+_TOKEN = re.compile(PROPERTY_TOKEN + r'|(?i:linkto|linkedfrom):"[^"]*(?:"|$)|-?"[^"]*(?:"|$)|\S+')
+_PROPERTY = re.compile(PROPERTY_TOKEN)
 _LINK_FILTER = re.compile(r"(?i)(linkto|linkedfrom):(.+)", re.DOTALL)
 #: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
 _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
@@ -111,6 +118,11 @@ class Query:
     links_to: list[str] = field(default_factory=list)
     #: ``linkedfrom:`` values: notes that one of these links to pass (all of them must hold).
     linked_from: list[str] = field(default_factory=list)
+    #: ``[name:value]`` filters on the notes' properties (all must hold).
+    properties: list[PropertyFilter] = field(default_factory=list)
+    #: One line for each part of the query that was not read as written (a malformed
+    #: ``[…]`` searched as text), for the person who typed it.
+    notes: list[str] = field(default_factory=list)
     #: The language of the query's words (ISO 639-1), ``""`` when it cannot be told.
     language: str = ""
     #: The languages whose stop words the any-word pass leaves out.
@@ -166,7 +178,7 @@ class Query:
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.tags or self.paths or self.links_to or self.linked_from)
+        return bool(self.tags or self.paths or self.links_to or self.linked_from or self.properties)
 
     @property
     def is_listing(self) -> bool:
@@ -251,6 +263,13 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
         if token == "OR":
             pending_or = bool(query.groups)
             continue
+        if _PROPERTY.fullmatch(token):
+            try:
+                query.properties.append(parse_property_filter(token))
+                continue
+            except NotAFilter as exc:
+                query.notes.append(f"{token} is not a property filter ({exc}): searched as text")
+                token = token.lstrip("-")
         negative = _EXCLUSION.match(token) is not None
         body = token[1:] if negative else token
         lowered = body.lower()

@@ -4,6 +4,7 @@ embedded first or not."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from explorer.entry import main
 from explorer.index.db import IndexDB
 from explorer.search.answer import EMBED_BEFORE_SEARCH
 from tests.commands.helpers import run_program
+
+Write = Callable[[str, str | bytes], Path]
 
 
 def test_index_then_search_json_in_spec_shape(
@@ -265,3 +268,15 @@ def test_the_readme_s_json_example_has_the_shape_search_prints(
     assert set(example["semantic"]) == set(printed["semantic"])
     assert set(example["hits"][0]) == set(printed["hits"][0])
     assert example["fusion"] == printed["fusion"]
+
+
+def test_a_property_filter_on_the_command_line_and_a_malformed_one_noted(
+    notes: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("ops/open.md", "---\nstatus: open\n---\n# Cache plan\n\nthe cache again\n")
+    assert main(["search", str(notes), "cache [status:open]", "--mode", "fts", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [h["path"] for h in json.loads(captured.out)["hits"]] == ["ops/open.md"]
+    assert main(["search", str(notes), "cache [rating:>x]", "--mode", "fts"]) == 0
+    err = capsys.readouterr().err
+    assert "note: [rating:>x] is not a property filter" in err and "searched as text" in err
