@@ -12,6 +12,7 @@ without the depth cut.
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -378,7 +379,26 @@ def _filters(
             )
         ]
         out.append(FilterCheck("property", prop.shown, passed is not None, holds=", ".join(values)))
+    for date in query.dates:
+        sql, params = date.sql("n", query.now)
+        passed = conn.execute(
+            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
+        ).fetchone()
+        column = (
+            "SELECT mtime_ns FROM notes WHERE id = ?"
+            if date.field == "modified"
+            else "SELECT created_ns FROM note_created WHERE note_id = ?"
+        )
+        row = conn.execute(column, (note_id,)).fetchone()
+        when = "" if row is None else _day(int(row[0]))
+        out.append(FilterCheck(date.field, date.raw, passed is not None, holds=when))
     return tuple(out)
+
+
+def _day(ns: int) -> str:
+    """A time in nanoseconds as the day and minute it names, UTC."""
+    moment = dt.datetime.fromtimestamp(ns / 1e9, dt.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _matches(conn: sqlite3.Connection, expression: str, note_id: int) -> bool:

@@ -33,6 +33,12 @@ def explanation_lines(e: Explanation) -> list[str]:
             lines.append(f"filter tag:{check.value}: {has}")
         elif check.kind == "property":
             lines.append(property_line(check))
+        elif check.kind in ("modified", "created"):
+            holds = f"it was {check.kind} {check.holds}" if check.holds else "its date is unknown"
+            if check.passes:
+                lines.append(f"filter `{check.value}`: the note passes it ({holds})")
+            else:
+                lines.append(f"not listed: `{check.value}` excludes it, {holds}")
         elif check.kind in ("linkto", "linkedfrom"):
             held = "the note passes it" if check.passes else "the note does not pass it"
             lines.append(f"filter {check.kind}:{check.value}: {held}")

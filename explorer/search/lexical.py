@@ -77,6 +77,10 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
         sql, prop_params = prop.sql(alias)
         clauses.append(sql)
         params.extend(prop_params)
+    for date in query.dates:
+        sql, date_params = date.sql(alias, query.now)
+        clauses.append(sql)
+        params.extend(date_params)
     excluded = query.fts_excluded()
     if excluded:
         clauses.append(f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)")
