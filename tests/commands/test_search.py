@@ -280,3 +280,13 @@ def test_a_property_filter_on_the_command_line_and_a_malformed_one_noted(
     assert main(["search", str(notes), "cache [rating:>x]", "--mode", "fts"]) == 0
     err = capsys.readouterr().err
     assert "note: [rating:>x] is not a property filter" in err and "searched as text" in err
+
+
+def test_sort_on_the_command_line(
+    notes: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("a/cache.md", "# Cache notes\n\nthe cache\n")
+    args = ["search", str(notes), "cache", "--mode", "fts", "--json", "--sort", "path"]
+    assert main(args) == 0
+    paths = [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]]
+    assert paths == sorted(paths) and len(paths) == 2
