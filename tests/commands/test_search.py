@@ -290,3 +290,24 @@ def test_sort_on_the_command_line(
     assert main(args) == 0
     paths = [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]]
     assert paths == sorted(paths) and len(paths) == 2
+
+
+def test_save_run_list_and_delete_a_saved_search(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()}
+    args = ["search", str(notes), "cache tag:ops", "--mode", "fts", "--json"]
+    assert main([*args, "--save", "ops cache"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(["search", str(notes), "--saved", "ops cache", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["mode"] == "fts" and [h["path"] for h in again["hits"]] == [
+        h["path"] for h in first["hits"]
+    ]
+    assert main(["search", str(notes), "--list-saved"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["ops cache: cache tag:ops  (mode=fts)"]
+    assert main(["search", str(notes), "--delete-saved", "ops cache"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(notes), "--saved", "ops cache"]) == 2
+    assert "no saved search named 'ops cache'" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()} == before
