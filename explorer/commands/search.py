@@ -43,7 +43,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--list-saved", action="store_true", help="list the saved searches and stop")
     p.add_argument("--delete-saved", metavar="NAME", help="forget the saved search NAME and stop")
-    p.set_defaults(func=cmd_search)
+    p.set_defaults(func=cmd_search, search_parser=p)
 
 
 def _saved_searches(args: argparse.Namespace, vault: Path) -> int | None:
@@ -74,8 +74,8 @@ def cmd_search(args: argparse.Namespace) -> int:
             args.query = saved.query
         options = search_options.from_args(args, saved.options).validate()
     else:
-        if args.query is None:
-            raise QueryError("give a query, or --saved NAME")
+        if args.query is None:  # as argparse says it, the query being optional with --saved
+            args.search_parser.error("the following arguments are required: query")
         options = search_options.from_args(args).validate()
     if args.save:
         store.save(args.save, args.query, options)
