@@ -97,8 +97,10 @@ INSTRUCTIONS = (
 QUERY_SYNTAX = (
     'Query syntax: words (notes with all of them first, then any); "a phrase"; -word leaves '
     "out notes with it; a OR b; pre* (prefix); tag:NAME; path:FOLDER/; linkto:NOTE (notes "
-    "linking to NOTE); linkedfrom:NOTE (notes NOTE links to). An empty query lists the most "
-    "recently modified notes."
+    "linking to NOTE); linkedfrom:NOTE (notes NOTE links to); [prop:value], [prop] (has it), "
+    "[rating:>3], [due:<2025-01-01], -[status:done] (frontmatter properties); modified:2024-03, "
+    "modified:<7d, created:>1y (dates and ages). A query of filters alone, or an empty one, "
+    "lists the most recently modified notes."
 )
 
 

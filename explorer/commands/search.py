@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.commands.common import open_index, require_index, say_ignored
@@ -18,27 +19,69 @@ from explorer.index.lease import WriterLease, holder
 from explorer.search import options as search_options
 from explorer.search.answer import bring_up_to_date, search_index, waiting_text
 from explorer.search.options import Mode
+from explorer.search.query import QueryError, parse_query
 from explorer.search.results import SearchResponse
+from explorer.search.saved import SearchStore
 from explorer.search.verdict import closeness
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("search", parents=[common], help="run one search")
     p.add_argument("vault")
-    p.add_argument("query")
+    p.add_argument("query", nargs="?", default=None)
     depth = search_options.SearchOptions().depth
     search_options.add_arguments(
         p, notes={"depth": f"default {depth}, or the limit if that is more"}
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--no-sync", action="store_true", help="search the index exactly as it is")
-    p.set_defaults(func=cmd_search)
+    p.add_argument(
+        "--save", metavar="NAME", help="also keep this search (query and settings) as NAME"
+    )
+    p.add_argument(
+        "--saved", metavar="NAME", help="run the saved search NAME (options given change it)"
+    )
+    p.add_argument("--list-saved", action="store_true", help="list the saved searches and stop")
+    p.add_argument("--delete-saved", metavar="NAME", help="forget the saved search NAME and stop")
+    p.set_defaults(func=cmd_search, search_parser=p)
+
+
+def _saved_searches(args: argparse.Namespace, vault: Path) -> int | None:
+    """``--list-saved`` and ``--delete-saved``: their exit code; None for a search."""
+    if not (args.list_saved or args.delete_saved):
+        return None
+    store = SearchStore.of(vault, args.data_dir)
+    if args.delete_saved:
+        if not store.delete(args.delete_saved):
+            raise QueryError(f"no saved search named {args.delete_saved.strip()!r}")
+        say(f"forgot the saved search {args.delete_saved.strip()!r}", sys.stdout)
+        return 0
+    for name, saved in store.saved().items():
+        changed = ",".join(f"{k}={v}" for k, v in saved.options.changed().items())
+        say(f"{name}: {saved.query}" + (f"  ({changed})" if changed else ""), sys.stdout)
+    return 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=not args.no_sync)
-    options = search_options.from_args(args).validate()
+    listed = _saved_searches(args, vault)
+    if listed is not None:
+        return listed
+    store = SearchStore.of(vault, args.data_dir)
+    if args.saved:
+        saved = store.get(args.saved)
+        if args.query is None:
+            args.query = saved.query
+        options = search_options.from_args(args, saved.options).validate()
+    else:
+        if args.query is None:  # as argparse says it, the query being optional with --saved
+            args.search_parser.error("the following arguments are required: query")
+        options = search_options.from_args(args).validate()
+    if args.save:
+        store.save(args.save, args.query, options)
     say_ignored(options, search_options.given_names(args))
+    for line in parse_query(args.query).notes:  # a malformed [...] is searched as text
+        say(f"vault-explorer: note: {line}", sys.stderr)
     if args.depth is None:
         options = search_options.deep_enough(options)
     if options.depth < options.limit:

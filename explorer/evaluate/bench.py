@@ -389,6 +389,54 @@ def _refusion(searcher: Searcher, queries: list[str]) -> dict[str, float]:
     return percentiles(samples)
 
 
+#: The filters whose cost over the same query unfiltered is measured, and the budget of each
+#: (issue 35: at 50,000 notes, a third with properties, at most 5 ms more at p95).
+FILTERS = {"property": "[status:open]", "date": "modified:<3650d"}
+FILTER_BUDGET_MS = 5.0
+
+
+def _filter_cost(searcher: Searcher, queries: list[str]) -> dict[str, Any]:
+    """Each query in fts and hybrid mode, unfiltered and with each of :data:`FILTERS`: the p95
+    of each, and what a filter adds at p95 (``overP95``) against :data:`FILTER_BUDGET_MS`."""
+    out: dict[str, Any] = {"budgetMs": FILTER_BUDGET_MS}
+    with _embedded_beforehand(searcher, queries):
+        for mode in (Mode.FTS, Mode.HYBRID):
+            options = SearchOptions(mode=mode)
+            plain = percentiles([_time_ms(partial(searcher.search, q, options)) for q in queries])
+            row: dict[str, Any] = {"unfiltered": plain}
+            for name, text in FILTERS.items():
+                timed: dict[str, Any] = dict(
+                    percentiles(
+                        [
+                            _time_ms(partial(searcher.search, f"{q} {text}", options))
+                            for q in queries
+                        ]
+                    )
+                )
+                timed["overP95"] = round(timed["p95"] - plain["p95"], 3)
+                timed["withinBudget"] = timed["overP95"] <= FILTER_BUDGET_MS
+                row[name] = timed
+            out[str(mode)] = row
+    return out
+
+
+def _format_filter_cost(result: dict[str, Any]) -> list[str]:
+    f = result.get("filterCostMs")
+    if not f:
+        return []
+    lines = ["", f"filters, ms over the same query unfiltered (budget {f['budgetMs']:g} at p95)"]
+    for mode in (Mode.FTS, Mode.HYBRID):
+        row = f[str(mode)]
+        lines.append(f"  {mode}: unfiltered p95 {row['unfiltered']['p95']:.2f}")
+        for name, text in FILTERS.items():
+            r = row[name]
+            verdict = "within budget" if r["withinBudget"] else "OVER BUDGET"
+            lines.append(
+                f"    {name:<9}{text:<18} p95 {r['p95']:>7.2f}  +{r['overP95']:.2f}  {verdict}"
+            )
+    return lines
+
+
 def _bare_topk(matrix: Matrix, query: Matrix, depth: int) -> np.ndarray:
     sims = matrix @ query
     k = min(depth, sims.shape[0])
@@ -499,7 +547,7 @@ def _run(
         vault = scratch / "vault"
         _log(f"generating a vault of {settings.notes:,} notes (seed {settings.seed})")
         started = time.perf_counter()
-        generate_vault(vault, settings.notes, settings.seed)
+        generate_vault(vault, settings.notes, settings.seed, properties=True)
         result["generateSeconds"] = round(time.perf_counter() - started, 2)
     queries = generate_queries(vault, settings.queries, settings.seed)
     phases: dict[str, int] = {"start": peak_rss_bytes()}
@@ -550,6 +598,7 @@ def _run(
         else:
             result["questionLatencyMs"] = _question_latency(searcher, queries, questions)
         result["refusionMs"] = _refusion(searcher, queries)
+        result["filterCostMs"] = _filter_cost(searcher, queries)
         phases["queries"] = peak_rss_bytes()
 
         vectors = searcher.vector_index()
@@ -706,6 +755,7 @@ def format_bench(result: dict[str, Any]) -> str:
     lines.append(
         f"{'re-fusion (weights only)':<34}{r['p50']:>8.3f}{r['p95']:>8.3f}{r['max']:>8.3f}"
     )
+    lines.extend(_format_filter_cost(result))
     v = result["vectorTopK"]
     lines.append("")
     lines.append(

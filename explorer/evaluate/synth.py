@@ -15,6 +15,7 @@ fixed seed: vaults of different seeds speak the same "language".
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -274,8 +275,20 @@ def _body_lengths(rng: np.random.Generator, notes: int) -> npt.NDArray[np.int64]
     return np.clip(lengths, 30, 3400).astype(np.int64)
 
 
-def generate_vault(root: Path, notes: int, seed: int = 0) -> None:
-    """Write ``notes`` markdown notes under ``root`` (created if needed), deterministically.
+#: The values of the properties :func:`generate_vault` gives a third of the notes.
+PROPERTY_STATUSES = ("open", "done", "in progress")
+
+
+def properties_of(i: int) -> str:
+    """Frontmatter lines of typed properties for the ``i``-th note: a text, a number and a
+    date, deterministic (no draw of the vault's random numbers, so the words stay the same)."""
+    due = dt.date(2024, 1, 1) + dt.timedelta(days=(i * 7) % 730)
+    return f"status: {PROPERTY_STATUSES[i // 3 % 3]}\nrating: {i % 5 + 1}\ndue: {due.isoformat()}\n"
+
+
+def generate_vault(root: Path, notes: int, seed: int = 0, *, properties: bool = False) -> None:
+    """Write ``notes`` markdown notes under ``root`` (created if needed), deterministically;
+    with ``properties``, every third note has ``status``, ``rating`` and ``due`` properties.
 
     Notes are spread unevenly over ~20 nested folders and the root, as real vaults are.  File
     names are the note titles; a clash (compared case-insensitively, for macOS and Windows)
@@ -293,8 +306,8 @@ def generate_vault(root: Path, notes: int, seed: int = 0) -> None:
     for folder in folders:
         (root / folder).mkdir(parents=True, exist_ok=True)
     taken: set[str] = set()
-    for folder_index, body_words, title_words in zip(
-        folder_of, lengths, title_lengths, strict=True
+    for i, (folder_index, body_words, title_words) in enumerate(
+        zip(folder_of, lengths, title_lengths, strict=True)
     ):
         title = _title_case(writer.content.words(title_words))
         folder = folders[folder_index]
@@ -304,6 +317,12 @@ def generate_vault(root: Path, notes: int, seed: int = 0) -> None:
             name = f"{folder}/{title} {suffix}".lstrip("/")
         taken.add(f"{name}.md".lower())
         text = writer.note(title if suffix == 1 else f"{title} {suffix}", body_words)
+        if properties and i % 3 == 0:
+            text = (
+                "---\n" + properties_of(i) + text[4:]
+                if text.startswith("---\n")
+                else "---\n" + properties_of(i) + "---\n" + text
+            )
         (root / f"{name}.md").write_bytes(text.encode("utf-8"))
 
 

@@ -239,6 +239,43 @@ def m008_drop_invisible() -> str:
     return f"UPDATE notes SET title = {title}, body = {body} WHERE {holds};"
 
 
+def m009_note_properties() -> str:
+    """Each note's frontmatter properties, typed (:mod:`explorer.vault.properties`): one row a
+    value (``seq``: its place in a list), ``key`` the name folded, ``text`` the value as text,
+    ``num`` a number, date (seconds since 1970, UTC) or checkbox (0/1) to compare; what a
+    ``[name:value]`` filter reads.  Notes indexed before it are marked to be read again by the
+    next sync, which types their properties (their chunks keep their vectors).
+
+    And when each note was created (``note_created.created_ns``) with where that came from
+    (``source``: ``frontmatter``, ``file`` for the file's birth time, ``indexed`` for its
+    first index), which ``created:`` filters and sorting read
+    (:func:`explorer.index.store.created_of`); a table of its own, so that the statements
+    stay safe to run again.  A note indexed before has its last index time."""
+    return """
+        CREATE TABLE IF NOT EXISTS note_created (
+            note_id INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+            created_ns INTEGER NOT NULL,
+            source TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS note_created_ns ON note_created(created_ns);
+        INSERT OR IGNORE INTO note_created(note_id, created_ns, source)
+            SELECT id, indexed_ns, 'indexed' FROM notes;
+        CREATE TABLE IF NOT EXISTS note_props (
+            note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
+            key TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT,
+            num REAL,
+            PRIMARY KEY (note_id, key, seq)
+        ) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS note_props_key_num ON note_props(key, num);
+        CREATE INDEX IF NOT EXISTS note_props_key_text ON note_props(key, text COLLATE NOCASE);
+        UPDATE notes SET size = -1, hash = '';
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_create_tables,
     m002_links,
@@ -248,6 +285,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     m006_vector_changes_by_writers,
     m007_vector_keys,
     m008_drop_invisible,
+    m009_note_properties,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

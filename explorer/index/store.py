@@ -87,6 +87,23 @@ def _changed(conn: sqlite3.Connection, note_id: int, changes: set[int] | None) -
         changes.add(note_id)
 
 
+#: The frontmatter properties that say when a note was created, in order of preference.
+CREATED_PROPERTIES = ("created", "date")
+
+
+def created_of(note: ParsedNote, st: FileStat, now_ns: int) -> tuple[int, str]:
+    """When the note was created and where that comes from: the frontmatter's ``created`` or
+    ``date`` (a date), else the file's birth time where the platform records it, else
+    ``now_ns`` (its first index: an update keeps the first one, :func:`upsert_note`)."""
+    for name in CREATED_PROPERTIES:
+        for prop in note.properties:
+            if prop.key == name and prop.kind == "date" and prop.num is not None:
+                return int(prop.num * 1_000_000_000), "frontmatter"
+    if st.birth_ns:
+        return st.birth_ns, "file"
+    return now_ns, "indexed"
+
+
 def upsert_note(
     conn: sqlite3.Connection,
     st: FileStat,
@@ -108,6 +125,8 @@ def upsert_note(
     """
     text = note.search_text
     body = searchable(text)
+    now_ns = time.time_ns()
+    created_ns, created_from = created_of(note, st, now_ns)
     values = (
         drop_invisible(note.title),
         " ".join(note.tags),
@@ -118,7 +137,7 @@ def upsert_note(
         note.content_hash,
         note.body_start,
         "\n".join(note.warnings) or None,
-        time.time_ns(),
+        now_ns,
         links.name_key(st.rel),
         links.path_key(st.rel),
         detect(text),
@@ -141,8 +160,21 @@ def upsert_note(
             (*values, note_id),
         )
         conn.execute("DELETE FROM note_tags WHERE note_id = ?", (note_id,))
+        conn.execute("DELETE FROM note_props WHERE note_id = ?", (note_id,))
     conn.executemany(
         "INSERT INTO note_tags(note_id, tag) VALUES (?, ?)", [(note_id, t) for t in note.tags]
+    )
+    # The first index time stays the note's creation while nothing better is known.
+    conn.execute(
+        "INSERT INTO note_created(note_id, created_ns, source) VALUES (?, ?, ?) "
+        "ON CONFLICT(note_id) DO UPDATE SET created_ns = excluded.created_ns, "
+        "source = excluded.source WHERE NOT (excluded.source = 'indexed' AND source = 'indexed')",
+        (note_id, created_ns, created_from),
+    )
+    conn.executemany(
+        "INSERT INTO note_props(note_id, key, seq, name, kind, text, num) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(note_id, p.key, p.seq, p.name, p.kind, p.text, p.num) for p in note.properties],
     )
     rows = []
     for seq, chunk in enumerate(note.chunks):
@@ -182,6 +214,8 @@ def check_storable(note: ParsedNote) -> None:
         *note.tags,
         *note.warnings,
         *note.aliases,
+        *(p.name for p in note.properties),
+        *(p.text or "" for p in note.properties),
     ):
         try:
             text.encode("utf-8")

@@ -314,7 +314,7 @@ def _prepare(root: Path, st: FileStat, known: store.KnownNote | None) -> _Prepar
         return _Prepared("gone", st)
     if isinstance(data, str):  # no longer a note (a link out, a FIFO) or unreadable
         return _Prepared("skip", st, reason=data)
-    st = FileStat(st.rel, len(data), st.mtime_ns)
+    st = FileStat(st.rel, len(data), st.mtime_ns, st.birth_ns)
     digest = store.content_digest(data)
     if known is not None and known.hash == digest:
         return _Prepared("same", st)

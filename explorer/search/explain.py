@@ -12,6 +12,7 @@ without the depth cut.
 
 from __future__ import annotations
 
+import datetime as dt
 import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -54,10 +55,12 @@ class NoteNotIndexed(QueryError):
 class FilterCheck:
     """A ``tag:`` or ``path:`` filter of the query, and whether the note passes it."""
 
-    kind: str  # "tag" or "path"
+    kind: str  # "tag", "path", "linkto", "linkedfrom" or "property"
     value: str
     passes: bool
     code: str = "filter"
+    #: For a property filter: what the note holds under that name (``""``: nothing).
+    holds: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +365,40 @@ def _filters(
                 f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
             ).fetchone()
             out.append(FilterCheck(kind, value, passed is not None))
+    for prop in query.properties:
+        sql, params = prop.sql()
+        passed = conn.execute(
+            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
+        ).fetchone()
+        values = [
+            str(text)
+            for (text,) in conn.execute(
+                "SELECT text FROM note_props WHERE note_id = ? AND key = ? AND text IS NOT NULL "
+                "ORDER BY seq LIMIT 5",
+                (note_id, prop.key),
+            )
+        ]
+        out.append(FilterCheck("property", prop.shown, passed is not None, holds=", ".join(values)))
+    for date in query.dates:
+        sql, params = date.sql("n", query.now)
+        passed = conn.execute(
+            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
+        ).fetchone()
+        column = (
+            "SELECT mtime_ns FROM notes WHERE id = ?"
+            if date.field == "modified"
+            else "SELECT created_ns FROM note_created WHERE note_id = ?"
+        )
+        row = conn.execute(column, (note_id,)).fetchone()
+        when = "" if row is None else _day(int(row[0]))
+        out.append(FilterCheck(date.field, date.raw, passed is not None, holds=when))
     return tuple(out)
+
+
+def _day(ns: int) -> str:
+    """A time in nanoseconds as the day and minute it names, UTC."""
+    moment = dt.datetime.fromtimestamp(ns / 1e9, dt.UTC)
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _matches(conn: sqlite3.Connection, expression: str, note_id: int) -> bool:

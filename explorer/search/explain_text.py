@@ -9,8 +9,18 @@ from explorer.search.evidence import weighs_otherwise
 from explorer.search.options import Fusion
 
 if TYPE_CHECKING:
-    from explorer.search.explain import EvidencePlace, Explanation, VectorPlace
+    from explorer.search.explain import EvidencePlace, Explanation, FilterCheck, VectorPlace
     from explorer.search.whatif import Change
+
+
+def property_line(check: FilterCheck) -> str:
+    """A property filter's line: ``not listed: `[status:done]` excludes it, its status is
+    open``, or that the note passes it."""
+    name = check.value.lstrip("-")[1:-1].split(":", 1)[0].strip()
+    holds = f"its {name} is {check.holds}" if check.holds else f"it has no {name}"
+    if check.passes:
+        return f"filter `{check.value}`: the note passes it ({holds})"
+    return f"not listed: `{check.value}` excludes it, {holds}"
 
 
 def explanation_lines(e: Explanation) -> list[str]:
@@ -21,6 +31,17 @@ def explanation_lines(e: Explanation) -> list[str]:
         if check.kind == "tag":
             has = "the note has it" if check.passes else "the note does not have this tag"
             lines.append(f"filter tag:{check.value}: {has}")
+        elif check.kind == "property":
+            lines.append(property_line(check))
+        elif check.kind in ("modified", "created"):
+            holds = f"it was {check.kind} {check.holds}" if check.holds else "its date is unknown"
+            if check.passes:
+                lines.append(f"filter `{check.value}`: the note passes it ({holds})")
+            else:
+                lines.append(f"not listed: `{check.value}` excludes it, {holds}")
+        elif check.kind in ("linkto", "linkedfrom"):
+            held = "the note passes it" if check.passes else "the note does not pass it"
+            lines.append(f"filter {check.kind}:{check.value}: {held}")
         else:
             under = "the note is under it" if check.passes else "the note is not under this path"
             lines.append(f"filter path:{check.value}: {under}")

@@ -25,6 +25,7 @@ from explorer.search.chunk_scores import ChunkScore
 from explorer.search.fusion import fuse
 from explorer.search.lexical import filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import Mode, SearchOptions
+from explorer.search.order import sort_hits
 from explorer.search.query import Query, parse_query, split_compounds
 from explorer.search.query_embedding import EXECUTOR, NORMAL
 from explorer.search.results import (
@@ -84,6 +85,7 @@ class Searcher:
         candidates = self.candidates(raw, options, snippets=False)
         response = fuse(candidates, options)
         self._snip_shown(candidates, response)
+        response.hits = sort_hits(self.db.conn, response.hits, options.sort)
         return response
 
     def candidates(self, raw: str, options: SearchOptions, *, snippets: bool = True) -> Candidates:

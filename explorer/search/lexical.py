@@ -53,7 +53,8 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
     """SQL condition (on ``notes`` as ``alias``) for the query's filters and exclusions.
 
     Tags must all be present; a note passes the path filters if it is under any of them;
-    each ``linkto:`` / ``linkedfrom:`` must hold (:func:`explorer.index.links.link_filter_sql`).
+    each ``linkto:`` / ``linkedfrom:`` must hold (:func:`explorer.index.links.link_filter_sql`),
+    and each ``[name:value]`` (:meth:`explorer.search.property_filter.PropertyFilter.sql`).
     The same clause restricts the lexical and the vector list, so they can never disagree.
     """
     clauses: list[str] = []
@@ -72,6 +73,14 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
             sql, link_params = link_filter_sql(kind, value, alias)
             clauses.append(sql)
             params.extend(link_params)
+    for prop in query.properties:
+        sql, prop_params = prop.sql(alias)
+        clauses.append(sql)
+        params.extend(prop_params)
+    for date in query.dates:
+        sql, date_params = date.sql(alias, query.now)
+        clauses.append(sql)
+        params.extend(date_params)
     excluded = query.fts_excluded()
     if excluded:
         clauses.append(f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)")

@@ -78,6 +78,9 @@ class SearchOptions:
     min_sim: float = 0.0
     min_rel: float = 0.0
     limit: int = 20
+    #: The order of the hits shown (:mod:`explorer.search.order`): the fused ranking cut to
+    #: the limit, then by this.
+    sort: str = "relevance"
 
     def __post_init__(self) -> None:
         # A mode or a method given by its name is the member of that name; any other value is
@@ -295,10 +298,16 @@ PARAMETERS: tuple[Parameter, ...] = (
         high=1,
     ),
     Parameter("limit", int, "hits to show", low=1, high=MAX_LIMIT),
+    Parameter(
+        "sort",
+        _text,
+        "order of the hits shown: the fused ranking (relevance), or by date, title or path",
+        choices=("relevance", "modified", "created", "title", "path"),
+    ),
 )
-#: The settings that decide a ranking (``limit`` only cuts it): what the window's fusion
-#: controls edit, what a comparison or a sweep varies.
-RANKING = tuple(p.name for p in PARAMETERS if p.name != "limit")
+#: The settings that decide a ranking (``limit`` only cuts it, ``sort`` only orders what is
+#: shown): what the window's fusion controls edit, what a comparison or a sweep varies.
+RANKING = tuple(p.name for p in PARAMETERS if p.name not in ("limit", "sort"))
 
 
 #: Named settings a person can start from (``--preset``, ``preset=…``, the window's preset menu).

@@ -38,12 +38,21 @@ from functools import lru_cache
 
 from explorer.errors import UserError
 from explorer.index.text import cjk_pairs, cjk_pieces, drop_invisible, has_cjk, space_cjk
+from explorer.search.date_filter import DateFilter, parse_date_filter
+from explorer.search.property_filter import TOKEN as PROPERTY_TOKEN
+from explorer.search.property_filter import (
+    NotAFilter,
+    PropertyFilter,
+    parse_property_filter,
+)
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
 from explorer.vault.language import QUERY_VOTES, bare, detect, fold, stem
 
 MAX_QUERY_CHARS = 1000
 
-_TOKEN = re.compile(r'(?i:linkto|linkedfrom):"[^"]*(?:"|$)|-?"[^"]*(?:"|$)|\S+')
+_TOKEN = re.compile(PROPERTY_TOKEN + r'|(?i:linkto|linkedfrom):"[^"]*(?:"|$)|-?"[^"]*(?:"|$)|\S+')
+_PROPERTY = re.compile(PROPERTY_TOKEN)
+_DATE_FILTER = re.compile(r"(?i)(modified|created):(.*)", re.DOTALL)
 _LINK_FILTER = re.compile(r"(?i)(linkto|linkedfrom):(.+)", re.DOTALL)
 #: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
 _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
@@ -111,6 +120,15 @@ class Query:
     links_to: list[str] = field(default_factory=list)
     #: ``linkedfrom:`` values: notes that one of these links to pass (all of them must hold).
     linked_from: list[str] = field(default_factory=list)
+    #: ``[name:value]`` filters on the notes' properties (all must hold).
+    properties: list[PropertyFilter] = field(default_factory=list)
+    #: ``modified:`` and ``created:`` filters (all must hold).
+    dates: list[DateFilter] = field(default_factory=list)
+    #: "Now" for the ages of :attr:`dates`, in seconds since 1970 (``None``: the clock).
+    now: float | None = None
+    #: One line for each part of the query that was not read as written (a malformed
+    #: ``[…]`` searched as text), for the person who typed it.
+    notes: list[str] = field(default_factory=list)
     #: The language of the query's words (ISO 639-1), ``""`` when it cannot be told.
     language: str = ""
     #: The languages whose stop words the any-word pass leaves out.
@@ -166,7 +184,14 @@ class Query:
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.tags or self.paths or self.links_to or self.linked_from)
+        return bool(
+            self.tags
+            or self.paths
+            or self.links_to
+            or self.linked_from
+            or self.properties
+            or self.dates
+        )
 
     @property
     def is_listing(self) -> bool:
@@ -237,20 +262,28 @@ class Query:
         return self._with_exclusions(" OR ".join(parts))
 
 
-def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
+def parse_query(raw: str, vault_languages: Iterable[str] = (), now: float | None = None) -> Query:
     """Parse ``raw``; raises :class:`QueryError` only for a query over the length limit.
 
     ``vault_languages`` are the languages of the vault's notes: their stop words are left out
-    of the any-word pass when the query's own language cannot be told or is none of them."""
+    of the any-word pass when the query's own language cannot be told or is none of them.
+    ``now``: the moment ``modified:<7d`` counts from (``None``: the clock, when searched)."""
     if len(raw) > MAX_QUERY_CHARS:
         raise QueryError(f"query is {len(raw):,} characters long; the limit is {MAX_QUERY_CHARS:,}")
     text = _CONTROL.sub(" ", drop_invisible(raw))
-    query = Query(raw=raw)
+    query = Query(raw=raw, now=now)
     pending_or = False
     for token in _TOKEN.findall(text):
         if token == "OR":
             pending_or = bool(query.groups)
             continue
+        if _PROPERTY.fullmatch(token):
+            try:
+                query.properties.append(parse_property_filter(token))
+                continue
+            except NotAFilter as exc:
+                query.notes.append(f"{token} is not a property filter ({exc}): searched as text")
+                token = token.lstrip("-")
         negative = _EXCLUSION.match(token) is not None
         body = token[1:] if negative else token
         lowered = body.lower()
@@ -267,6 +300,13 @@ def parse_query(raw: str, vault_languages: Iterable[str] = ()) -> Query:
                 kind = link.group(1).lower()
                 (query.links_to if kind == "linkto" else query.linked_from).append(value)
                 continue
+        dated = None if negative else _DATE_FILTER.fullmatch(body)
+        if dated is not None:
+            try:
+                query.dates.append(parse_date_filter(dated.group(1).lower(), dated.group(2), body))
+                continue
+            except NotAFilter as exc:
+                query.notes.append(f"{body} is not a date filter ({exc}): searched as text")
         if not negative and lowered.startswith("path:") and len(body) > 5:
             query.paths.append(body[5:].replace("\\", "/").lstrip("./").lstrip("/") or body[5:])
             continue

@@ -21,7 +21,7 @@ Frontmatter that is not a mapping, is not valid YAML, is nested too deeply or is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -39,6 +39,10 @@ MAX_BLOCK_CHARS = 64 * 1024
 #: Characters a field's value may hold, every use of an anchor counted again (one more per
 #: list item, so a list of empty strings is not free).
 MAX_FIELD_CHARS = 4096
+#: Properties read from one note (its first ones, in order): Obsidian notes have a handful.
+MAX_PROPERTIES = 64
+#: A property's name longer than this is not read as a property.
+MAX_PROPERTY_NAME = 200
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
@@ -54,6 +58,12 @@ class Frontmatter:
     #: Where the body starts: after the block, or 0 (no frontmatter, or kept as text).
     end: int
     warnings: tuple[str, ...] = ()
+    #: Every property of the block (Obsidian's "properties": a key holding a value or a list
+    #: of values), read by the same rules and budget as :attr:`fields`, in the block's order;
+    #: at most :data:`MAX_PROPERTIES`.  A property of another shape (a mapping, a list of
+    #: lists) or over the budget is left out silently, unless it is one of :data:`FIELDS`,
+    #: whose warning :attr:`warnings` holds.
+    properties: dict[str, object] = field(default_factory=dict)
 
 
 class _Refused(Exception):
@@ -78,33 +88,46 @@ def read_frontmatter(text: str) -> Frontmatter:
         return Frontmatter({}, match.end())
     if not isinstance(root, MappingNode):
         return _kept("frontmatter is not a mapping, kept as text")
-    nodes = {
-        key.value: value
-        for key, value in root.value
-        if isinstance(key, ScalarNode) and key.tag == _STR and key.value in FIELDS
-    }
+    nodes: dict[str, Node] = {}
+    for key, value in root.value:
+        if not (isinstance(key, ScalarNode) and key.tag == _STR):
+            continue
+        if key.value in FIELDS or (
+            len(nodes) < MAX_PROPERTIES and 0 < len(key.value.strip()) <= MAX_PROPERTY_NAME
+        ):
+            nodes[key.value] = value
     constructor = SafeConstructor()
     fields: dict[str, object] = {}
+    properties: dict[str, object] = {}
     warnings = []
     for name, node in nodes.items():
         try:
-            fields[name] = _field(constructor, name, node)
+            value = _field(constructor, name, node, lists=True)
         except _Refused as exc:
-            warnings.append(f"frontmatter `{name}` skipped: {exc}")
-    return Frontmatter(fields, match.end(), tuple(warnings))
+            if name in FIELDS:
+                warnings.append(f"frontmatter `{name}` skipped: {exc}")
+            continue
+        properties[name] = value
+        if name in FIELDS:
+            if isinstance(value, list) and name not in LIST_FIELDS:
+                warnings.append(f"frontmatter `{name}` skipped: not a single value")
+            else:
+                fields[name] = value
+    return Frontmatter(fields, match.end(), tuple(warnings), properties)
 
 
 def _kept(warning: str) -> Frontmatter:
     return Frontmatter({}, 0, (warning,))
 
 
-def _field(constructor: SafeConstructor, name: str, node: Node) -> object:
+def _field(constructor: SafeConstructor, name: str, node: Node, *, lists: bool = False) -> object:
     """The value of field ``name``, built from ``node`` only within the field's shape and
-    budget (the size is counted on the nodes, before anything is built)."""
+    budget (the size is counted on the nodes, before anything is built); ``lists``: any
+    field may hold a list of values."""
     if isinstance(node, ScalarNode):
         _charge(len(node.value))
         return _scalar(constructor, node)
-    if name not in LIST_FIELDS:
+    if name not in LIST_FIELDS and not lists:
         raise _Refused("not a single value")
     if not isinstance(node, SequenceNode):
         raise _Refused("not a value or a list of values")

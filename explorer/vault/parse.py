@@ -19,6 +19,7 @@ from explorer.errors import UserError
 from explorer.vault.chunk import Chunk, chunk_text
 from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.links import Link, aliases, blank_fences, blank_spans, find_links, link_text
+from explorer.vault.properties import PropValue, typed_properties
 
 _H1 = re.compile(r"^#[ \t]+(.*)$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -48,6 +49,8 @@ class ParsedNote:
     links: list[Link] = field(default_factory=list)
     #: Other names of the note (frontmatter ``aliases``), which links may use.
     aliases: list[str] = field(default_factory=list)
+    #: The frontmatter's properties, typed (:func:`explorer.vault.properties.typed_properties`).
+    properties: list[PropValue] = field(default_factory=list)
 
     @property
     def search_text(self) -> str:
@@ -120,6 +123,17 @@ def parse_note(rel: str, data: bytes, digest: str | None = None) -> ParsedNote:
         title_from_content=from_content,
         links=links,
         aliases=[_storable(a) for a in aliases(meta)],
+        properties=[
+            PropValue(
+                _storable(p.key),
+                _storable(p.name),
+                p.kind,
+                p.seq,
+                None if p.text is None else _storable(p.text),
+                p.num,
+            )
+            for p in typed_properties(front.properties)
+        ],
     )
     return note
 

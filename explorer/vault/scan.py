@@ -49,6 +49,17 @@ class FileStat:
     rel: str
     size: int
     mtime_ns: int
+    #: When the file was made, where the platform records it (``st_birthtime``), else None.
+    birth_ns: int | None = None
+
+
+def birth_ns(st: os.stat_result) -> int | None:
+    """The file's birth time in nanoseconds, where the platform records it."""
+    birth = getattr(st, "st_birthtime_ns", None)
+    seconds = getattr(st, "st_birthtime", None)
+    if birth is None and seconds is not None:
+        birth = int(seconds * 1_000_000_000)
+    return int(birth) if birth else None
 
 
 @dataclass(slots=True)
@@ -96,7 +107,7 @@ def scan_vault(root: Path, rules: IgnoreRules | None = None, under: str = "") ->
         checked = reason or _check(str(root), entry)
         if isinstance(checked, tuple):
             st = checked[1]
-            result.files[entry] = FileStat(entry, st.st_size, st.st_mtime_ns)
+            result.files[entry] = FileStat(entry, st.st_size, st.st_mtime_ns, birth_ns(st))
         else:
             result.skipped[escape_name(entry)] = checked or "vanished while scanning"
     return result
@@ -115,7 +126,7 @@ def stat_note(root: Path, rel: str) -> FileStat | str | None:
     nothing at ``rel`` that the scan would see (no file, or one below a linked folder)."""
     checked = _check_path(root, rel)
     if isinstance(checked, tuple):
-        return FileStat(rel, checked[1].st_size, checked[1].st_mtime_ns)
+        return FileStat(rel, checked[1].st_size, checked[1].st_mtime_ns, birth_ns(checked[1]))
     return checked
 
 

@@ -303,3 +303,12 @@ def test_every_character_of_a_one_line_note_is_read_by_following_the_answers(
     anyio.run(scenario)
     assert "".join(pieces) == line
     assert len(pieces) == -(-len(line) // MAX_NOTE_CHARS)
+
+
+def test_the_search_tool_reads_the_property_and_date_syntax_and_sorts() -> None:
+    from explorer.commands.mcp_server import TOOLS
+
+    spec = TOOLS["search"]
+    assert "[prop:value]" in spec.description and "modified:<7d" in spec.description
+    schema = spec.arguments.model_json_schema()
+    assert "sort" in schema["properties"]

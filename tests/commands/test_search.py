@@ -4,6 +4,7 @@ embedded first or not."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from explorer.entry import main
 from explorer.index.db import IndexDB
 from explorer.search.answer import EMBED_BEFORE_SEARCH
 from tests.commands.helpers import run_program
+
+Write = Callable[[str, str | bytes], Path]
 
 
 def test_index_then_search_json_in_spec_shape(
@@ -265,3 +268,46 @@ def test_the_readme_s_json_example_has_the_shape_search_prints(
     assert set(example["semantic"]) == set(printed["semantic"])
     assert set(example["hits"][0]) == set(printed["hits"][0])
     assert example["fusion"] == printed["fusion"]
+
+
+def test_a_property_filter_on_the_command_line_and_a_malformed_one_noted(
+    notes: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("ops/open.md", "---\nstatus: open\n---\n# Cache plan\n\nthe cache again\n")
+    assert main(["search", str(notes), "cache [status:open]", "--mode", "fts", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert [h["path"] for h in json.loads(captured.out)["hits"]] == ["ops/open.md"]
+    assert main(["search", str(notes), "cache [rating:>x]", "--mode", "fts"]) == 0
+    err = capsys.readouterr().err
+    assert "note: [rating:>x] is not a property filter" in err and "searched as text" in err
+
+
+def test_sort_on_the_command_line(
+    notes: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write("a/cache.md", "# Cache notes\n\nthe cache\n")
+    args = ["search", str(notes), "cache", "--mode", "fts", "--json", "--sort", "path"]
+    assert main(args) == 0
+    paths = [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]]
+    assert paths == sorted(paths) and len(paths) == 2
+
+
+def test_save_run_list_and_delete_a_saved_search(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()}
+    args = ["search", str(notes), "cache tag:ops", "--mode", "fts", "--json"]
+    assert main([*args, "--save", "ops cache"]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert main(["search", str(notes), "--saved", "ops cache", "--json"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["mode"] == "fts" and [h["path"] for h in again["hits"]] == [
+        h["path"] for h in first["hits"]
+    ]
+    assert main(["search", str(notes), "--list-saved"]) == 0
+    assert capsys.readouterr().out.splitlines() == ["ops cache: cache tag:ops  (mode=fts)"]
+    assert main(["search", str(notes), "--delete-saved", "ops cache"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(notes), "--saved", "ops cache"]) == 2
+    assert "no saved search named 'ops cache'" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()} == before

@@ -62,6 +62,11 @@ def test_bench_smoke(tmp_path: Path) -> None:
         stats = result["latencyMs"][mode]
         assert stats["n"] == 5 and 0 <= stats["p50"] <= stats["p95"] <= stats["max"]
     assert result["refusionMs"]["n"] == 5 * 4
+    for mode in ("fts", "hybrid"):  # each filter timed over the same queries, with its verdict
+        cost = result["filterCostMs"][mode]
+        assert cost["unfiltered"]["n"] == cost["property"]["n"] == cost["date"]["n"] == 5
+        assert isinstance(cost["date"]["withinBudget"], bool)
+    assert "filters, ms over the same query unfiltered (budget 5 at p95)" in format_bench(result)
     questions = result["questionLatencyMs"]
     assert questions["short"]["n"] == questions["long"]["n"] == 5
     assert 12 <= questions["longWords"][0] <= questions["longWords"][1] <= 16

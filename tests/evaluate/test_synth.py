@@ -164,3 +164,23 @@ def test_questions_are_long_runs_of_one_note_with_their_stopwords(tmp_path: Path
 def _in_order(words: list[str], text_words: list[str]) -> bool:
     it = iter(text_words)
     return all(word in it for word in words)
+
+
+def test_a_third_of_the_notes_get_typed_properties_and_the_words_stay(tmp_path: Path) -> None:
+    from explorer.vault.parse import parse_note
+
+    generate_vault(tmp_path / "plain", 30, seed=3)
+    generate_vault(tmp_path / "props", 30, seed=3, properties=True)
+    with_props = 0
+    for path in sorted((tmp_path / "props").rglob("*.md")):
+        note = parse_note(path.name, path.read_bytes())
+        plain = parse_note(
+            path.name, (tmp_path / "plain" / path.relative_to(tmp_path / "props")).read_bytes()
+        )
+        assert note.title == plain.title
+        assert [c.text for c in note.chunks] == [c.text for c in plain.chunks]
+        keys = {p.key: p.kind for p in note.properties}
+        if "rating" in keys:
+            with_props += 1
+            assert keys["rating"] == "number" and keys["due"] == "date"
+    assert with_props == 10

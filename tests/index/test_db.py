@@ -370,3 +370,39 @@ def test_an_index_of_schema_5_keeps_its_change_log_without_the_triggers(
         -1
     ] == (7, 2)
     assert db.conn.execute("SELECT max(seq) FROM vector_changes").fetchone()[0] == 3
+
+
+def test_an_index_of_schema_8_upgrades_in_place_and_types_its_notes_properties(
+    vault: Path, data_dir: Path
+) -> None:
+    """Schema 9 adds the typed properties and the created time: an index of schema 8 keeps its
+    notes (created: when they were last indexed), and its next sync reads every note again,
+    so that their properties are there."""
+    from explorer.index import migrations
+
+    (vault / "a.md").write_text("---\nstatus: open\nrating: 4\n---\n# A\n\nalpha words\n")
+    path = index_path(vault.resolve(), data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    for make in migrations.MIGRATIONS[:8]:  # the index as schema 8 made it, with a note
+        for statement in migrations.sqlite3_split(make()):
+            if statement.strip():
+                conn.execute(statement)
+    conn.execute("PRAGMA user_version = 8")
+    conn.execute(
+        "INSERT INTO notes(id, path, title, body, size, mtime_ns, hash, indexed_ns) "
+        "VALUES (7, 'a.md', 'A', 'alpha words', 9, 1, 'x', 1234)"
+    )
+    conn.close()
+
+    db = IndexDB.open(vault, data_dir)
+    assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
+    assert db.conn.execute("SELECT id, hash FROM notes").fetchone() == (7, "")  # to read again
+    created = "SELECT note_id, created_ns, source FROM note_created"
+    assert db.conn.execute(created).fetchall() == [(7, 1234, "indexed")]
+    sync_vault(db)
+    assert db.conn.execute(
+        "SELECT note_id, key, kind, text, num FROM note_props ORDER BY key"
+    ).fetchall() == [(7, "rating", "number", "4", 4.0), (7, "status", "text", "open", None)]
+    assert db.conn.execute(created).fetchall() == [(7, 1234, "indexed")]  # the first, kept
+    db.close()

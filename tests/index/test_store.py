@@ -108,3 +108,25 @@ def test_chunks_and_vectors_are_written_only_where_the_change_log_is_kept() -> N
         if _WRITES.search(path.read_text(encoding="utf-8"))
     }
     assert writers == {"index/store.py", "index/embedding.py"}
+
+
+def test_a_notes_properties_are_written_and_replaced_at_each_sync(
+    vault: Path, open_db: Callable[[Path], IndexDB]
+) -> None:
+    note = vault / "a.md"
+    note.write_text("---\ntags: [book, read]\ndue: 2024-03-14\n---\nbody\n")
+    db = open_db(vault)
+    sync_vault(db)
+    rows = db.conn.execute("SELECT key, seq, kind, text FROM note_props ORDER BY key, seq")
+    assert rows.fetchall() == [
+        ("due", 0, "date", "2024-03-14"),
+        ("tags", 0, "list", "book"),
+        ("tags", 1, "list", "read"),
+    ]
+    note.write_text("---\nDone: yes\n---\nbody\n")
+    sync_vault(db)
+    rows = db.conn.execute("SELECT key, name, kind, text, num FROM note_props")
+    assert rows.fetchall() == [("done", "Done", "checkbox", "true", 1.0)]
+    note.unlink()
+    sync_vault(db)
+    assert db.conn.execute("SELECT count(*) FROM note_props").fetchone()[0] == 0

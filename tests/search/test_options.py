@@ -24,7 +24,8 @@ from explorer.search.query import QueryError
 def test_every_field_is_a_parameter_and_the_defaults_are_valid() -> None:
     assert [p.name for p in PARAMETERS] == [f.name for f in fields(SearchOptions)]
     assert SearchOptions().validate() == SearchOptions()
-    assert "limit" not in RANKING and set(RANKING) | {"limit"} == set(SearchOptions().to_json())
+    assert "limit" not in RANKING and "sort" not in RANKING
+    assert set(RANKING) | {"limit", "sort"} == set(SearchOptions().to_json())
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,73 @@
+"""``modified:`` and ``created:`` filters: a note's dates against a date or an age.
+
+A date compares as the period it names (``modified:2024-03`` is within March 2024,
+``modified:>2024-06`` from July 2024 on, ``created:<2024`` before 2024); a duration compares as an
+age (``modified:<7d`` less than seven days old, ``created:>1y`` more than a year old, and
+``modified:7d`` the same as ``<7d``).  Units: ``h`` hours, ``d`` days, ``w`` weeks, ``m`` months
+(30 days), ``y`` years (365 days).  ``modified`` is the file's time; ``created`` is the one the
+index keeps (:func:`explorer.index.store.created_of`: the frontmatter's, the file's birth, or
+its first index).  Dates are read as UTC, as property dates are.
+
+"Now" is given (:attr:`DateFilter.sql`'s ``now``), so that a test fixes it.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+
+from explorer.search.property_filter import NotAFilter, date_period
+
+_AGE = re.compile(r"\A(\d{1,6})([hdwmy])\Z")
+_UNIT = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
+_SPLIT = re.compile(r"\A(>=|<=|>|<|=)?(.*)\Z", re.DOTALL)
+_NS = 1_000_000_000
+
+
+@dataclass(frozen=True, slots=True)
+class DateFilter:
+    """One ``modified:…`` or ``created:…``."""
+
+    raw: str
+    field: str  # "modified" or "created"
+    op: str  # "=", ">", ">=", "<", "<="
+    value: str
+    #: The age in seconds (``7d``), or None for a date.
+    age: int | None = None
+
+    def sql(self, alias: str = "n", now: float | None = None) -> tuple[str, list[object]]:
+        """SQL condition on ``notes`` as ``alias``; ``now``: seconds since 1970 (a test fixes
+        it; ``None``: the clock)."""
+        column = f"{alias}.mtime_ns"
+        if self.field == "created":
+            column = f"(SELECT c.created_ns FROM note_created c WHERE c.note_id = {alias}.id)"
+        if self.age is not None:
+            if now is None:
+                now = time.time()
+            # Older than the age: a time before now - age.
+            bound = int((now - self.age) * _NS)
+            op = {"=": ">=", "<": ">=", "<=": ">=", ">": "<", ">=": "<"}[self.op]
+            return f"{column} {op} ?", [bound]
+        period = date_period(self.value)
+        assert period is not None  # parse_date_filter made sure
+        start, end = (int(x * _NS) for x in period)
+        if self.op == "=":
+            return f"({column} >= ? AND {column} < ?)", [start, end]
+        bound = {">": end, ">=": start, "<": start, "<=": end}[self.op]
+        op = {">": ">=", ">=": ">=", "<": "<", "<=": "<"}[self.op]
+        return f"{column} {op} ?", [bound]
+
+
+def parse_date_filter(field: str, value: str, raw: str) -> DateFilter:
+    """``modified:VALUE`` or ``created:VALUE``; raises :class:`NotAFilter`."""
+    match = _SPLIT.match(value.strip())
+    op, operand = (match.group(1) or "=", match.group(2).strip()) if match else ("=", "")
+    if not operand:
+        raise NotAFilter("no date or age")
+    age = _AGE.match(operand.lower())
+    if age:
+        return DateFilter(raw, field, op, operand, int(age.group(1)) * _UNIT[age.group(2)])
+    if date_period(operand) is None:
+        raise NotAFilter(f"{operand!r} is neither a date (2024-03-14) nor an age (7d)")
+    return DateFilter(raw, field, op, operand)
