@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from explorer.commands.common import open_index, require_index, say_ignored
-from explorer.console import TerminalProgress, dump_json, say, vault_folder
+from explorer.console import TerminalProgress, UsageError, dump_json, say, vault_folder
 from explorer.embed.provider import shared_provider
 from explorer.index.db import IndexUnavailable, index_command, index_path
 from explorer.index.lease import WriterLease, holder
@@ -43,7 +43,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--list-saved", action="store_true", help="list the saved searches and stop")
     p.add_argument("--delete-saved", metavar="NAME", help="forget the saved search NAME and stop")
-    p.set_defaults(func=cmd_search, search_parser=p)
+    p.set_defaults(func=cmd_search)
 
 
 def _saved_searches(args: argparse.Namespace, vault: Path) -> int | None:
@@ -75,7 +75,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         options = search_options.from_args(args, saved.options).validate()
     else:
         if args.query is None:  # as argparse says it, the query being optional with --saved
-            args.search_parser.error("the following arguments are required: query")
+            raise UsageError("search needs a QUERY, or --saved NAME")
         options = search_options.from_args(args).validate()
     if args.save:
         store.save(args.save, args.query, options)

@@ -19,6 +19,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 
+from explorer.errors import UserError
 from explorer.vault.properties import parse_date_text, property_key
 
 #: A ``[...]`` token (a ``-`` before it negates).
@@ -31,7 +32,7 @@ _DATE_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*"
 _OPS = {">": ">", ">=": ">=", "<": "<", "<=": "<="}
 
 
-class NotAFilter(ValueError):
+class NotAFilter(UserError, ValueError):
     """The brackets hold no property filter; the message says why (one line)."""
 
 

@@ -52,7 +52,6 @@ def test_python_dash_m_and_version() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["search", "{vault}"], "the following arguments are required: query"),
         (["search", "{vault}", "x", "--mode", "bogus"], "invalid choice: 'bogus'"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
         (["search", "{vault}", "x", "--limit", "many"], "limit must be a whole number, got 'many'"),
@@ -69,6 +68,12 @@ def test_argparse_errors_are_one_line(notes: Path, args: list[str], message: str
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("vault-explorer") and "error:" in lines[0] and message in lines[0]
     assert "--help" in lines[0] and "usage:" not in proc.stderr
+
+
+def test_a_search_without_a_query_or_a_saved_search_is_one_line(notes: Path) -> None:
+    proc = run_program("search", str(notes))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "vault-explorer: search needs a QUERY, or --saved NAME"
 
 
 def _status(argv: list[str]) -> int:
