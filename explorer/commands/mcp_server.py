@@ -81,6 +81,7 @@ from explorer.search.answer import Answer, waiting_text
 from explorer.search.options import Mode
 from explorer.search.query import MAX_QUERY_CHARS
 from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
+from explorer.search.saved import SearchStore
 from explorer.search.verdict import closeness
 
 log = logging.getLogger(__name__)
@@ -261,6 +262,16 @@ def _status(reader: VaultReader, args: Any) -> Reply:
     return Reply(data, status_text(data))
 
 
+def _saved_searches(reader: VaultReader, args: Any) -> Reply:
+    saved = SearchStore.of(reader.vault, reader.data).saved()
+    data = {"saved": [{"name": name, **search.to_json()} for name, search in saved.items()]}
+    if not saved:
+        return Reply(
+            data, "No saved searches: `vault-explorer search VAULT QUERY --save NAME` saves one."
+        )
+    return Reply(data, "\n".join(safe_text(search.line(name)) for name, search in saved.items()))
+
+
 TOOLS: dict[str, ToolSpec] = {
     spec.name: spec
     for spec in (
@@ -305,6 +316,15 @@ TOOLS: dict[str, ToolSpec] = {
             "the model, skipped files, and whether a watcher keeps the index current.",
             NoArgs,
             _status,
+        ),
+        ToolSpec(
+            "saved_searches",
+            "Saved searches",
+            "The searches the owner saved by name for this vault (in the window or with "
+            "`search --save NAME`): each one's name, query and the settings that differ from "
+            "the defaults, to run again with the search tool.",
+            NoArgs,
+            _saved_searches,
         ),
     )
 }

@@ -57,8 +57,7 @@ def _saved_searches(args: argparse.Namespace, vault: Path) -> int | None:
         say(f"forgot the saved search {args.delete_saved.strip()!r}", sys.stdout)
         return 0
     for name, saved in store.saved().items():
-        changed = ",".join(f"{k}={v}" for k, v in saved.options.changed().items())
-        say(f"{name}: {saved.query}" + (f"  ({changed})" if changed else ""), sys.stdout)
+        say(saved.line(name), sys.stdout)
     return 0
 
 

@@ -38,6 +38,12 @@ class SavedSearch:
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "options": self.options.changed()}
 
+    def line(self, name: str) -> str:
+        """How a listing shows it: ``NAME: QUERY  (setting=value,…)``, the settings that differ
+        from the defaults."""
+        changed = ",".join(f"{k}={v}" for k, v in self.options.changed().items())
+        return f"{name}: {self.query}" + (f"  ({changed})" if changed else "")
+
     @classmethod
     def from_json(cls, data: Any) -> SavedSearch:
         if not isinstance(data, dict) or not isinstance(data.get("query"), str):

@@ -36,7 +36,7 @@ from tests.mcp_lines import LineClient
 T = TypeVar("T")
 Write = Callable[[str, str | bytes], Path]
 
-TOOLS = {"search", "get_note", "related", "explain", "status"}
+TOOLS = {"search", "get_note", "related", "explain", "status", "saved_searches"}
 #: The server sees the package the tests see (the checkout on PYTHONPATH, made absolute: a
 #: server may start in another folder; or the installed one).
 ENV = (

@@ -312,3 +312,41 @@ def test_the_search_tool_reads_the_property_and_date_syntax_and_sorts() -> None:
     assert "[prop:value]" in spec.description and "modified:<7d" in spec.description
     schema = spec.arguments.model_json_schema()
     assert "sort" in schema["properties"]
+
+
+def test_the_saved_searches_tool_lists_what_the_owner_saved_and_writes_nothing(
+    reader: tuple[VaultReader, GatedModel], vault: Path, data_dir: Path
+) -> None:
+    from explorer.search.options import Mode, SearchOptions
+    from explorer.search.saved import SearchStore
+
+    server_reader, _ = reader
+    before = sorted(p.relative_to(vault) for p in vault.rglob("*"))
+
+    async def listed() -> CallToolResult:
+        async with Client(build_server(server_reader)) as client:
+            return await client.call_tool("saved_searches", {})
+
+    empty = anyio.run(listed)
+    assert structured(empty) == {"saved": []}
+    assert "--save NAME" in text(empty)
+
+    store = SearchStore.of(vault, str(data_dir))
+    store.save("open work", "[status:open] deploy", SearchOptions(mode=Mode.FTS, limit=5))
+    store.save("all", "", SearchOptions())
+    result = anyio.run(listed)
+    assert structured(result) == {
+        "saved": [
+            {"name": "all", "query": "", "options": {}},
+            {
+                "name": "open work",
+                "query": "[status:open] deploy",
+                "options": {"mode": "fts", "limit": 5},
+            },
+        ]
+    }
+    assert text(result).splitlines() == [
+        "all: ",
+        "open work: [status:open] deploy  (mode=fts,limit=5)",
+    ]
+    assert sorted(p.relative_to(vault) for p in vault.rglob("*")) == before
