@@ -23,21 +23,16 @@ writer) to create or migrate it.  No Qt here.
 from __future__ import annotations
 
 import contextlib
-import heapq
-import itertools
 import sqlite3
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, IndexNotReady, IndexUnavailable
 from explorer.index.vectors import VectorIndex
+from explorer.jobs import NORMAL, URGENT, Job, PriorityExecutor, Superseded
 from explorer.live.writer import LiveIndex
 from explorer.search.hybrid import EMBED_TIMEOUT_S, Searcher
-from explorer.search.query_embedding import NORMAL, URGENT
 
 T = TypeVar("T")
 
@@ -47,20 +42,7 @@ PROGRESS_STEPS = 100_000
 #: How often a reader waiting for the writer to create the index looks again (seconds).
 WAIT_STEP = 0.05
 
-__all__ = ["NORMAL", "URGENT", "IndexReader", "ReadContext", "Superseded"]
-
-
-class Superseded(Exception):
-    """A newer job of the same group (or closing) made this one pointless."""
-
-
-@dataclass(order=True)
-class _Job:
-    priority: int
-    seq: int
-    group: str = field(compare=False)
-    fn: Callable[[ReadContext], Any] = field(compare=False)
-    future: Future[Any] = field(compare=False)
+__all__ = ["NORMAL", "URGENT", "IndexReader", "Job", "ReadContext", "Superseded"]
 
 
 class ReadContext:
@@ -86,7 +68,7 @@ class ReadContext:
         """A searcher over this connection and the shared matrix; its query embedding queues at
         the job's own priority unless told otherwise."""
         if priority is None:
-            job = self._reader._current()
+            job = self._reader._jobs.current()
             priority = job.priority if job is not None else NORMAL
         return Searcher(
             self.db,
@@ -100,11 +82,13 @@ class ReadContext:
     def checkpoint(self) -> None:
         """Between two steps of a long job: stop here if a newer job of its group (or closing)
         made it pointless, and run any more urgent job that is waiting."""
-        self._reader._checkpoint(self)
+        self._reader._jobs.checkpoint()
 
 
 class IndexReader:
-    """One thread that runs read jobs on one read-only connection (see the module)."""
+    """One thread that runs read jobs on one read-only connection (see the module): a
+    one-thread :class:`~explorer.jobs.PriorityExecutor` that stops a superseded job's statement
+    and gives each job the connection."""
 
     def __init__(
         self,
@@ -119,49 +103,34 @@ class IndexReader:
         self._open_db = open_db
         self.provider = provider
         self._writer = writer
-        self._queue: list[_Job] = []
-        self._order = itertools.count(1)
-        self._latest: dict[str, int] = {}
-        self._ready = threading.Condition()
-        self._closed = threading.Event()
-        self._running: list[_Job] = []  # the jobs under way, innermost last (reader thread)
+        self._jobs = PriorityExecutor(name, on_supersede=self._superseded, on_exit=self._forget)
         self._vectors: VectorIndex | None = None
         self._db: IndexDB | None = None
         self.opened = 0  # connections opened (tests)
-        self.ran: dict[str, int] = {}  # jobs run to their end, per group (tests)
-        self.cancelled = 0  # jobs stopped under way by a newer one or by closing (tests)
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
 
     # ------------------------------------------------------------------ asking
 
     def submit(
-        self, fn: Callable[[ReadContext], T], *, group: str, priority: int = NORMAL
-    ) -> Future[T]:
+        self, fn: Callable[[ReadContext], T], *, group: str | None, priority: int = NORMAL
+    ) -> Job[T]:
         """Run ``fn(context)`` on the reader thread; a newer job of ``group`` supersedes this
-        one (its future is then cancelled, or ends with :class:`Superseded`)."""
-        future: Future[T] = Future()
-        with self._ready:
-            if self._closed.is_set():
-                future.cancel()
-                return future
-            seq = next(self._order)
-            self._latest[group] = seq
-            stale = [job for job in self._queue if job.group == group]
-            if stale:
-                self._queue = [job for job in self._queue if job.group != group]
-                heapq.heapify(self._queue)
-            heapq.heappush(self._queue, _Job(priority, seq, group, fn, future))
-            running = self._current()
-            self._ready.notify()
-        for job in stale:
-            job.future.cancel()
-        if running is not None and running.group == group:
-            self._interrupt()  # the search under way is superseded: stop its statement now
-        return future
+        one (its future is then cancelled, or ends with :class:`Superseded`); a job of no
+        group is never superseded."""
+        return self._jobs.submit(self._run, fn, group=group, priority=priority)
 
-    def wanted(self, group: str, seq: int) -> bool:
-        return not self._closed.is_set() and self._latest.get(group) == seq
+    def supersede(self, group: str) -> None:
+        """Supersede every job of ``group`` asked for so far, without asking for another."""
+        self._jobs.supersede(group)
+
+    @property
+    def ran(self) -> dict[str | None, int]:
+        """Jobs run to their end, per group (tests)."""
+        return self._jobs.ran
+
+    @property
+    def cancelled(self) -> int:
+        """Jobs stopped under way by a newer one or by closing (tests)."""
+        return self._jobs.cancelled
 
     @property
     def db(self) -> IndexDB | None:
@@ -175,67 +144,37 @@ class IndexReader:
     def close(self, wait: float | None = None) -> None:
         """Drop what is queued, stop the job under way, close the connection (on the reader
         thread).  Waits at most ``wait`` seconds for that, or not at all."""
-        with self._ready:
-            self._closed.set()
-            queued, self._queue = self._queue, []
-            self._ready.notify()
-        for job in queued:
-            job.future.cancel()
+        self._jobs.close()
         self._interrupt()
         if wait is not None:
-            self._thread.join(wait)
+            self._jobs.join(wait)
 
     @property
     def alive(self) -> bool:
-        return self._thread.is_alive()
+        return self._jobs.alive
 
     # ------------------------------------------------------------------ the reader thread
 
-    def _run(self) -> None:
-        try:
-            while True:
-                with self._ready:
-                    while not self._queue and not self._closed.is_set():
-                        self._ready.wait()
-                    if self._closed.is_set():
-                        return
-                    job = heapq.heappop(self._queue)
-                self._execute(job)
-        finally:
-            db, self._db, self._vectors = self._db, None, None
-            if db is not None:
-                db.close()
+    def _run(self, fn: Callable[[ReadContext], T]) -> T:
+        """A job: ``fn`` with the context; a statement interrupted for it is its end."""
+        job = self._jobs.current()
+        assert job is not None
+        for attempt in range(2):
+            try:
+                return fn(self._context())
+            except sqlite3.OperationalError as exc:
+                if not _interrupted(exc):
+                    raise
+                if job.wanted() and not attempt:
+                    continue  # an interrupt meant for the job before: once more
+                raise Superseded from None
+        raise AssertionError("unreachable")  # pragma: no cover
 
-    def _execute(self, job: _Job) -> None:
-        if not job.future.set_running_or_notify_cancel():
-            return
-        if not self.wanted(job.group, job.seq):
-            job.future.set_exception(Superseded())
-            return
-        self._running.append(job)
-        try:
-            for attempt in range(2):
-                try:
-                    result = job.fn(self._context())
-                except sqlite3.OperationalError as exc:
-                    if _interrupted(exc) and self.wanted(job.group, job.seq) and not attempt:
-                        continue  # an interrupt meant for the job before: once more
-                    if _interrupted(exc):
-                        self.cancelled += 1
-                        job.future.set_exception(Superseded())
-                    else:
-                        job.future.set_exception(exc)
-                except Superseded as exc:
-                    self.cancelled += 1
-                    job.future.set_exception(exc)
-                except BaseException as exc:  # the asker hears about it
-                    job.future.set_exception(exc)
-                else:
-                    self.ran[job.group] = self.ran.get(job.group, 0) + 1
-                    job.future.set_result(result)
-                return
-        finally:
-            self._running.pop()
+    def _forget(self) -> None:
+        """Close the connection and let go of the matrix (the thread ends)."""
+        db, self._db, self._vectors = self._db, None, None
+        if db is not None:
+            db.close()
 
     def _context(self) -> ReadContext:
         if self._db is None:
@@ -257,7 +196,7 @@ class IndexReader:
                     raise
                 if writer.wait_opened(0) and writer.open_error is not None:
                     raise IndexUnavailable(writer.open_error) from None
-            if self._closed.wait(WAIT_STEP):
+            if self._jobs.closed.wait(WAIT_STEP):
                 raise Superseded
 
     def _vectors_of(self, model: str) -> VectorIndex:
@@ -265,37 +204,19 @@ class IndexReader:
             self._vectors = VectorIndex(model)
         return self._vectors
 
-    def _current(self) -> _Job | None:
-        """The innermost job under way (read from any thread: the reader may pop it)."""
-        try:
-            return self._running[-1]
-        except IndexError:
-            return None
-
-    def _checkpoint(self, context: ReadContext) -> None:
-        job = self._current()
-        if job is None:
-            return
-        if not self.wanted(job.group, job.seq):
-            raise Superseded
-        while True:
-            with self._ready:
-                if not self._queue or self._queue[0].priority >= job.priority:
-                    return
-                urgent = heapq.heappop(self._queue)
-            self._execute(urgent)
-
     def _abandoned(self) -> int:
         """The progress handler (reader thread): non-zero aborts the running statement, when
         the job it belongs to is no longer wanted."""
-        job = self._current()
-        if job is None:
-            return 0
-        return int(not self.wanted(job.group, job.seq))
+        job = self._jobs.current()
+        return int(job is not None and not job.wanted())
+
+    def _superseded(self, job: Job[Any]) -> None:
+        if self._jobs.under_way() is job:
+            self._interrupt()  # the search under way is superseded: stop its statement now
 
     def _interrupt(self) -> None:
         db = self._db
-        if db is not None and self._running:
+        if db is not None and self._jobs.under_way() is not None:
             with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
                 db.conn.interrupt()
 
