@@ -41,9 +41,10 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.status import vault_languages
+from explorer.index.update import bring_up_to_date
 from explorer.index.vectors import VectorIndex
 from explorer.live import Health, stored_health
-from explorer.search.answer import Answer, bring_up_to_date, has_vectors, search_index
+from explorer.search.answer import EMBED_BEFORE_SEARCH, Answer, has_vectors, search_index
 from explorer.search.explain import Explanation, NoteNotIndexed, explain
 from explorer.search.hybrid import Searcher
 from explorer.search.options import Mode, SearchOptions
@@ -282,7 +283,8 @@ class VaultReader:
         try:
             db = IndexDB.open(self.vault, self.data)
             try:
-                bring_up_to_date(db, self.provider, options)
+                embedding = None if options.mode == Mode.FTS else self.provider
+                bring_up_to_date(db, embedding, at_most=EMBED_BEFORE_SEARCH)
             finally:
                 db.close()
         finally:
