@@ -23,12 +23,15 @@ writer) to create or migrate it.  No Qt here.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, IndexNotReady, IndexUnavailable
+from explorer.index.migrations import LATEST_VERSION
 from explorer.index.vectors import VectorIndex
 from explorer.jobs import NORMAL, URGENT, Job, PriorityExecutor, Superseded
 from explorer.live.writer import LiveIndex
@@ -97,15 +100,22 @@ class IndexReader:
         *,
         writer: LiveIndex | None = None,
         name: str = "index-reader",
+        reopen_if_replaced: bool = False,
     ) -> None:
         """``open_db`` opens the read-only connection (:meth:`IndexDB.open_reader`); while it
-        says :class:`IndexNotReady`, the reader waits for ``writer`` to create the index."""
+        says :class:`IndexNotReady`, the reader waits for ``writer`` to create the index.  With
+        ``reopen_if_replaced`` (a reader with no writer of its own, whose index another process
+        keeps), each job first looks whether the connection still reads the index: when another
+        process has rebuilt, deleted or migrated it since, the connection is opened again."""
         self._open_db = open_db
         self.provider = provider
         self._writer = writer
+        self._reopen = reopen_if_replaced
         self._jobs = PriorityExecutor(name, on_supersede=self._superseded, on_exit=self._forget)
         self._vectors: VectorIndex | None = None
         self._db: IndexDB | None = None
+        self._file: tuple[int, int] | None = None  # the file the connection was opened on
+        self._depth = 0  # jobs under way, one inside the other (reader thread)
         self.opened = 0  # connections opened (tests)
 
     # ------------------------------------------------------------------ asking
@@ -159,30 +169,47 @@ class IndexReader:
         """A job: ``fn`` with the context; a statement interrupted for it is its end."""
         job = self._jobs.current()
         assert job is not None
-        for attempt in range(2):
-            try:
-                return fn(self._context())
-            except sqlite3.OperationalError as exc:
-                if not _interrupted(exc):
-                    raise
-                if job.wanted() and not attempt:
-                    continue  # an interrupt meant for the job before: once more
-                raise Superseded from None
-        raise AssertionError("unreachable")  # pragma: no cover
+        self._depth += 1
+        try:
+            for attempt in range(2):
+                try:
+                    return fn(self._context())
+                except sqlite3.OperationalError as exc:
+                    if not _interrupted(exc):
+                        raise
+                    if job.wanted() and not attempt:
+                        continue  # an interrupt meant for the job before: once more
+                    raise Superseded from None
+            raise AssertionError("unreachable")  # pragma: no cover
+        finally:
+            self._depth -= 1
 
     def _forget(self) -> None:
-        """Close the connection and let go of the matrix (the thread ends)."""
+        """Close the connection and let go of the matrix (the thread ends, or the index was
+        replaced)."""
         db, self._db, self._vectors = self._db, None, None
         if db is not None:
             db.close()
 
     def _context(self) -> ReadContext:
+        outermost = self._depth == 1  # no job's context is in use around this one
+        if self._db is not None and self._reopen and outermost and not self._reads_the_index():
+            self._forget()  # open the index as it is now
         if self._db is None:
             db = self._open()
             db.conn.set_progress_handler(self._abandoned, PROGRESS_STEPS)
-            self._db = db
+            self._db, self._file = db, _file_of(db.path)
             self.opened += 1
         return ReadContext(self, self._db)
+
+    def _reads_the_index(self) -> bool:
+        """Whether the connection still reads the index: the same file at its path, at this
+        program's schema."""
+        assert self._db is not None
+        if self._file is None or _file_of(self._db.path) != self._file:
+            return False
+        version = self._db.conn.execute("PRAGMA user_version").fetchone()[0]
+        return bool(version == LATEST_VERSION)
 
     def _open(self) -> IndexDB:
         """The read-only connection; while there is no current index yet, wait for the
@@ -219,6 +246,15 @@ class IndexReader:
         if db is not None and self._jobs.under_way() is not None:
             with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
                 db.conn.interrupt()
+
+
+def _file_of(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` (device and inode), if any."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _interrupted(exc: sqlite3.OperationalError) -> bool:
