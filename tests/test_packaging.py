@@ -217,7 +217,14 @@ def test_the_wheel_works_outside_the_checkout(tmp_path: Path) -> None:
     try:
         assert client.initialize()["serverInfo"]["name"] == "vault-explorer"
         tools = client.request("tools/list")["result"]["tools"]
-        assert {t["name"] for t in tools} == {"search", "get_note", "related", "explain", "status"}
+        assert {t["name"] for t in tools} == {
+            "search",
+            "get_note",
+            "related",
+            "explain",
+            "status",
+            "saved_searches",
+        }
         answer = client.call("search", {"query": "tar czf", "mode": "fts"})["result"]
         assert answer["structuredContent"]["hits"][0]["path"] == "ops/backups.md"
         assert client.close() == 0
