@@ -8,7 +8,8 @@ reads (:class:`explorer.live.reader.IndexReader`) and the window's background wo
 one.
 
 **Groups.**  A job may belong to a group, in which the newest request supersedes the older ones
-(:meth:`PriorityExecutor.supersede` makes a request without a job, to drop the older ones).  A
+(:meth:`PriorityExecutor.supersede` makes a request without a job, to drop the older ones; a
+request of several steps gives each step its number: ``submit(…, request=n)``).  A
 superseded job still queued is dropped (its future cancelled); one under way is no longer
 :meth:`Job.wanted`, and its next :meth:`PriorityExecutor.checkpoint` raises :class:`Superseded`
 (an owner may stop it sooner: ``on_supersede``).  Whoever hands a job's outcome on hands it on
@@ -106,15 +107,22 @@ class PriorityExecutor:
         *args: Any,
         priority: int = NORMAL,
         group: str | None = None,
+        request: int | None = None,
     ) -> Job[T]:
         """Run ``fn(*args)`` on a worker thread; with ``group``, this request supersedes the
-        older ones of the group.  Once closed, the job is cancelled at once."""
+        older ones of the group.  With ``request`` too (a number :meth:`supersede` gave), the
+        job is a step of that request instead of a new one: cancelled at once if a newer
+        request of the group has come.  Once closed, every job is cancelled at once."""
         job: Job[T] = Job(self, functools.partial(fn, *args) if args else fn, priority, group)
+        stale: list[Job[Any]] = []
+        running: list[Job[Any]] = []
         with self._ready:
-            if self.closed.is_set():
+            if self.closed.is_set() or (request is not None and not self.is_latest(group, request)):
                 job.cancel()
                 return job
-            job.seq, stale, running = self._request(group)
+            if request is None:
+                request, stale, running = self._request(group)
+            job.seq = request
             heapq.heappush(self._queue, job)
             if len(self._queue) > self._idle and len(self._threads) < self.workers:
                 thread = threading.Thread(target=self._work, name=self.name, daemon=True)

@@ -66,7 +66,7 @@ def test_a_newer_request_drops_the_queued_and_stops_the_running_at_a_checkpoint(
     assert executor.cancelled == 1 and executor.ran == {"around": 1, "links": 1}
 
 
-def test_a_request_without_a_job_supersedes_the_older_ones_of_its_group() -> None:
+def test_a_request_made_before_its_job_supersedes_the_older_ones_and_has_steps() -> None:
     executor = PriorityExecutor("test-jobs")
     started, go = threading.Event(), threading.Event()
 
@@ -80,10 +80,14 @@ def test_a_request_without_a_job_supersedes_the_older_ones_of_its_group() -> Non
     request = executor.supersede("render")
     assert job.cancelled() and executor.is_latest("render", request)
     assert not executor.is_latest("render", job.seq) and holding.wanted()
+    step = executor.submit(lambda: "step", group="render", request=request)  # a step of it
+    assert step.seq == request and step.wanted()
     go.set()
     holding.result(SAFETY_S)
+    assert step.result(SAFETY_S) == "step"
     assert executor.submit(lambda: "new", group="render").result(SAFETY_S) == "new"
     assert not executor.is_latest("render", request)
+    assert executor.submit(lambda: "late step", group="render", request=request).cancelled()
 
 
 def test_workers_run_side_by_side_up_to_their_number() -> None:

@@ -82,6 +82,13 @@ class ReadContext:
             priority=priority,
         )
 
+    @property
+    def request(self) -> int:
+        """The number of the job's request (:attr:`~explorer.jobs.Job.seq`)."""
+        job = self._reader._jobs.current()
+        assert job is not None
+        return job.seq
+
     def checkpoint(self) -> None:
         """Between two steps of a long job: stop here if a newer job of its group (or closing)
         made it pointless, and run any more urgent job that is waiting."""
