@@ -47,7 +47,7 @@ def test_layers_without_cycles_as_import_linter_sees_them() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
-    # The panels reach the index only through the window's session (explorer/gui/session.py).
+    # The panels reach the index only through the window's session (explorer/gui/core/session.py).
     assert "The window opens its index in one place: the vault session KEPT" in proc.stdout
 
 

@@ -24,9 +24,9 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.main_window import MainWindow
-from explorer.gui.results_model import Column, Role
-from explorer.gui.settings import Settings
+from explorer.gui.results.results_model import Column, Role
+from explorer.gui.window.main_window import MainWindow
+from explorer.gui.window.settings import Settings
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault

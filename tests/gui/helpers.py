@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.main_window import MainWindow
+from explorer.gui.window.main_window import MainWindow
 from explorer.search.fusion import fuse
 from explorer.search.options import SearchOptions
 from explorer.search.results import SearchResponse

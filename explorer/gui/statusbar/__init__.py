@@ -1,0 +1,1 @@
+"""The status bar: its widgets and the stall monitor that measures the GUI thread."""
