@@ -160,7 +160,7 @@ class MainWindow(QMainWindow):
         self._build_widgets()
         self.menus = build_menus(self)
         self.model_menu = ModelMenu(self, self.menus.search)
-        self.index_status.modelOffered.connect(self.model_menu.choose)
+        self._connect_signals()
         self.recent_menu = self.menus.recent
         self._build_shortcuts()
         self.stall = StallMonitor(self)
@@ -178,27 +178,30 @@ class MainWindow(QMainWindow):
     # ================================================================== construction
 
     def _build_widgets(self) -> None:
+        """Every widget, built in steps (none of them connected yet: :meth:`_connect_signals`)."""
         central = QWidget(self)
+        search_row = self._init_search(central)
+        left = self._init_results(central)
+        self._init_preview(central)
+        self._init_layout(central, search_row, left)
+        self._init_docks()
+        self._init_status_bar()
+        self.resize(WANTED_SIZE)
+        self.splitter.setSizes([760, 420])
+        self.resizeDocks([self.around], [300], Qt.Orientation.Horizontal)
+
+    def _init_search(self, central: QWidget) -> QHBoxLayout:
+        """The search bar, the fusion controls, the summary, the flow and the compare bar."""
         self.search_bar = SearchBar(central)
-        self.search_bar.searchRequested.connect(self.search_now)
-        self.search_bar.modeChanged.connect(self._mode_changed)
         self.search_field = self.search_bar.field
         self.debounce = self.search_bar.debounce
-
         self.fusion = FusionControls(central)
-        self.fusion.changed.connect(self._fusion_changed)
         self.summary = QLabel(central)
         self.summary.setObjectName("summary")
         # The query on screen: searched, re-fused and kept current by the flow.
         self.flow = SearchFlow(self.search_field.text, self.options, self)
-        self.flow.searchStarted.connect(lambda: self.summary.setText("searching…"))
-        self.flow.showing.connect(self._show)
-        self.flow.failed.connect(self._search_failed)
         self.refresh_timer = self.flow.refresh_timer
         self.compare_bar = CompareBar(central)
-        self.compare_bar.pinRequested.connect(self.pin_baseline)
-        self.compare_bar.unpinRequested.connect(self.unpin_baseline)
-        self.compare_bar.pairRequested.connect(self.compare_pair)
         # The summary sits by the mode switch: the fusion row is the window's widest (it wraps
         # onto two lines on a narrow window rather than widen the window's minimum).
         search_row = QHBoxLayout()
@@ -206,9 +209,11 @@ class MainWindow(QMainWindow):
         search_row.addWidget(self.search_bar, 1)
         search_row.addWidget(self.summary)
         self.fusion.append(self.compare_bar.pin_button)  # wraps with the controls
-
         self.banner = Banner(central)
+        return search_row
 
+    def _init_results(self, central: QWidget) -> QWidget:
+        """The results table over its model, with what shows around it; returns the left side."""
         self.model = ResultsModel(self)
         self.proxy = ResultsProxy(self)
         self.proxy.setSourceModel(self.model)
@@ -216,15 +221,6 @@ class MainWindow(QMainWindow):
         self.table.setModel(self.proxy)
         self.table.configure_header()
         self.table.place_base_column()
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.table.clicked.connect(self._row_clicked)
-        self.table.openRequested.connect(self.open_note)
-        self.table.copyRequested.connect(self.copy_path)
-        self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
-        self.table.gradeRequested.connect(self.grade)
-        self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
-        self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
-        self.search_bar.downPressed.connect(self.table.enter)  # Down: into the results
         self.legend = Legend(central)
         self.no_match = NoCloseMatch(central)
         self.distributions = DistributionsPanel(central)  # View ▸ Score Distributions
@@ -242,12 +238,13 @@ class MainWindow(QMainWindow):
         left_layout.addWidget(self.empty)
         left_layout.addWidget(self.distributions)
         left_layout.addWidget(self.legend)
+        return left
 
+    def _init_preview(self, central: QWidget) -> None:
         self.preview = PreviewPane(central)
-        self.preview.filterRequested.connect(self.add_filter)
-        self.preview.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
-        self.preview.obsidianRequested.connect(self.open_in_obsidian)
 
+    def _init_layout(self, central: QWidget, search_row: QHBoxLayout, left: QWidget) -> None:
+        """The results and the preview side by side under the search rows."""
         self.splitter = QSplitter(Qt.Orientation.Horizontal, central)
         self.splitter.addWidget(left)
         self.splitter.addWidget(self.preview)
@@ -265,24 +262,53 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.splitter, 1)
         self.setCentralWidget(central)
 
+    def _init_docks(self) -> None:
+        """View ▸ Quality Panel (hidden at first) and View ▸ Around This Note: backlinks and
+        related notes of the note in the preview."""
         self.quality = QualityPanel(self.data_dir, self.options, self)
+        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
+        self.quality.hide()
+        self.around = AroundPanel(self.provider.name, self)
+        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
+
+    def _init_status_bar(self) -> None:
+        self.index_status = IndexStatus(self.statusBar())
+
+    def _connect_signals(self) -> None:
+        """The signals between the widgets (the session's are wired when a vault opens, the
+        model bridge's when a provider is used)."""
+        self.search_bar.searchRequested.connect(self.search_now)
+        self.search_bar.modeChanged.connect(self._mode_changed)
+        self.search_bar.downPressed.connect(self.table.enter)  # Down: into the results
+        self.fusion.changed.connect(self._fusion_changed)
+        self.flow.searchStarted.connect(lambda: self.summary.setText("searching…"))
+        self.flow.showing.connect(self._show)
+        self.flow.failed.connect(self._search_failed)
+        self.compare_bar.pinRequested.connect(self.pin_baseline)
+        self.compare_bar.unpinRequested.connect(self.unpin_baseline)
+        self.compare_bar.pairRequested.connect(self.compare_pair)
+
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        self.table.clicked.connect(self._row_clicked)
+        self.table.openRequested.connect(self.open_note)
+        self.table.copyRequested.connect(self.copy_path)
+        self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
+        self.table.gradeRequested.connect(self.grade)
+        self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
+        self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
+
+        self.preview.filterRequested.connect(self.add_filter)
+        self.preview.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
+        self.preview.obsidianRequested.connect(self.open_in_obsidian)
+        self.preview.note_opened.connect(self.around.show_note)
+        self.around.openRequested.connect(self.preview.open_note)
+
         self.quality.queryActivated.connect(self.set_query)
         self.quality.judging.changed.connect(self._show_grades)
         self.quality.judging.saved.connect(lambda text: self.statusBar().showMessage(text, 10_000))
-        self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
-        self.quality.hide()  # View ▸ Quality Panel
 
-        # View ▸ Around This Note: backlinks and related notes of the note in the preview.
-        self.around = AroundPanel(self.provider.name, self)
-        self.around.openRequested.connect(self.preview.open_note)
-        self.preview.note_opened.connect(self.around.show_note)
-        self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
-
-        self.index_status = IndexStatus(self.statusBar())
         self.index_status.skippedClicked.connect(self.show_skipped)
-        self.resize(WANTED_SIZE)
-        self.splitter.setSizes([760, 420])
-        self.resizeDocks([self.around], [300], Qt.Orientation.Horizontal)
+        self.index_status.modelOffered.connect(self.model_menu.choose)
 
     def _build_shortcuts(self) -> None:
         for keys in ("Ctrl+K", "Ctrl+L"):
