@@ -34,6 +34,7 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import (
+    QAction,
     QCloseEvent,
     QDesktopServices,
     QGuiApplication,
@@ -84,6 +85,7 @@ from explorer.gui.statusbar.status_widgets import (
     summary_text,
 )
 from explorer.gui.window import settings as opt
+from explorer.gui.window.actions import Action, make_actions
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
 from explorer.gui.window.placement import FRAME_GUESS, first_geometry, fit_rect, fits
@@ -158,7 +160,8 @@ class MainWindow(QMainWindow):
         if icon_path().exists():
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
-        self.menus = build_menus(self)
+        self._actions = make_actions(self)
+        self.menus = build_menus(self, self._actions)
         self.model_menu = ModelMenu(self, self.menus.search)
         self._connect_signals()
         self.recent_menu = self.menus.recent
@@ -366,6 +369,10 @@ class MainWindow(QMainWindow):
         s.set(opt.LAST_QUERY, self.search_field.text())
         s.sync()
 
+    def action(self, key: Action) -> QAction:
+        """The menu action declared as ``key``."""
+        return self._actions[key]
+
     # ================================================================== the session's parts
 
     @property
@@ -432,7 +439,7 @@ class MainWindow(QMainWindow):
         session.openFailed.connect(self._session_failed)
         session.liveEvent.connect(self._live_event)
         session.healthChanged.connect(self._health_changed)
-        if session.live is not None and self.menus.pause_embedding.isChecked():
+        if session.live is not None and self.action(Action.PAUSE_EMBEDDING).isChecked():
             session.live.pause_embedding()  # File ▸ Pause Embedding holds for every vault
         self.session = session
         self.preview.set_vault(path, session)  # its links from the session's index

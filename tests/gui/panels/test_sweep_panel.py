@@ -18,6 +18,7 @@ from explorer.evaluate.runner import evaluate_vault
 from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S, RUN_LIMIT, EvalSettings
 from explorer.evaluate.sweep import DEFAULT_GRID, OBJECTIVE, grid, parse_grid, share, sweep
 from explorer.gui.panels.sweep_panel import SweepPanel, TuneResult, run_tune, summary_html
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
@@ -48,7 +49,7 @@ def ranking(options: SearchOptions) -> dict[str, object]:
 
 
 def open_panel(qtbot: QtBot, window: MainWindow) -> SweepPanel:
-    window.menus.tune.trigger()
+    window.action(Action.TUNE).trigger()
     panel = window.tune_panel
     assert panel is not None and panel.isVisible()
     return panel

@@ -14,6 +14,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import VaultSession
 from explorer.gui.panels.why_not import WhyNotDialog
 from explorer.gui.results.results_model import Role
+from explorer.gui.window.actions import Action
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit
 from tests.gui.conftest import SAFETY_MS, WindowFactory, index_with_fake_vectors, wait_for_results
@@ -181,7 +182,7 @@ def test_the_search_menu_opens_it_on_the_window_s_query_and_settings(
     window = make_window(fake_provider, indexed, watch=False)
     window.set_query("deploy -rollback")
     wait_for_results(qtbot, window, "deploy -rollback")
-    action = window.menus.why_not
+    action = window.action(Action.WHY_NOT)
     assert action.shortcut().toString() == "Ctrl+Shift+W"
     assert action in next(
         m.menu().actions() for m in window.menuBar().actions() if m.text() == "&Search"

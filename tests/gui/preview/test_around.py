@@ -15,6 +15,7 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import VaultSession
 from explorer.gui.preview.around import HTML_ROLE, UNLINKED_BADGE, Around, AroundPanel, line_html
+from explorer.gui.window.actions import Action
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
 from tests.gui.conftest import (
@@ -210,7 +211,7 @@ def test_in_the_window_a_click_opens_the_note_in_the_preview(
     window.set_query("welcome")
     wait_for_results(qtbot, window, "welcome")
     around = window.around
-    assert around.isVisible() and window.menus.around.isChecked()
+    assert around.isVisible() and window.action(Action.AROUND).isChecked()
 
     def listed(path: str, backlinks: set[str]) -> None:
         assert around.around is not None and around.around.path == path
@@ -229,5 +230,5 @@ def test_in_the_window_a_click_opens_the_note_in_the_preview(
     # A new note linking here shows up among the backlinks (the live index tells the panel).
     (vault / "Later.md").write_text("# Later\n\nSee the [[Setup|setup guide]].\n", "utf-8")
     qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md", "Later.md"}), timeout=SAFETY_MS)
-    window.menus.around.trigger()
+    window.action(Action.AROUND).trigger()
     assert not around.isVisible()

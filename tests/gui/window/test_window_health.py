@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.gui.window.screenshot import ScreenshotDriver
 from explorer.gui.window.settings import Settings
@@ -171,7 +172,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
     qtbot.waitUntil(  # (the last count reaches the window after the index is idle)
         lambda: status.counts.toolTip() == "<p>51 of 51 notes searchable by meaning</p>"
     )
-    action = window.menus.pause_embedding
+    action = window.action(Action.PAUSE_EMBEDDING)
     assert action.isCheckable() and not action.isChecked()
     action.trigger()
     assert window.live is not None and window.live.embedding_paused
@@ -214,7 +215,7 @@ def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(
     window.resize(1400, 860)
     window.show()
     qtbot.waitExposed(window)
-    window.menus.pause_embedding.setChecked(True)
+    window.action(Action.PAUSE_EMBEDDING).setChecked(True)
     window.open_vault(sample_copy)
     window.set_query("deploy")
     codes: list[int] = []

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.theme import tints, washed
 from explorer.gui.results.results_model import Column, Role
+from explorer.gui.window.actions import Action
 from tests.gui.conftest import (
     WindowFactory,
     row_pixel,
@@ -97,7 +98,7 @@ def test_the_distributions_follow_the_results_and_the_selection(
     window.set_mode("fts")
     qtbot.waitUntil(lambda: _assert_equal(panel.data.has_vector, False))
     assert panel.data.has_lexical
-    window.menus.distributions.trigger()  # View ▸ Score Distributions off
+    window.action(Action.DISTRIBUTIONS).trigger()  # View ▸ Score Distributions off
     assert not panel.isVisible()
 
 
