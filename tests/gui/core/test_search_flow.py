@@ -14,6 +14,7 @@ from explorer.index.db import IndexDB
 from explorer.search.cached import fetch_options
 from explorer.search.hybrid import Searcher
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
+from tests.gui.driver import drive
 
 NOTES = 70  # more than the default depth (50), fewer than a fetch (100)
 
@@ -23,7 +24,7 @@ def _all_snippets(vault: Path, data_dir: Path, window: MainWindow) -> dict[str, 
     db = IndexDB.open_reader(vault, data_dir)
     try:
         searcher = Searcher(db, EmbedderProvider.disabled())
-        found = searcher.candidates("cache", fetch_options(window.options()))
+        found = searcher.candidates("cache", fetch_options(drive(window).options()))
     finally:
         db.close()
     return {path: snippet for path, _, snippet in found.lexical}
@@ -43,8 +44,8 @@ def test_snippets_are_made_for_the_shown_hits_and_for_more_when_more_are_shown(
         )
     window = make_window(fake_provider, vault)
     wait_indexed(qtbot, window)
-    window.set_mode("fts")
-    window.set_query("cache")
+    drive(window).set_mode("fts")
+    drive(window).set_query("cache")
     wait_for_results(qtbot, window, "cache", lambda w: _assert(len(w.shown_paths()) == 50))
     lists = window.shown.lists
     assert lists is not None
@@ -52,13 +53,13 @@ def test_snippets_are_made_for_the_shown_hits_and_for_more_when_more_are_shown(
     assert len(lists.candidates.lexical) == NOTES
     assert len(snipped) == 50 and len(lists.candidates.unsnipped) == NOTES - 50
     expected = _all_snippets(vault, data_dir, window)
-    assert {hit.path: hit.snippet for hit in window.response.hits} == {
-        path: expected[path] for path in window.shown_paths()
+    assert {hit.path: hit.snippet for hit in drive(window).response().hits} == {
+        path: expected[path] for path in drive(window).rows()
     }
 
-    window.fusion.set_options(replace(window.options(), depth=NOTES), emit=True)
-    qtbot.waitUntil(lambda: _assert(len(window.shown_paths()) == NOTES))
-    response = window.response
+    drive(window).set_options(replace(drive(window).options(), depth=NOTES), emit=True)
+    qtbot.waitUntil(lambda: _assert(len(drive(window).rows()) == NOTES))
+    response = drive(window).response()
     assert response is not None
     assert {hit.path: hit.snippet for hit in response.hits} == expected
     assert all(hit.snippet for hit in response.hits)

@@ -26,6 +26,7 @@ from explorer.index.sync import sync_vault
 from explorer.search.hybrid import Searcher
 from explorer.search.options import RANKING, SearchOptions
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_indexed
+from tests.gui.driver import drive
 
 SAMPLE_JUDGMENTS = Path(__file__).parents[3] / "resources" / "judgments" / "sample-vault.tsv"
 
@@ -49,7 +50,7 @@ def ranking(options: SearchOptions) -> dict[str, object]:
 
 
 def open_panel(qtbot: QtBot, window: MainWindow) -> SweepPanel:
-    window.action(Action.TUNE).trigger()
+    drive(window).trigger(Action.TUNE)
     panel = window.tune_panel
     assert panel is not None and panel.isVisible()
     return panel
@@ -77,7 +78,7 @@ def test_a_sweep_draws_every_setting_marks_best_and_current_and_applies_the_best
     # A poor start (the vector list alone, by score) so that the best is somewhere else.
     start = replace(SearchOptions(), fusion="convex", w_fts=0.0, w_vec=1.0)
     window.fusion.apply_preset(start)
-    current = window.options()
+    current = drive(window).options()
 
     panel = open_panel(qtbot, window)  # starts the sweep on a pool thread
     assert panel.running
@@ -106,7 +107,7 @@ def test_a_sweep_draws_every_setting_marks_best_and_current_and_applies_the_best
     with qtbot.waitSignal(window.fusion.changed, timeout=SAFETY_MS):
         panel.apply_button.click()
     assert ranking(window.fusion.options()) == ranking(best.options)
-    assert window.mode() == current.mode  # the mode switch is the user's
+    assert drive(window).mode() == current.mode  # the mode switch is the user's
     # The star follows the fusion controls: it now sits in the best point's ring.
     assert panel.tuned is not None and panel.tuned.current.options == best.options
     cx, cy = (float(v[0]) for v in panel.current_item.getData())
@@ -206,7 +207,7 @@ def test_the_panel_scores_the_sample_vault_as_eval_sweep_does(
     assert result is not None and not result.degraded and not result.rejected
 
     judged = load_judgments(judgments_path(seeded_sample, str(data_dir)))
-    base = replace(window.options(), mode="hybrid", limit=RUN_LIMIT)
+    base = replace(drive(window).options(), mode="hybrid", limit=RUN_LIMIT)
     report = evaluate_vault(
         seeded_sample, judged, EvalSettings(search=base), real_provider, str(data_dir)
     )
@@ -235,7 +236,7 @@ def test_opening_another_vault_closes_the_panel_of_the_old_one(
     old = open_panel(qtbot, window)
     qtbot.waitUntil(lambda: _finished(old), timeout=SAFETY_MS)
 
-    window.open_vault(vault)
+    drive(window).open_vault(vault)
     assert not old.isVisible()  # its best setting is not this vault's to apply
     new = open_panel(qtbot, window)
     assert new is not old and new.vault == vault.resolve()

@@ -18,6 +18,7 @@ from explorer.gui.window.actions import Action
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit
 from tests.gui.conftest import SAFETY_MS, WindowFactory, index_with_fake_vectors, wait_for_results
+from tests.gui.driver import drive
 
 NOTES = {
     "ops/deploy-runbook.md": "# Deploy runbook\n\nHow we deploy: deploy, check, deploy again.\n",
@@ -180,9 +181,9 @@ def test_the_search_menu_opens_it_on_the_window_s_query_and_settings(
     qtbot: QtBot, make_window: WindowFactory, indexed: Path, fake_provider: EmbedderProvider
 ) -> None:
     window = make_window(fake_provider, indexed, watch=False)
-    window.set_query("deploy -rollback")
+    drive(window).set_query("deploy -rollback")
     wait_for_results(qtbot, window, "deploy -rollback")
-    action = window.action(Action.WHY_NOT)
+    action = drive(window).action(Action.WHY_NOT)
     assert action.shortcut().toString() == "Ctrl+Shift+W"
     assert action in next(
         m.menu().actions() for m in window.menuBar().actions() if m.text() == "&Search"
@@ -190,7 +191,7 @@ def test_the_search_menu_opens_it_on_the_window_s_query_and_settings(
     action.trigger()
     dialog = window.why_not
     assert dialog is not None and dialog.isVisible()
-    assert dialog.query == "deploy -rollback" and dialog.options == window.options()
+    assert dialog.query == "deploy -rollback" and dialog.options == drive(window).options()
     qtbot.waitUntil(lambda: dialog.notes_loaded, timeout=SAFETY_MS)
     qtbot.keyClicks(dialog.note_field, "rollbk")
     with qtbot.waitSignal(dialog.explained, timeout=SAFETY_MS):
@@ -203,9 +204,9 @@ def test_why_here_on_a_hit_explains_that_hit(
     qtbot: QtBot, make_window: WindowFactory, indexed: Path, fake_provider: EmbedderProvider
 ) -> None:
     window = make_window(fake_provider, indexed, watch=False)
-    window.set_query("deploy")
+    drive(window).set_query("deploy")
     wait_for_results(qtbot, window, "deploy")
-    hit = window.table.current_hit() or window.proxy.index(1, 0).data(Role.HIT)
+    hit = drive(window).current_hit() or window.proxy.index(1, 0).data(Role.HIT)
     assert isinstance(hit, Hit)
     menu = window.table.grade_menu(hit)
     why = next(a for a in menu.actions() if a.text() == "&Why Here?")
@@ -216,7 +217,7 @@ def test_why_here_on_a_hit_explains_that_hit(
         lambda: dialog.explanation is not None and dialog.explanation.path == hit.path,
         timeout=SAFETY_MS,
     )
-    rank = window.shown_paths().index(hit.path) + 1
+    rank = drive(window).rows().index(hit.path) + 1
     assert dialog.explanation.fused.rank == rank and "shown" in dialog.explanation.reasons
 
 

@@ -25,6 +25,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.driver import drive
 from tests.obsidian_vault import BACKLINKS, build_obsidian_vault
 
 Write = Callable[[str, str], Path]
@@ -207,11 +208,11 @@ def test_in_the_window_a_click_opens_the_note_in_the_preview(
     vault = build_obsidian_vault(tmp_path / "obsidian")
     window = make_window(EmbedderProvider.of(FakeEmbedder()), vault)
     wait_indexed(qtbot, window)
-    window.set_mode("fts")
-    window.set_query("welcome")
+    drive(window).set_mode("fts")
+    drive(window).set_query("welcome")
     wait_for_results(qtbot, window, "welcome")
     around = window.around
-    assert around.isVisible() and window.action(Action.AROUND).isChecked()
+    assert around.isVisible() and drive(window).action(Action.AROUND).isChecked()
 
     def listed(path: str, backlinks: set[str]) -> None:
         assert around.around is not None and around.around.path == path
@@ -219,16 +220,16 @@ def test_in_the_window_a_click_opens_the_note_in_the_preview(
 
     qtbot.waitUntil(lambda: listed("Home.md", BACKLINKS["Home.md"]), timeout=SAFETY_MS)
     click(qtbot, around.backlinks, around.listed()[0].index("Guides/Setup.md"))
-    qtbot.waitUntil(lambda: window.preview.shown_path == "Guides/Setup.md", timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: drive(window).preview_path() == "Guides/Setup.md", timeout=SAFETY_MS)
     qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md"}), timeout=SAFETY_MS)
     related = around.listed()[1]
     click(qtbot, around.related, related.index("Callouts.md"))
-    qtbot.waitUntil(lambda: window.preview.shown_path == "Callouts.md", timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: drive(window).preview_path() == "Callouts.md", timeout=SAFETY_MS)
     assert window.preview.history[0][-2:] == ["Home.md", "Guides/Setup.md"]
     window.preview.back()
     qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md"}), timeout=SAFETY_MS)
     # A new note linking here shows up among the backlinks (the live index tells the panel).
     (vault / "Later.md").write_text("# Later\n\nSee the [[Setup|setup guide]].\n", "utf-8")
     qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md", "Later.md"}), timeout=SAFETY_MS)
-    window.action(Action.AROUND).trigger()
+    drive(window).trigger(Action.AROUND)
     assert not around.isVisible()

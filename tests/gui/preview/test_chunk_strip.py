@@ -17,6 +17,7 @@ from explorer.gui.window.main_window import MainWindow
 from explorer.index.db import IndexDB
 from explorer.search.chunk_scores import ChunkView, NoteChunks
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
+from tests.gui.driver import drive
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -138,7 +139,7 @@ def test_the_window_shows_the_strip_of_the_selected_hit_and_goes_to_a_chunk(
     write("other.md", "# Other\n\nNothing about gardens.\n")
     window: MainWindow = make_window(fake_provider, vault)
     wait_indexed(qtbot, window)
-    window.set_query("tomato vines bamboo stakes")
+    drive(window).set_query("tomato vines bamboo stakes")
 
     def with_vectors(w: MainWindow) -> None:
         assert w.response is not None and w.response.semantic.available

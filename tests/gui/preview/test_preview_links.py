@@ -17,6 +17,7 @@ from explorer.search.options import SearchOptions
 from explorer.search.query import parse_query
 from explorer.search.results import Hit
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
+from tests.gui.driver import drive
 from tests.gui.helpers import shown_images
 from tests.obsidian_vault import build_obsidian_vault
 
@@ -457,8 +458,8 @@ def test_a_note_link_out_of_the_vault_shows_nothing_of_it(
 def home_window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     """``window`` once indexed, its lexical hit Home.md selected and shown in the preview."""
     wait_indexed(qtbot, window)
-    window.set_mode("fts")
-    window.set_query("welcome")
+    drive(window).set_mode("fts")
+    drive(window).set_query("welcome")
     wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
     wait_shown(qtbot, window.preview, "Home.md")
     return window
@@ -482,8 +483,8 @@ def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_re
 ) -> None:
     window = linked_window
     preview = window.preview
-    assert window.table.current_hit() is not None
-    assert window.table.current_hit().path == "Home.md"  # the results stay as they were
+    assert drive(window).current_hit() is not None
+    assert drive(window).current_hit().path == "Home.md"  # the results stay as they were
     window.activateWindow()
     window.table.setFocus()
     qtbot.waitUntil(lambda: _assert(window.table.hasFocus()))

@@ -30,6 +30,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.driver import drive
 
 QUERY = "deploy rollback checklist"
 
@@ -39,7 +40,7 @@ def _open(
 ) -> MainWindow:
     window = make_window(provider, vault)
     wait_indexed(qtbot, window)
-    window.set_query(QUERY)
+    drive(window).set_query(QUERY)
 
     def both_lists(w: MainWindow) -> None:
         assert w.response is not None and w.response.semantic.available
@@ -50,7 +51,7 @@ def _open(
 
 
 def _column(window: MainWindow, column: Column) -> list[str]:
-    return [cell(window, r, column) for r in range(window.proxy.rowCount())]
+    return [cell(window, r, column) for r in range(drive(window).row_count())]
 
 
 def _ranking(options: SearchOptions) -> dict[str, object]:
@@ -67,16 +68,18 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     window = _open(qtbot, make_window, fake_provider, sample_copy)
     assert window.table.isColumnHidden(Column.BASE) and not window.compare_bar.isVisible()
     requested = record_searches(window)
-    before = window.shown_paths()
+    before = drive(window).rows()
 
     window.compare_bar.pin_action.trigger()
     assert not window.table.isColumnHidden(Column.BASE) and window.compare_bar.isVisible()
     assert _column(window, Column.BASE) == _column(window, Column.RANK)
-    assert "Jaccard@10 1.00 · RBO(p=0.9) 1.00" in window.compare_bar.text()
-    assert window.compare_bar.text().startswith(f"vs baseline {describe(window.options())}:")
+    assert "Jaccard@10 1.00 · RBO(p=0.9) 1.00" in drive(window).compare_text()
+    assert (
+        drive(window).compare_text().startswith(f"vs baseline {describe(drive(window).options())}:")
+    )
 
     window.fusion.w_fts_box.setValue(0.05)  # through the fusion controls, as a user would
-    after = window.shown_paths()
+    after = drive(window).rows()
     assert after != before
     base_rank = {path: rank for rank, path in enumerate(before, start=1)}
     for row, path in enumerate(after):
@@ -87,27 +90,27 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     assert any(m.startswith("↑") for m in _column(window, Column.MOVE))
     shared = len(set(before[:10]) & set(after[:10]))
     jaccard = shared / len(set(before[:10]) | set(after[:10]))
-    text = window.compare_bar.text()
+    text = drive(window).compare_text()
     assert f"Jaccard@10 {jaccard:.2f} · RBO(p=0.9) {rbo(before, after):.2f}" in text
     assert "lists agree @10" in text
 
     # A shallower depth: the baseline's rows that left the top are listed, greyed, as gone.
     window.fusion.depth_box.setValue(3)
-    hits = len(window.response.hits) if window.response else 0
+    hits = len(drive(window).response().hits) if drive(window).response() else 0
     ranks = _column(window, Column.RANK)
-    gone = [r for r in range(window.proxy.rowCount()) if cell(window, r, Column.MOVE) == "gone"]
-    assert gone and len(gone) == window.proxy.rowCount() - hits
+    gone = [r for r in range(drive(window).row_count()) if cell(window, r, Column.MOVE) == "gone"]
+    assert gone and len(gone) == drive(window).row_count() - hits
     assert all(ranks[r] == "—" for r in gone) and all(ranks[r] != "—" for r in range(hits))
-    gone_paths = {window.shown_paths()[r] for r in gone}
-    assert gone_paths == set(before) - {h.path for h in window.response.hits}  # type: ignore[union-attr]
-    assert f"{len(gone)} left the top" in window.compare_bar.text()
+    gone_paths = {drive(window).rows()[r] for r in gone}
+    assert gone_paths == set(before) - {h.path for h in drive(window).response().hits}  # type: ignore[union-attr]
+    assert f"{len(gone)} left the top" in drive(window).compare_text()
     grey = window.model.cell(gone[0], Column.TITLE)[2]
     assert grey is not None and grey.saturation() < 40
     qtmodeltester.check(window.model)
 
     # Re-pinned at that depth, the deeper default brings rows in that are new to the baseline.
     window.compare_bar.repin_button.click()
-    assert window.baseline is not None and window.baseline.depth == 3
+    assert drive(window).baseline() is not None and drive(window).baseline().depth == 3
     window.fusion.depth_box.setValue(SearchOptions().depth)
     moves = _column(window, Column.MOVE)
     new = [r for r, m in enumerate(moves) if m == "new"]
@@ -117,8 +120,8 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
 
     window.compare_bar.unpin_action.trigger()
     assert window.table.isColumnHidden(Column.BASE) and not window.compare_bar.isVisible()
-    assert window.response is not None and window.baseline is None
-    assert window.proxy.rowCount() == len(window.response.hits)
+    assert drive(window).response() is not None and drive(window).baseline() is None
+    assert drive(window).row_count() == len(drive(window).response().hits)
     assert not {"gone", "new"} & set(_column(window, Column.MOVE))
 
 
@@ -127,20 +130,22 @@ def test_seed_rrf_vs_default_is_one_click(
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
     window.fusion.w_fts_box.setValue(1.5)  # whatever is on screen, the pair sets both sides
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     window.compare_bar.pair_actions[0].trigger()
     assert PAIRS[0].label == "Seed RRF vs Default"
-    assert window.baseline is not None and window.mode() == "hybrid"
-    assert _ranking(window.baseline) == _ranking(PRESETS["seed"])
-    assert _ranking(window.options()) == _ranking(SearchOptions())
+    assert drive(window).baseline() is not None and drive(window).mode() == "hybrid"
+    assert _ranking(drive(window).baseline()) == _ranking(PRESETS["seed"])
+    assert _ranking(drive(window).options()) == _ranking(SearchOptions())
 
     def compared(w: MainWindow) -> None:
         assert w.comparison is not None and w.response is not None
         assert w.response.options.mode == "hybrid" and w.response.semantic.available
 
     wait_for_results(qtbot, window, QUERY, compared)
-    assert window.compare_bar.text().startswith(
-        f"vs baseline {describe(replace(PRESETS['seed'], mode='hybrid'))}:"
+    assert (
+        drive(window)
+        .compare_text()
+        .startswith(f"vs baseline {describe(replace(PRESETS['seed'], mode='hybrid'))}:")
     )
     assert all(b != "" for b in _column(window, Column.BASE))
 
@@ -149,17 +154,17 @@ def test_hybrid_vs_semantic_pins_hybrid_and_shows_the_vector_list(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
-    hybrid = window.shown_paths()
+    hybrid = drive(window).rows()
     requested = record_searches(window)
     window.compare_bar.pair_actions[1].trigger()
-    assert window.mode() == "semantic" and window.baseline is not None
-    assert window.baseline.mode == "hybrid"
+    assert drive(window).mode() == "semantic" and drive(window).baseline() is not None
+    assert drive(window).baseline().mode == "hybrid"
     assert requested == []  # hybrid's lists have the vector list: no new search
-    response = window.response
+    response = drive(window).response()
     assert response is not None and response.options.mode == "semantic"
     shown = {h.path for h in response.hits}
     base = _column(window, Column.BASE)
-    paths = window.shown_paths()
+    paths = drive(window).rows()
     for row, path in enumerate(paths):
         expected = str(hybrid.index(path) + 1) if path in hybrid else "—"
         assert base[row] == expected
@@ -176,11 +181,11 @@ def test_ctrl_b_pins_and_ctrl_shift_b_unpins(
     qtbot.waitUntil(lambda: _focused())
     window.search_field.setFocus()
     qtbot.keyClick(window.search_field, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
-    assert window.baseline is not None and window.compare_bar.isVisible()
+    assert drive(window).baseline() is not None and window.compare_bar.isVisible()
     assert window.compare_bar.unpin_action.isEnabled()
     shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     qtbot.keyClick(window.search_field, Qt.Key.Key_B, shift_ctrl)
-    assert window.baseline is None and not window.compare_bar.isVisible()
+    assert drive(window).baseline() is None and not window.compare_bar.isVisible()
     assert not window.compare_bar.unpin_action.isEnabled()
 
 
@@ -193,17 +198,17 @@ def test_a_failed_search_leaves_nothing_compared(
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
     window.pin_baseline()
-    assert "Jaccard@10 1.00" in window.compare_bar.text()
+    assert "Jaccard@10 1.00" in drive(window).compare_text()
     too_long = "word " * (MAX_QUERY_CHARS // 5 + 1)
-    window.set_query(too_long)
+    drive(window).set_query(too_long)
     qtbot.waitUntil(lambda: _assert_no_result(window))
     assert window.compare_bar.isVisible() and window.comparison is None
-    assert window.compare_bar.text().endswith(": no result to compare")
-    assert window.proxy.rowCount() == 0
+    assert drive(window).compare_text().endswith(": no result to compare")
+    assert drive(window).row_count() == 0
 
 
 def _assert_no_result(window: MainWindow) -> None:
-    assert window.response is None and not window.searching and window.empty.isVisible()
+    assert drive(window).response() is None and not window.searching and window.empty.isVisible()
 
 
 @pytest.mark.model
@@ -216,7 +221,7 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
     window = make_window(real_provider, seeded_sample)
     wait_indexed(qtbot, window)
     query = "how do we roll back a bad deploy"
-    window.set_query(query)
+    drive(window).set_query(query)
     wait_for_results(qtbot, window, query, lambda w: _semantic(w))
     window.compare_bar.pair_actions[0].trigger()
 
@@ -226,17 +231,17 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
 
     wait_for_results(qtbot, window, query, compared)
     assert window.comparison is not None
-    assert window.response is not None
+    assert drive(window).response() is not None
     # The seed has no similarity floor: what leaves its top is what the default does not count
     # as found by meaning, vector-only notes that do not stand 1 σ above the query's vault mean.
     for row in window.comparison.gone:
         assert row.hit.fts_rank is None and row.hit.vector_sigmas is not None
         assert row.hit.vector_sigmas < CALIBRATION.found_sigmas, row.path
-    assert f"{len(window.comparison.gone)} left the top" in window.compare_bar.text()
+    assert f"{len(window.comparison.gone)} left the top" in drive(window).compare_text()
 
 
 def _semantic(window: MainWindow) -> None:
-    assert window.response is not None and window.response.semantic.available
+    assert drive(window).response() is not None and drive(window).response().semantic.available
 
 
 def test_the_line_says_when_a_side_has_no_vector_list() -> None:

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMenu
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.window.actions import Action
 from tests.gui.conftest import WindowFactory
+from tests.gui.driver import drive
 
 
 def test_every_action_is_made_once_and_sits_in_a_menu(
@@ -19,8 +20,8 @@ def test_every_action_is_made_once_and_sits_in_a_menu(
     in_menus = {
         action for menu in window.menuBar().findChildren(QMenu) for action in menu.actions()
     }
-    made = [window.action(key) for key in Action]
+    made = [drive(window).action(key) for key in Action]
     assert all(isinstance(action, QAction) for action in made)
     assert len(set(made)) == len(Action)
     assert set(made) <= in_menus
-    assert window.action(Action.RECONCILE).shortcut().toString() == "F5"
+    assert drive(window).action(Action.RECONCILE).shortcut().toString() == "F5"

@@ -33,6 +33,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.driver import drive
 from tests.gui.helpers import response
 
 QUERY = "deploy rollback checklist"
@@ -73,7 +74,7 @@ def open_judging(
     window = make_window(provider, vault)
     wait_indexed(qtbot, window)
     window.quality.show()
-    window.set_query(QUERY)
+    drive(window).set_query(QUERY)
     wait_for_results(qtbot, window, QUERY, lambda w: _at_least(w.proxy.rowCount(), 3))
     window.table.setFocus()
     return window
@@ -92,8 +93,8 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
     assert window.quality.status.text() == EMPTY_TEXT
     assert not tsv.exists()
 
-    window.table.select_row(1)
-    second = window.shown_paths()[1]
+    drive(window).select(1)
+    second = drive(window).rows()[1]
     with qtbot.waitSignal(
         window.quality.judging.saved, timeout=SAFETY_MS
     ):  # written off the GUI thread
@@ -102,10 +103,10 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
     assert tsv.read_text("utf-8") == f"{QUERY}\t{second}\t2\n"
     assert load_judgments(tsv) == {QUERY: {second: 2}}  # what eval --judgments reads
     assert cell(window, 1, Column.GRADE) == "2"
-    message = window.statusBar().currentMessage()
+    message = drive(window).status()
     assert message.startswith("graded ") and f" 2 for '{QUERY}' — saved to {tsv}" in message
     # The other hits of the top 10 are flagged as not judged yet; below the top 10, nothing.
-    others = [cell(window, r, Column.GRADE) for r in range(window.proxy.rowCount()) if r != 1]
+    others = [cell(window, r, Column.GRADE) for r in range(drive(window).row_count()) if r != 1]
     assert others[:9] == [UNJUDGED] * min(9, len(others))
     assert set(others[9:]) <= {""}
 
@@ -119,7 +120,7 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 
     qtbot.waitUntil(scored, timeout=SAFETY_MS)
     rows = window.quality.rows()
-    settings = EvalSettings(search=replace(window.options(), mode="hybrid", limit=100))
+    settings = EvalSettings(search=replace(drive(window).options(), mode="hybrid", limit=100))
     judged = {QUERY: {second: 2}}
     expected = evaluate_vault(sample_copy, judged, settings, fake_provider, str(data_dir))
     for column, mode in enumerate(MODES, start=2):
@@ -138,12 +139,12 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
     assert service.fetched == fetched
 
     # Delete removes the grade: the file, the cell and the panel say so.
-    window.table.select_row(row_of(window, second))
+    drive(window).select(row_of(window, second))
     with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
         qtbot.keyClick(window.table, Qt.Key.Key_Delete)
     assert load_judgments(tsv) == {}
     assert cell(window, row_of(window, second), Column.GRADE) == ""
-    assert UNJUDGED not in [cell(window, r, Column.GRADE) for r in range(window.proxy.rowCount())]
+    assert UNJUDGED not in [cell(window, r, Column.GRADE) for r in range(drive(window).row_count())]
     qtbot.waitUntil(lambda: _equal(window.quality.rows(), []), timeout=SAFETY_MS)
     assert window.quality.status.text() == EMPTY_TEXT
 
@@ -161,7 +162,7 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
     window = open_judging(qtbot, make_window, fake_provider, sample_copy)
     qtbot.waitUntil(lambda: _equal(len(window.quality.rows()), 2), timeout=SAFETY_MS)
 
-    hit = window.table.current_hit()
+    hit = drive(window).current_hit()
     assert isinstance(hit, Hit)
     menu = window.table.grade_menu(hit)
     grade_menu = next(a.menu() for a in menu.actions() if a.text() == "&Grade")
@@ -176,7 +177,7 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
     rect = table.visualItemRect(table.item(row, 0))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     wait_for_results(qtbot, window, "tar backup")
-    assert window.search_field.text() == "tar backup"
+    assert drive(window).query() == "tar backup"
 
 
 def test_a_damaged_judgments_file_is_reported_and_left_alone(
@@ -194,10 +195,10 @@ def test_a_damaged_judgments_file_is_reported_and_left_alone(
     assert "damaged" in window.quality.status.text()
     assert "out of range" in window.quality.status.text()
 
-    window.table.select_row(0)
+    drive(window).select(0)
     qtbot.keyClick(window.table, "1")
     assert tsv.read_text("utf-8") == damaged  # not overwritten
-    assert window.statusBar().currentMessage().startswith("Not graded:")
+    assert drive(window).status().startswith("Not graded:")
     assert cell(window, 0, Column.GRADE) == ""
 
 
@@ -213,10 +214,10 @@ def test_grading_the_recent_notes_listing_is_refused(
     window = make_window(fake_provider, sample_copy)
     wait_for_results(qtbot, window, "", lambda w: _at_least(w.proxy.rowCount(), 1))
     window.table.setFocus()
-    window.table.select_row(0)
+    drive(window).select(0)
     qtbot.keyClick(window.table, key)
     assert not judgments_path(sample_copy.resolve(), str(data_dir)).exists()
-    assert window.statusBar().currentMessage().startswith("Type a query first")
+    assert drive(window).status().startswith("Type a query first")
 
 
 def _at_least(value: int, least: int) -> None:
@@ -256,7 +257,7 @@ def test_the_window_s_query_is_answered_while_the_dock_scores_a_large_judged_set
     embedder = GatedEmbedder()
     window = make_window(EmbedderProvider.of(embedder), sample_copy)
     wait_indexed(qtbot, window)
-    window.set_query(QUERY)
+    drive(window).set_query(QUERY)
     wait_for_results(qtbot, window, QUERY)
 
     order: list[str] = []
@@ -265,7 +266,7 @@ def test_the_window_s_query_is_answered_while_the_dock_scores_a_large_judged_set
     embedder.gated = judged[0]  # the dock's first question waits in the model
     window.quality.show()
     qtbot.waitUntil(embedder.entered.is_set, timeout=SAFETY_MS)
-    window.set_query("cdn purge")  # asked while the dock is scoring
+    drive(window).set_query("cdn purge")  # asked while the dock is scoring
     embedder.released.set()
     qtbot.waitUntil(lambda: _equal("quality" in order, True), timeout=SAFETY_MS)
     assert order.index("search: cdn purge") < order.index("quality"), order
@@ -289,8 +290,8 @@ def test_a_grade_shows_at_once_and_reaches_the_file_off_the_gui_thread(
 
     run_in_pool(hold, pool=window.quality.judging.pool)
     assert busy.wait(SAFETY_MS / 1000)
-    window.table.select_row(0)
-    first = window.shown_paths()[0]
+    drive(window).select(0)
+    first = drive(window).rows()[0]
     qtbot.keyClick(window.table, "3")
     assert cell(window, 0, Column.GRADE) == "3"  # shown at once …
     assert not tsv.exists()  # … while the file waits for the grading thread

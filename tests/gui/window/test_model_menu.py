@@ -18,6 +18,7 @@ from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.gui.window.main_window import MainWindow
 from explorer.index.model_choice import MULTILINGUAL, choose_model, chosen_model
 from tests.gui.conftest import wait_for_results
+from tests.gui.driver import drive
 
 WindowFactory = Callable[..., MainWindow]
 Write = Callable[[str, str | bytes], Path]
@@ -43,14 +44,14 @@ def test_choosing_a_model_remembers_it_for_the_vault_and_opens_the_vault_with_it
     data_dir: Path,
 ) -> None:
     window = make_window(fake_provider, german)
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     window.use_model(MULTILINGUAL)  # what the menu does once the user said yes
     assert chosen_model(german, data_dir) == MULTILINGUAL
     assert window.provider.name == MULTILINGUAL and window.around.model == MULTILINGUAL
     window.model_menu.refresh()
     assert window.model_menu.actions[MULTILINGUAL].isChecked()
     # The vault was opened again: words are still searched (whether or not the extra loads).
-    window.set_query("Dateien komprimieren")
+    drive(window).set_query("Dateien komprimieren")
 
     def found(w: MainWindow) -> None:
         assert w.response is not None and [h.path for h in w.response.hits][:1] == ["gzip.md"]

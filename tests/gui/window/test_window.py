@@ -39,6 +39,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.driver import drive
 from tests.sample_vault_facts import (
     ERROR_PASTE_QUERY,
     ERROR_PASTE_TARGET,
@@ -73,9 +74,9 @@ def test_typing_a_query_shows_hits_after_one_debounced_search(
     # Seven keystrokes, and no search of "t", "ta", "tar"…: only the whole query (debounced).
     assert requested and set(requested) == {TAR_QUERY}
     # The preview shows the selected (first) note, its explanation included.
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, TAR_TARGET))
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), TAR_TARGET))
     assert "Fused rank 1" in window.preview.explain.toPlainText()
-    assert "tar czf" in window.preview.note.toPlainText()
+    assert "tar czf" in drive(window).preview_text()
 
 
 def test_enter_searches_at_once_and_error_pastes_are_plain_text(
@@ -85,7 +86,7 @@ def test_enter_searches_at_once_and_error_pastes_are_plain_text(
     window.search_field.setText(ERROR_PASTE_QUERY)
     qtbot.keyClick(window.search_field, Qt.Key.Key_Return)
     assert not window.debounce.isActive()
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     wait_for_results(
         qtbot,
         window,
@@ -100,33 +101,33 @@ def test_changing_a_weight_reorders_rows_without_a_new_search(
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     query = "deploy rollback checklist"
-    window.set_query(query)
+    drive(window).set_query(query)
     wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
     requested = record_searches(window)
-    before = window.shown_paths()
+    before = drive(window).rows()
     shown: list[object] = []
     window.resultsShown.connect(shown.append)
 
     window.fusion.w_fts_box.setValue(0.0)  # only the vector list counts now
-    moves = [cell(window, r, Column.MOVE) for r in range(window.proxy.rowCount())]
+    moves = [cell(window, r, Column.MOVE) for r in range(drive(window).row_count())]
     assert any(m.startswith("↑") for m in moves) and any(m.startswith("↓") for m in moves)
     window.fusion.w_vec_box.setValue(0.5)
 
     assert len(shown) == 2  # re-fused synchronously, once per edit
-    after = window.shown_paths()
+    after = drive(window).rows()
     assert after != before
-    assert window.response is not None
-    fresh = [h for h in window.response.hits if h.status != "stale"]  # stale ones go last
+    assert drive(window).response() is not None
+    fresh = [h for h in drive(window).response().hits if h.status != "stale"]  # stale ones go last
     vector_ranks = [h.vector_rank for h in fresh]
     ranked = [r for r in vector_ranks if r is not None]
     assert ranked == sorted(ranked) and vector_ranks[: len(ranked)] == ranked
     # The similarity floor and the depth are live too, up to the depth fetched.
     window.fusion.depth_box.setValue(5)
-    assert window.proxy.rowCount() <= 10
+    assert drive(window).row_count() <= 10
     window.fusion.reset()
     default = SearchOptions()
     assert window.fusion.options().k == default.k and window.fusion.options().w_fts == default.w_fts
-    assert window.shown_paths() == before
+    assert drive(window).rows() == before
     assert requested == []  # not one new search for all of that
 
 
@@ -136,7 +137,7 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     query = "deploy rollback checklist"
-    window.set_query(query)
+    drive(window).set_query(query)
     wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
     requested = record_searches(window)
     explain = window.preview.explain.toPlainText()
@@ -145,9 +146,9 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
 
     window.fusion.method_box.setCurrentIndex(window.fusion.method_box.findData("rrf"))
     assert requested == []  # re-fused from the cached lists
-    assert window.options().fusion == "rrf" and window.fusion.k_box.isEnabled()
-    assert window.response is not None and window.response.options.fusion == "rrf"
-    top = window.response.hits[0]
+    assert drive(window).options().fusion == "rrf" and window.fusion.k_box.isEnabled()
+    assert drive(window).response() is not None and drive(window).response().options.fusion == "rrf"
+    top = drive(window).response().hits[0]
     assert sum(top.contributions.values()) == pytest.approx(top.fused_score)
     assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
     explain = window.preview.explain.toPlainText()
@@ -155,7 +156,7 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     assert f"= {top.fused_score:.5f}" in explain
 
     window.fusion.reset()
-    assert window.options().fusion == SearchOptions().fusion == "calibrated"
+    assert drive(window).options().fusion == SearchOptions().fusion == "calibrated"
     assert not window.fusion.k_box.isEnabled()
 
 
@@ -163,21 +164,21 @@ def test_the_hit_the_reader_selected_stays_selected_until_a_new_query(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    window.set_query("deploy")
+    drive(window).set_query("deploy")
     wait_for_results(qtbot, window, "deploy", lambda w: _assert_more_than(w.proxy.rowCount(), 3))
-    assert window.table.current_hit() is not None  # the top hit, selected for the reader
-    chosen = window.shown_paths()[2]
-    window.table.select_row(2)
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, chosen))
+    assert drive(window).current_hit() is not None  # the top hit, selected for the reader
+    chosen = drive(window).rows()[2]
+    drive(window).select(2)
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), chosen))
     window.fusion.w_fts_box.setValue(0.3)  # re-fused: the rows may move, the choice stays
-    assert window.response is not None and window.response.options.w_fts == 0.3
-    assert chosen in window.shown_paths()
-    hit = window.table.current_hit()
+    assert drive(window).response() is not None and drive(window).response().options.w_fts == 0.3
+    assert chosen in drive(window).rows()
+    hit = drive(window).current_hit()
     assert hit is not None and hit.path == chosen
-    window.set_query("backup")
+    drive(window).set_query("backup")
     wait_for_results(qtbot, window, "backup")
-    hit = window.table.current_hit()
-    assert hit is not None and hit.path == window.shown_paths()[0] != chosen
+    hit = drive(window).current_hit()
+    assert hit is not None and hit.path == drive(window).rows()[0] != chosen
 
 
 @pytest.mark.slow
@@ -186,9 +187,9 @@ def test_a_file_written_while_the_window_is_open_appears(
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     query = "quetzalcoatl"
-    window.set_query(query)
+    drive(window).set_query(query)
     wait_for_results(qtbot, window, query)
-    assert "inbox/feathered-serpent.md" not in window.shown_paths()
+    assert "inbox/feathered-serpent.md" not in drive(window).rows()
     (sample_copy / "inbox" / "feathered-serpent.md").write_text(
         "# Feathered serpent\n\nNotes on Quetzalcoatl for the museum trip.\n", encoding="utf-8"
     )
@@ -207,16 +208,16 @@ def test_banner_says_why_when_there_is_no_model(
 ) -> None:
     provider = EmbedderProvider.disabled("semantic search is switched off")
     window = open_sample(qtbot, make_window, provider, sample_copy)
-    window.set_query(TAR_QUERY)
+    drive(window).set_query(TAR_QUERY)
     wait_for_results(qtbot, window, TAR_QUERY)
     assert window.banner.isVisible()
-    assert "unavailable" in window.banner.message() and "switched off" in window.banner.message()
-    hybrid = window.shown_paths()
+    assert "unavailable" in drive(window).banner() and "switched off" in drive(window).banner()
+    hybrid = drive(window).rows()
     assert {window.proxy.index(r, 0).data(Role.SOURCE) for r in range(len(hybrid))} == {"fts"}
-    window.set_mode("fts")  # Hybrid showed exactly the lexical result
-    assert window.shown_paths() == hybrid and not window.banner.isVisible()
-    window.set_mode("semantic")
-    assert window.proxy.rowCount() == 0 and window.banner.isVisible()
+    drive(window).set_mode("fts")  # Hybrid showed exactly the lexical result
+    assert drive(window).rows() == hybrid and not window.banner.isVisible()
+    drive(window).set_mode("semantic")
+    assert drive(window).row_count() == 0 and window.banner.isVisible()
     assert "unavailable" in window.empty.text()
 
 
@@ -239,22 +240,22 @@ def test_keyboard_alone(
     wait_for_results(qtbot, window, "backup", lambda w: _assert_more_than(w.proxy.rowCount(), 1))
     qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
     assert window.table.hasFocus()
-    first = window.shown_paths()[0]
+    first = drive(window).rows()[0]
     qtbot.keyClick(window.table, Qt.Key.Key_Down)
-    second = window.table.current_hit()
-    assert second is not None and second.path == window.shown_paths()[1] != first
+    second = drive(window).current_hit()
+    assert second is not None and second.path == drive(window).rows()[1] != first
     qtbot.keyClick(window.table, Qt.Key.Key_Return)
     assert [u.toLocalFile() for u in opened] == [str(sample_copy.resolve() / second.path)]
     qtbot.keyClick(window.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == str(sample_copy.resolve() / second.path)
     qtbot.keyClick(window.table, Qt.Key.Key_Escape)  # Esc in the results: back to the query
-    assert window.search_field.hasFocus() and window.search_field.text() == "backup"
+    assert window.search_field.hasFocus() and drive(window).query() == "backup"
     qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
-    assert window.table.hasFocus() and window.table.current_hit() == second
+    assert window.table.hasFocus() and drive(window).current_hit() == second
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
     assert window.search_field.hasFocus() and window.search_field.selectedText() == "backup"
     qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)
-    assert window.search_field.text() == ""
+    assert drive(window).query() == ""
     wait_for_results(qtbot, window, "", lambda w: _assert_equal(w.response.listing, True))  # type: ignore[union-attr]
 
 
@@ -262,16 +263,16 @@ def test_clicking_a_tag_in_the_preview_adds_a_filter(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    window.set_query("purge")
+    drive(window).set_query("purge")
     wait_for_results(qtbot, window, "purge")
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "ops/cdn-purge.md"))
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "ops/cdn-purge.md"))
     _click_text(qtbot, window.preview.note, "#ops")
     wait_for_results(qtbot, window, "purge tag:ops")
-    assert set(window.shown_paths()) <= TAG_OPS_NOTES
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "ops/cdn-purge.md"))
+    assert set(drive(window).rows()) <= TAG_OPS_NOTES
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "ops/cdn-purge.md"))
     _click_text(qtbot, window.preview.note, "ops")  # the folder in the breadcrumb
     wait_for_results(qtbot, window, "purge tag:ops path:ops/")
-    assert all(p.startswith("ops/") for p in window.shown_paths())
+    assert all(p.startswith("ops/") for p in drive(window).rows())
 
 
 @pytest.mark.slow
@@ -282,8 +283,8 @@ def test_results_of_a_superseded_search_are_dropped(
     wait_for_results(qtbot, window, "")
     shown: list[str] = []
     window.resultsShown.connect(lambda r: shown.append(r.query))
-    window.set_query("cdn")
-    window.set_query("backups")
+    drive(window).set_query("cdn")
+    drive(window).set_query("backups")
     wait_for_results(qtbot, window, "backups")
     assert shown == ["backups"]
 
@@ -328,7 +329,7 @@ def test_settings_persist_between_sessions(
     gui_settings: Settings,
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     window.fusion.k_box.setValue(20)
     window.fusion.w_vec_box.setValue(0.5)
     window.splitter.setSizes([500, 900])
@@ -358,7 +359,7 @@ def test_a_bad_saved_setting_opens_the_window_on_the_default_with_a_notice(
     window.show()
     assert window.fusion.options().depth == SearchOptions().depth
     assert window.fusion.options().w_fts == 0.4  # the good value next to it is kept
-    assert "depth must be between 1 and 1000" in window.statusBar().currentMessage()
+    assert "depth must be between 1 and 1000" in drive(window).status()
     said = [r for r in caplog.records if "depth must be between 1 and 1000" in r.getMessage()]
     assert len(said) == 1 and said[0].levelname == "WARNING" and said[0].exc_info is None
 
@@ -386,9 +387,9 @@ def test_closing_the_window_interrupts_a_search_held_inside_sqlite(
     reader = window.session.reader
     assert reader.db is not None
     hold = Hold(reader.db.conn)
-    window.set_query("cdn purge deploy")
+    drive(window).set_query("cdn purge deploy")
     qtbot.waitUntil(lambda: _assert_equal(hold.entered, 1), timeout=SAFETY_MS)
-    assert window.summary.text() == "searching…"
+    assert drive(window).summary() == "searching…"
     window.close()  # waits for the interrupted search only: it ends at once
     assert reader.cancelled == 1
     assert reader.db is None  # the reader thread went on to close the connection
@@ -410,10 +411,10 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     (vault / "bad\u202efdp.md").write_bytes(b"\x89PNG\r\n\x00\x00binary")
     window = make_window(fake_provider, vault)
     wait_indexed(qtbot, window)
-    window.set_mode("fts")
-    window.set_query("deploy")
+    drive(window).set_mode("fts")
+    drive(window).set_query("deploy")
     wait_for_results(qtbot, window, "deploy", lambda w: _assert_equal(len(w.shown_paths()), 2))
-    evil = window.shown_paths().index("evil\u202egpj.md")
+    evil = drive(window).rows().index("evil\u202egpj.md")
     titled = 1 - evil
     assert cell(window, evil, Column.PATH) == "evil\\u202egpj.md"
     assert cell(window, evil, Column.TITLE) == "evil\\u202egpj"
@@ -423,14 +424,14 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     assert "evil\\u202egpj" in tip and "\u202e" not in tip
     assert window.windowTitle() == "v\\u202eault — Vault Explorer"
     # The preview: its title and the breadcrumb of the path.
-    window.table.select_row(titled)
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "sub\u202edir/t.md"))
+    drive(window).select(titled)
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "sub\u202edir/t.md"))
     assert "Ti\\u202etle\\x1b[41m" in window.preview.title.text()
-    header = window.preview.note.toPlainText().split("\n")[0]
+    header = drive(window).preview_text().split("\n")[0]
     assert "sub\\u202edir" in header and "\u202e" not in header
     # The status bar and the skipped-files dialog.
     window.copy_path(window.model.hits[window.model.row_of("evil\u202egpj.md")])
-    message = window.statusBar().currentMessage()
+    message = drive(window).status()
     assert "evil\\u202egpj.md" in message and "\u202e" not in message
     assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
     qtbot.waitUntil(lambda: _assert_equal(len(window.health.skipped if window.health else ()), 1))
@@ -455,7 +456,7 @@ def _assert_more_than(a: float, b: float) -> None:
 
 
 def _assert_both_lists(window: MainWindow) -> None:
-    response = window.response
+    response = drive(window).response()
     assert response is not None and response.semantic.available
     sources = {h.source for h in response.hits}
     assert "both" in sources and len(response.hits) > 5
@@ -485,9 +486,9 @@ def test_switching_vaults_and_the_recent_list(
     other.mkdir()
     (other / "only-here.md").write_text("# Only here\n\nA lonely note.\n", encoding="utf-8")
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    window.open_vault(other)
+    drive(window).open_vault(other)
     wait_indexed(qtbot, window)
-    window.set_query("lonely")
+    drive(window).set_query("lonely")
     wait_for_results(
         qtbot, window, "lonely", lambda w: _assert_equal(w.shown_paths(), ["only-here.md"])
     )
@@ -520,7 +521,7 @@ def test_dark_theme_repaints_the_tints_for_a_dark_palette(
     assert isinstance(app, QApplication)
     palette, style = app.palette(), app.style().name()
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    window.set_query("cdn purge")
+    drive(window).set_query("cdn purge")
     wait_for_results(qtbot, window, "cdn purge", lambda w: _assert_equal(w.model.tinted, True))
     try:
         window.set_theme("dark")
@@ -544,7 +545,7 @@ def test_the_results_pane_minimum_does_not_follow_the_mode(
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     left = window.splitter.widget(0)
     hybrid = left.minimumSizeHint().width()
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     qtbot.waitUntil(lambda: window.legend.note.text() != "")
     assert left.minimumSizeHint().width() == hybrid
     qtbot.waitUntil(lambda: window.legend.note.width() >= window.legend.note.sizeHint().width())
@@ -565,14 +566,14 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
     window = open_sample(qtbot, make_window, fake_provider, vault)
     opened: list[QUrl] = []
     window.open_url = opened.append  # type: ignore[method-assign,assignment]
-    window.set_query(TAR_QUERY)
+    drive(window).set_query(TAR_QUERY)
     wait_for_results(qtbot, window, TAR_QUERY)
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, TAR_TARGET))
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), TAR_TARGET))
     expected = (
         f"obsidian://open?vault=My%20%231%20%26%20notes&file={TAR_TARGET.replace('/', '%2F')}"
     )
 
-    hit = window.table.current_hit()
+    hit = drive(window).current_hit()
     assert hit is not None and hit.path == TAR_TARGET
     menu = window.table.grade_menu(hit)
     texts = [a.text() for a in menu.actions()]
@@ -590,12 +591,12 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
     plain = tmp_path / "plain"
     plain.mkdir()
     (plain / "only-here.md").write_text("# Only here\n\nA lonely note.\n", encoding="utf-8")
-    window.open_vault(plain)
+    drive(window).open_vault(plain)
     wait_indexed(qtbot, window)
-    window.set_query("lonely")
+    drive(window).set_query("lonely")
     wait_for_results(qtbot, window, "lonely")
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, "only-here.md"))
-    hit = window.table.current_hit()
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "only-here.md"))
+    hit = drive(window).current_hit()
     assert hit is not None
     assert "Open in O&bsidian" not in [a.text() for a in window.table.grade_menu(hit).actions()]
     note_menu = window.preview.note.context_menu(window.preview.note.viewport().rect().center())

@@ -20,6 +20,7 @@ from explorer.gui.window.settings import Settings
 from explorer.index import db as db_module
 from explorer.live import writer as writer_module
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
+from tests.gui.driver import drive
 
 
 @pytest.fixture
@@ -45,7 +46,7 @@ def test_a_model_that_arrives_late_is_shown_and_searched_with_at_once(
 
     provider = EmbedderProvider("fake-bow-64", load)
     window = make_window(provider, sample_copy)
-    window.set_query("cdn purge")
+    drive(window).set_query("cdn purge")
 
     def lexical_meanwhile(w: MainWindow) -> None:
         assert provider.state is ModelState.LOADING
@@ -108,7 +109,7 @@ def test_a_locked_index_is_shown_as_the_machine_with_what_to_do(
     monkeypatch.setattr(db_module, "BUSY_TIMEOUT_MS", 200)  # said after 0.2 s, not 30
     window = make_window(EmbedderProvider.of(FakeEmbedder()), sample_copy)
     wait_indexed(qtbot, window)
-    window.set_mode("fts")  # no semantic message in the banner: only the index's
+    drive(window).set_mode("fts")  # no semantic message in the banner: only the index's
     assert window.live is not None
     locker = sqlite3.connect(window.live.db_path, isolation_level=None)
     locker.execute("BEGIN IMMEDIATE")  # another program writing the index
@@ -116,7 +117,7 @@ def test_a_locked_index_is_shown_as_the_machine_with_what_to_do(
         (sample_copy / "inbox" / "new.md").write_text("# New\n\nsaved while locked\n")
 
         def told() -> None:
-            message = window.banner.message()
+            message = drive(window).banner()
             assert "The index is not being kept current</b>" in message, message
             assert "is busy" in message and "try again" in message and "bug" not in message
             # The status bar follows the health the banner was told from: on a loaded machine
@@ -141,7 +142,7 @@ def test_a_bug_in_the_live_index_is_shown_as_a_bug(
 ) -> None:
     window = make_window(EmbedderProvider.of(FakeEmbedder()), sample_copy)
     wait_indexed(qtbot, window)
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("a mistake in the sync")
@@ -150,7 +151,7 @@ def test_a_bug_in_the_live_index_is_shown_as_a_bug(
     (sample_copy / "inbox" / "new.md").write_text("# New\n\nsaved into a bug\n")
 
     def told() -> None:
-        message = window.banner.message()
+        message = drive(window).banner()
         assert "not being kept current because of a bug</b>" in message, message
         assert "RuntimeError: a mistake in the sync" in message and "report it" in message
 
@@ -159,7 +160,7 @@ def test_a_bug_in_the_live_index_is_shown_as_a_bug(
 
 
 def _assert_hidden(window: MainWindow) -> None:
-    assert not window.banner.isVisible(), window.banner.message()
+    assert not window.banner.isVisible(), drive(window).banner()
 
 
 def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
@@ -172,7 +173,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
     qtbot.waitUntil(  # (the last count reaches the window after the index is idle)
         lambda: status.counts.toolTip() == "<p>51 of 51 notes searchable by meaning</p>"
     )
-    action = window.action(Action.PAUSE_EMBEDDING)
+    action = drive(window).action(Action.PAUSE_EMBEDDING)
     assert action.isCheckable() and not action.isChecked()
     action.trigger()
     assert window.live is not None and window.live.embedding_paused
@@ -199,7 +200,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
 
     # Checked, it holds the embedding of a vault opened next too.
     action.trigger()
-    window.open_vault(sample_copy)
+    drive(window).open_vault(sample_copy)
     assert window.live is not None and window.live.embedding_paused
 
 
@@ -215,9 +216,9 @@ def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(
     window.resize(1400, 860)
     window.show()
     qtbot.waitExposed(window)
-    window.action(Action.PAUSE_EMBEDDING).setChecked(True)
-    window.open_vault(sample_copy)
-    window.set_query("deploy")
+    drive(window).action(Action.PAUSE_EMBEDDING).setChecked(True)
+    drive(window).open_vault(sample_copy)
+    drive(window).set_query("deploy")
     codes: list[int] = []
     target = tmp_path / "paused.png"
     driver = ScreenshotDriver(window, target, "deploy", 120, codes.append)

@@ -29,6 +29,7 @@ from tests.gui.conftest import (
     wait_for_results,
     wait_indexed,
 )
+from tests.gui.driver import drive
 from tests.gui.helpers import calibrated_window, search
 from tests.sample_vault_facts import PARAPHRASE_QUERY, PARAPHRASE_TARGET, STALE_QUERY
 
@@ -54,8 +55,8 @@ def test_real_model_window(
     wait_for_results(qtbot, window, PARAPHRASE_QUERY, paraphrase_found)
     assert window.proxy.index(0, 0).data(Role.SOURCE) == "vector"
     assert cell(window, 0, Column.FTS_RANK) == "—" and cell(window, 0, Column.VEC_RANK) == "1"
-    assert window.response is not None
-    top = window.response.hits[0]
+    assert drive(window).response() is not None
+    top = drive(window).response().hits[0]
     # calibrated: the vector evidence (weight 1), a modest cosine far above the vault's bulk
     assert cell(window, 0, Column.VEC_CONTRIB) == f"{top.contributions['vector']:.5f}"
     assert 0 < top.fused_score < 1
@@ -67,17 +68,17 @@ def test_real_model_window(
     window.fusion.apply_preset(PRESETS["convex"])
     qtbot.waitUntil(lambda: _assert_rows(window, 1))
     window.fusion.min_rel_box.setValue(0.0)
-    assert window.proxy.rowCount() > 1
+    assert drive(window).row_count() > 1
     colours = tints(window.table.palette())
     amber = row_pixel(window, unselected_row_with(window, "vector"))
     expected = colours.vector
-    if window.response is not None and window.response.close_match is False:
+    if drive(window).response() is not None and drive(window).response().close_match is False:
         # a modest paraphrase under the calibrated bar: its rows are muted, still amber
         expected = washed(colours.vector, window.table.palette().base().color())
     assert amber == expected, amber.name()
 
     # A query both lists answer, with a similarity floor: lexical-only rows are painted blue.
-    window.set_query(STALE_QUERY)
+    drive(window).set_query(STALE_QUERY)
     wait_for_results(qtbot, window, STALE_QUERY)
     requested = record_searches(window)
     window.fusion.min_sim_box.setValue(0.35)
@@ -87,16 +88,16 @@ def test_real_model_window(
     assert row_pixel(window, both_row) == window.table.palette().color(
         window.table.palette().ColorRole.Base
     )
-    for row in range(window.proxy.rowCount()):
+    for row in range(drive(window).row_count()):
         for column in (Column.FUSED, Column.FTS_CONTRIB, Column.VEC_CONTRIB):
             text = cell(window, row, column)
             # Five decimals; convex scores reach 1 (a note best in both lists).
             assert text == "—" or re.fullmatch(r"[01]\.\d{5}", text), text
 
     # Changing a weight re-orders the rows from the cached lists: no new search.
-    before = window.shown_paths()
+    before = drive(window).rows()
     window.fusion.w_fts_box.setValue(0.0)
-    assert window.shown_paths() != before
+    assert drive(window).rows() != before
     assert requested == []
 
     # A note written now is indexed, embedded and shown, found by both lists.
@@ -107,7 +108,7 @@ def test_real_model_window(
         encoding="utf-8",
     )
     window.fusion.reset()
-    window.set_query("zebra crossing paint")
+    drive(window).set_query("zebra crossing paint")
 
     def new_note_found(w: MainWindow) -> None:
         row = row_of(w, "travel/zebra-crossing.md")
@@ -125,23 +126,23 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
 ) -> None:
     window = calibrated_window(qtbot, make_window, real_provider, seeded_sample)
     search(qtbot, window, "asdfgh qwerty")
-    assert window.response is not None and window.response.hits
-    assert window.response.close_match is False
+    assert drive(window).response() is not None and drive(window).response().hits
+    assert drive(window).response().close_match is False
     assert window.no_match.isVisible() and "No close match for ‘asdfgh qwerty’" in (
         window.no_match.text()
     )
     assert all(
         window.proxy.index(row, Column.TITLE).data(Role.MUTED)
-        for row in range(window.proxy.rowCount())
+        for row in range(drive(window).row_count())
     )
 
     search(qtbot, window, "how do I keep my sourdough starter alive")
-    assert window.response is not None and window.response.close_match is True
-    assert window.shown_paths()[0] == "recipes/sourdough-starter.md"
+    assert drive(window).response() is not None and drive(window).response().close_match is True
+    assert drive(window).rows()[0] == "recipes/sourdough-starter.md"
     assert not window.no_match.isVisible()
     assert not any(
         window.proxy.index(row, Column.TITLE).data(Role.MUTED)
-        for row in range(window.proxy.rowCount())
+        for row in range(drive(window).row_count())
     )
 
 
@@ -153,7 +154,7 @@ def test_banner_when_the_model_cannot_load(
     (bad / "config.json").write_text("{ not json", encoding="utf-8")
     provider = shared_provider(str(bad))  # what `--model PATH` gives the window
     window = make_window(provider, sample_copy)
-    window.set_query("cdn purge")
+    drive(window).set_query("cdn purge")
 
     def degraded(w: MainWindow) -> None:
         assert provider.state == ModelState.FAILED
@@ -197,4 +198,4 @@ def test_screenshot_command_saves_the_window(
 
 
 def _assert_rows(window: MainWindow, count: int) -> None:
-    assert window.proxy.rowCount() == count
+    assert drive(window).row_count() == count

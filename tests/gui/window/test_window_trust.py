@@ -21,6 +21,7 @@ from tests.gui.conftest import (
     unselected_row_with,
     wait_for_results,
 )
+from tests.gui.driver import drive
 from tests.gui.helpers import calibrated_window, search
 
 GIBBERISH = "asdfgh qwerty"
@@ -33,7 +34,7 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
 ) -> None:
     window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
     search(qtbot, window, GIBBERISH)
-    response = window.response
+    response = drive(window).response()
     assert response is not None and response.close_match is False and response.hits
     assert window.no_match.isVisible()
     assert window.no_match.text() == (
@@ -49,7 +50,7 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
     assert row_pixel(window, row) == washed(tints().vector, base)
 
     search(qtbot, window, REAL)
-    response = window.response
+    response = drive(window).response()
     assert response is not None and response.close_match is True
     assert not window.no_match.isVisible() and not window.model.muted
     assert window.proxy.index(0, Column.TITLE).data(Role.MUTED) is False
@@ -63,14 +64,14 @@ def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
     window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
     search(qtbot, window, GIBBERISH)
     assert window.no_match.isVisible()
-    window.set_query("")
+    drive(window).set_query("")
     wait_for_results(qtbot, window, "")
     assert not window.no_match.isVisible() and not window.model.muted  # recent notes: no verdict
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     partial = "rollback zebra"  # one word in some notes, one in none: the any-word pass
-    window.set_query(partial)
+    drive(window).set_query(partial)
     wait_for_results(qtbot, window, partial)
-    response = window.response
+    response = drive(window).response()
     assert response is not None and response.hits and response.close_match is False
     assert window.no_match.text() == (
         "No close match for ‘rollback zebra’: the hits are only the nearest notes in words"
@@ -84,7 +85,7 @@ def test_the_distributions_follow_the_results_and_the_selection(
     window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
     search(qtbot, window, REAL)
     panel = window.distributions
-    response = window.response
+    response = drive(window).response()
     assert response is not None and response.spread is not None
     assert panel.isVisible() and panel.data.notes == response.spread.notes
     assert sum(panel.data.bins) == response.spread.notes
@@ -92,13 +93,13 @@ def test_the_distributions_follow_the_results_and_the_selection(
     assert {m.path for m in panel.data.cosines} == vector_hits
     lexical = {m.path for marks in panel.data.bm25.values() for m in marks if m.hit}
     assert lexical == {h.path for h in response.hits if h.fts_rank is not None}
-    qtbot.waitUntil(lambda: _assert_equal(panel.selected, window.shown_paths()[0]))
-    window.table.select_row(2)
-    assert panel.selected == window.shown_paths()[2]
-    window.set_mode("fts")
+    qtbot.waitUntil(lambda: _assert_equal(panel.selected, drive(window).rows()[0]))
+    drive(window).select(2)
+    assert panel.selected == drive(window).rows()[2]
+    drive(window).set_mode("fts")
     qtbot.waitUntil(lambda: _assert_equal(panel.data.has_vector, False))
     assert panel.data.has_lexical
-    window.action(Action.DISTRIBUTIONS).trigger()  # View ▸ Score Distributions off
+    drive(window).trigger(Action.DISTRIBUTIONS)  # View ▸ Score Distributions off
     assert not panel.isVisible()
 
 
@@ -130,13 +131,13 @@ def test_a_laptop_window_shows_titles_the_share_bar_and_the_whole_explain_block(
     assert table.columnViewportPosition(Column.SHARE) >= 0 and share_end <= table.viewport().width()
     assert not table.horizontalScrollBar().isVisible()
     # The explain block shows all its lines: no scroll bar of its own.
-    qtbot.waitUntil(lambda: _assert_equal(window.preview.shown_path, window.shown_paths()[0]))
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), drive(window).rows()[0]))
     explain = window.preview.explain
     assert "Calibrated" in explain.toPlainText()
     qtbot.waitUntil(lambda: _assert_equal(explain.verticalScrollBar().maximum(), 0))
     assert not explain.verticalScrollBar().isVisible()
     # The legend keeps its note whole beside it in Lexical mode.
-    window.set_mode("fts")
+    drive(window).set_mode("fts")
     note = window.legend.note
     qtbot.waitUntil(lambda: _assert_equal(note.text(), "(tints mark Hybrid results)"))
     qtbot.waitUntil(lambda: _assert_equal(note.width() >= note.sizeHint().width(), True))
