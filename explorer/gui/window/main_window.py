@@ -73,17 +73,12 @@ from explorer.gui.results.compare_bar import CompareBar, Pair
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results.results_view import ResultsView
+from explorer.gui.statusbar.banner import Banner, banner_text, problem_text
+from explorer.gui.statusbar.index_status import IndexStatus, model_text
+from explorer.gui.statusbar.legend import Legend
+from explorer.gui.statusbar.no_close_match import NoCloseMatch
 from explorer.gui.statusbar.stall import StallMonitor
-from explorer.gui.statusbar.status_widgets import (
-    Banner,
-    IndexStatus,
-    Legend,
-    NoCloseMatch,
-    banner_text,
-    model_text,
-    problem_text,
-    summary_text,
-)
+from explorer.gui.statusbar.summary import summary_text
 from explorer.gui.window import settings as opt
 from explorer.gui.window.actions import Action, make_actions
 from explorer.gui.window.menus import build_menus

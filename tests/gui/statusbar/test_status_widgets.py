@@ -9,13 +9,9 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QHBoxLayout, QStatusBar, QWidget
 from pytestqt.qtbot import QtBot
 
-from explorer.gui.statusbar.status_widgets import (
-    QUOTED_QUERY,
-    ElidedLabel,
-    IndexStatus,
-    ProgressBar,
-    no_close_match_text,
-)
+from explorer.gui.statusbar.elided import ElidedLabel, ProgressBar
+from explorer.gui.statusbar.index_status import IndexStatus
+from explorer.gui.statusbar.no_close_match import QUOTED_QUERY, no_close_match_text
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.status import IndexReport
 from explorer.live import EmbeddingHealth, EmbeddingState, Health, WatcherHealth, WatcherState
