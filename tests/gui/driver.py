@@ -14,6 +14,9 @@ from weakref import WeakKeyDictionary
 from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
+from explorer.gui.panels.skipped_dialog import SkippedDialog
+from explorer.gui.panels.sweep_panel import SweepPanel
+from explorer.gui.panels.why_not import WhyNotDialog
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
@@ -157,6 +160,20 @@ class WindowDriver:
     def compare_text(self) -> str:
         """The compare bar's line (plain text)."""
         return self.window.compare_bar.text()
+
+    # ------------------------------------------------------------------ the dialogs
+
+    def skipped_dialog(self) -> SkippedDialog | None:
+        """File ▸ Skipped Files…, once opened."""
+        return self.window.dialogs.skipped
+
+    def tune_panel(self) -> SweepPanel | None:
+        """View ▸ Tune on Judgments…, once opened."""
+        return self.window.dialogs.tune
+
+    def why_not(self) -> WhyNotDialog | None:
+        """Search ▸ Why Not This Note…, once opened."""
+        return self.window.dialogs.why_not
 
     # ------------------------------------------------------------------ the menus
 

@@ -106,7 +106,7 @@ def _pause_embedding(window: MainWindow) -> QAction:
 @add_action(Action.SKIPPED_FILES)
 def _skipped_files(window: MainWindow) -> QAction:
     action = QAction("&Skipped Files…", window)
-    action.triggered.connect(window.show_skipped)
+    action.triggered.connect(window.dialogs.show_skipped)
     return action
 
 
@@ -126,7 +126,7 @@ def _why_not(window: MainWindow) -> QAction:
     action = QAction("Why &Not This Note…", window)
     action.setShortcut(QKeySequence("Ctrl+Shift+W"))
     action.setToolTip("Every reason a note is where it is for this query and these settings")
-    action.triggered.connect(lambda: window.show_why_not())
+    action.triggered.connect(lambda: window.dialogs.show_why_not())
     return action
 
 
@@ -144,7 +144,7 @@ def _reset_fusion(window: MainWindow) -> QAction:
 def _tune(window: MainWindow) -> QAction:
     action = QAction("T&une on Judgments…", window)
     action.setToolTip("Score every fusion setting on this vault's graded queries; apply the best")
-    action.triggered.connect(window.show_tune)
+    action.triggered.connect(window.dialogs.show_tune)
     return action
 
 

@@ -24,7 +24,6 @@ from typing import Any
 from PySide6.QtCore import (
     QEvent,
     QItemSelection,
-    QMargins,
     QModelIndex,
     QRect,
     QSize,
@@ -64,9 +63,6 @@ from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import apply_theme, chosen_theme
 from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.panels.quality_panel import QualityPanel
-from explorer.gui.panels.skipped_dialog import SkippedDialog
-from explorer.gui.panels.sweep_panel import SweepPanel
-from explorer.gui.panels.why_not import WhyNotDialog
 from explorer.gui.preview.around import AroundPanel
 from explorer.gui.preview.preview import PreviewPane
 from explorer.gui.results.compare_bar import CompareBar, Pair
@@ -81,9 +77,10 @@ from explorer.gui.statusbar.stall import StallMonitor
 from explorer.gui.statusbar.summary import summary_text
 from explorer.gui.window import settings as opt
 from explorer.gui.window.actions import Action, make_actions
+from explorer.gui.window.dialogs import WindowDialogs
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
-from explorer.gui.window.placement import FRAME_GUESS, first_geometry, fit_rect, fits
+from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
 from explorer.gui.window.settings import Settings
 from explorer.home import HomeUnknown, expand_home
@@ -144,9 +141,7 @@ class MainWindow(QMainWindow):
         self._model_state: ModelState | None = None
         self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.open_url = QDesktopServices.openUrl  # tests replace it
-        self.skipped_dialog: SkippedDialog | None = None
-        self.tune_panel: SweepPanel | None = None  # View ▸ Tune on Judgments…, of one vault
-        self.why_not: WhyNotDialog | None = None  # Search ▸ Why Not This Note…, of one vault
+        self.dialogs = WindowDialogs(self)  # Skipped Files, Tune on Judgments, Why Not
         #: The geometry the window was placed at (first size or restored, fitted to the
         #: screen), until it is shown and its real frame checked (:meth:`_keep_on_screen`).
         self.placed: QRect | None = None
@@ -164,7 +159,7 @@ class MainWindow(QMainWindow):
         self.stall = StallMonitor(self)
         if stall_monitor:
             self.stall.start()
-        self._place_on_screen()
+        self.placed = place_first(self, WANTED_SIZE)
         self._restore_settings()
         # The model's state is reported when it changes (on the loader's thread, queued here).
         self.model_bridge = ModelBridge(self.provider, self)
@@ -290,7 +285,7 @@ class MainWindow(QMainWindow):
         self.table.clicked.connect(self._row_clicked)
         self.table.openRequested.connect(self.open_note)
         self.table.copyRequested.connect(self.copy_path)
-        self.table.whyRequested.connect(lambda hit: self.show_why_not(hit.path))
+        self.table.whyRequested.connect(lambda hit: self.dialogs.show_why_not(hit.path))
         self.table.gradeRequested.connect(self.grade)
         self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
         self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
@@ -305,7 +300,7 @@ class MainWindow(QMainWindow):
         self.quality.judging.changed.connect(self._show_grades)
         self.quality.judging.saved.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
-        self.index_status.skippedClicked.connect(self.show_skipped)
+        self.index_status.skippedClicked.connect(self.dialogs.show_skipped)
         self.index_status.modelOffered.connect(self.model_menu.choose)
 
     def _build_shortcuts(self) -> None:
@@ -314,27 +309,6 @@ class MainWindow(QMainWindow):
         for number, (mode, _) in enumerate(MODE_BUTTONS, start=1):
             shortcut = QShortcut(QKeySequence(f"Ctrl+{number}"), self)
             shortcut.activated.connect(lambda m=mode: self.set_mode(m))
-
-    def _place_on_screen(self) -> None:
-        """The first size: :data:`WANTED_SIZE` at most the available area of the screen the
-        window opens on (room kept for a frame not known yet), centred there."""
-        self.ensurePolished()  # the stylesheet's sizes count in the minimum
-        available = self.screen().availableGeometry()
-        self.placed = first_geometry(WANTED_SIZE, available, FRAME_GUESS, self.minimumSizeHint())
-        self.setGeometry(self.placed)
-
-    def _fit_restored(self) -> None:
-        """A restored geometry that is not within its screen's available area (saved on a
-        larger screen, or one no longer there) is shrunk and moved onto it."""
-        if self.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
-            self.placed = None  # the window manager sizes it
-            return
-        geometry = self.geometry()
-        available = self.screen().availableGeometry()
-        if not fits(geometry, available):
-            geometry = fit_rect(geometry, available, FRAME_GUESS, self.minimumSizeHint())
-            self.setGeometry(geometry)
-        self.placed = geometry
 
     def _restore_settings(self) -> None:
         s = self.settings
@@ -345,7 +319,7 @@ class MainWindow(QMainWindow):
         ):
             state = s.get(option)
             if not state.isEmpty() and restore(state) and option is opt.GEOMETRY:
-                self._fit_restored()
+                self.placed = fit_restored(self)
         options = s.search_options()
         for notice in s.notices:  # a bad saved value: its default, and one line saying so
             log.warning("%s", safe_text(notice))
@@ -750,57 +724,6 @@ class MainWindow(QMainWindow):
     def focus_search(self) -> None:
         self.search_bar.focus()
 
-    def show_skipped(self) -> None:
-        dialog = SkippedDialog(self.health, self)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        dialog.show()
-        self.skipped_dialog = dialog
-
-    def show_tune(self) -> None:
-        """View ▸ Tune on Judgments…: sweep the fusion settings on this vault's judged queries
-        (from the window's current settings); "Apply best" sets the fusion controls."""
-        if self.session is None:
-            self.statusBar().showMessage("Open a vault to tune on its judgments", 5000)
-            return
-        panel = self.tune_panel
-        if panel is None or panel.session is not self.session:
-            if panel is not None:
-                panel.stop()
-                panel.deleteLater()
-            panel = SweepPanel(self.session, self.options, self.fusion.apply_preset, self)
-            self.vaultOpened.connect(panel.vault_changed)
-            self.fusion.changed.connect(panel.current_changed)
-            self.tune_panel = panel
-            panel.start()
-        panel.show()
-        panel.raise_()
-        panel.activateWindow()
-
-    def show_why_not(self, path: str | None = None) -> WhyNotDialog | None:
-        """Search ▸ Why Not This Note… (or a hit's Why Here?): every reason a note is where it
-        is for the field's query and the settings on screen; with ``path``, explained at once."""
-        if self.session is None:
-            self.statusBar().showMessage("Open a vault to ask why a note is not shown", 5000)
-            return None
-        query, options = self.search_field.text(), self.options()
-        dialog = self.why_not
-        if dialog is None or dialog.session is not self.session:
-            if dialog is not None:
-                dialog.close()
-                dialog.deleteLater()
-            dialog = WhyNotDialog(self.session, query, options, self)
-            self.why_not = dialog
-        else:
-            dialog.set_context(query, options)
-        if path is not None:
-            dialog.explain_path(path)
-        dialog.show()
-        dialog.raise_()
-        dialog.activateWindow()
-        if path is None:
-            dialog.note_field.setFocus()
-        return dialog
-
     def set_theme(self, theme: str) -> None:
         self.settings.set(opt.THEME, theme)
         app = QApplication.instance()
@@ -822,24 +745,10 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self, self._keep_on_screen)  # not after the window is gone
 
     def _keep_on_screen(self) -> None:
-        """Once shown, with the frame the platform reports (only guessed before): a window still
-        at the size it was placed at that runs off the screen's available area is fitted onto
-        it.  A size set since (``--screenshot``'s, a test's) is left alone."""
+        """Once shown, with the frame the platform reports, fit the window onto its screen
+        (:func:`~explorer.gui.window.placement.keep_on_screen`)."""
         placed, self.placed = self.placed, None
-        if placed is None or self.size() != placed.size() or not self.isVisible():
-            return
-        if self.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen):
-            return
-        geometry, outer = self.geometry(), self.frameGeometry()
-        frame = QMargins(
-            geometry.left() - outer.left(),
-            geometry.top() - outer.top(),
-            outer.right() - geometry.right(),
-            outer.bottom() - geometry.bottom(),
-        )
-        available = self.screen().availableGeometry()
-        if not fits(geometry, available, frame):
-            self.setGeometry(fit_rect(geometry, available, frame, self.minimumSizeHint()))
+        keep_on_screen(self, placed)
 
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
@@ -850,8 +759,7 @@ class MainWindow(QMainWindow):
         self.save_settings()
         self.stall.stop()
         self.model_bridge.close()
-        if self.tune_panel is not None:
-            self.tune_panel.stop(wait=True)
+        self.dialogs.close()
         self.hide()
         self._close_session(wait=True)
         super().closeEvent(event)

@@ -14,7 +14,8 @@ frame, as ``QWidget.geometry`` gives them.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QMargins, QRect, QSize
+from PySide6.QtCore import QMargins, QRect, QSize, Qt
+from PySide6.QtWidgets import QWidget
 
 #: Room kept for a window manager's frame while it is not known: a title bar and thin borders.
 #: (Too much only leaves a strip of the desktop showing; too little hides the status bar.)
@@ -90,3 +91,51 @@ def first_geometry(
 def fits(rect: QRect, available: QRect, frame: QMargins | None = None) -> bool:
     """Whether ``rect`` with ``frame`` around it lies within ``available``."""
     return available.contains(rect.marginsAdded(QMargins() if frame is None else frame))
+
+
+#: The states in which the window manager sizes the window, not the window.
+_MANAGED = Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen
+
+
+def place_first(window: QWidget, wanted: QSize) -> QRect:
+    """The first size: ``wanted`` at most the available area of the screen ``window`` opens on
+    (room kept for a frame not known yet), centred there; the geometry it is placed at."""
+    window.ensurePolished()  # the stylesheet's sizes count in the minimum
+    available = window.screen().availableGeometry()
+    placed = first_geometry(wanted, available, FRAME_GUESS, window.minimumSizeHint())
+    window.setGeometry(placed)
+    return placed
+
+
+def fit_restored(window: QWidget) -> QRect | None:
+    """A restored geometry that is not within its screen's available area (saved on a larger
+    screen, or one no longer there) is shrunk and moved onto it; the geometry it is placed at
+    (``None``: maximised or full screen, the window manager sizes it)."""
+    if window.windowState() & _MANAGED:
+        return None
+    geometry = window.geometry()
+    available = window.screen().availableGeometry()
+    if not fits(geometry, available):
+        geometry = fit_rect(geometry, available, FRAME_GUESS, window.minimumSizeHint())
+        window.setGeometry(geometry)
+    return geometry
+
+
+def keep_on_screen(window: QWidget, placed: QRect | None) -> None:
+    """Once shown, with the frame the platform reports (only guessed before): a window still at
+    the size it was ``placed`` at that runs off the screen's available area is fitted onto it.
+    A size set since (``--screenshot``'s, a test's) is left alone."""
+    if placed is None or window.size() != placed.size() or not window.isVisible():
+        return
+    if window.windowState() & _MANAGED:
+        return
+    geometry, outer = window.geometry(), window.frameGeometry()
+    frame = QMargins(
+        geometry.left() - outer.left(),
+        geometry.top() - outer.top(),
+        outer.right() - geometry.right(),
+        outer.bottom() - geometry.bottom(),
+    )
+    available = window.screen().availableGeometry()
+    if not fits(geometry, available, frame):
+        window.setGeometry(fit_rect(geometry, available, frame, window.minimumSizeHint()))

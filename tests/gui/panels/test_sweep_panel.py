@@ -51,7 +51,7 @@ def ranking(options: SearchOptions) -> dict[str, object]:
 
 def open_panel(qtbot: QtBot, window: MainWindow) -> SweepPanel:
     drive(window).trigger(Action.TUNE)
-    panel = window.tune_panel
+    panel = drive(window).tune_panel()
     assert panel is not None and panel.isVisible()
     return panel
 

@@ -189,7 +189,7 @@ def test_the_search_menu_opens_it_on_the_window_s_query_and_settings(
         m.menu().actions() for m in window.menuBar().actions() if m.text() == "&Search"
     )
     action.trigger()
-    dialog = window.why_not
+    dialog = drive(window).why_not()
     assert dialog is not None and dialog.isVisible()
     assert dialog.query == "deploy -rollback" and dialog.options == drive(window).options()
     qtbot.waitUntil(lambda: dialog.notes_loaded, timeout=SAFETY_MS)
@@ -211,7 +211,7 @@ def test_why_here_on_a_hit_explains_that_hit(
     menu = window.table.grade_menu(hit)
     why = next(a for a in menu.actions() if a.text() == "&Why Here?")
     why.trigger()
-    dialog = window.why_not
+    dialog = drive(window).why_not()
     assert dialog is not None
     qtbot.waitUntil(
         lambda: dialog.explanation is not None and dialog.explanation.path == hit.path,

@@ -21,6 +21,7 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window import settings as opt
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import WANTED_SIZE, MainWindow
 from explorer.gui.window.placement import FRAME_GUESS, first_geometry
 from explorer.gui.window.settings import Settings
@@ -302,9 +303,9 @@ def test_skipped_files_are_listed(
     qtbot.waitUntil(listed)
     assert "1 skipped" in window.index_status.skipped.text()
     qtbot.mouseClick(window.index_status.skipped, Qt.MouseButton.LeftButton)
-    rows = window.skipped_dialog.rows()
+    rows = drive(window).skipped_dialog().rows()
     assert rows[0][0] == "inbox/photo.md" and "binary" in rows[0][2]
-    window.skipped_dialog.close()
+    drive(window).skipped_dialog().close()
 
 
 def test_status_bar_shows_the_index(
@@ -435,13 +436,13 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     assert "evil\\u202egpj.md" in message and "\u202e" not in message
     assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
     qtbot.waitUntil(lambda: _assert_equal(len(window.health.skipped if window.health else ()), 1))
-    window.show_skipped()
-    assert window.skipped_dialog is not None
-    rows = window.skipped_dialog.rows()
+    drive(window).trigger(Action.SKIPPED_FILES)
+    assert drive(window).skipped_dialog() is not None
+    rows = drive(window).skipped_dialog().rows()
     assert rows[0][0] == "bad\\u202efdp.md"
     assert all("\u202e" not in text for row in rows for text in row)
-    assert "\u202e" not in window.skipped_dialog.summary.text()
-    window.skipped_dialog.close()
+    assert "\u202e" not in drive(window).skipped_dialog().summary.text()
+    drive(window).skipped_dialog().close()
 
 
 # ----------------------------------------------------------------------------- helpers
