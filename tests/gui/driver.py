@@ -161,6 +161,36 @@ class WindowDriver:
         """The compare bar's line (plain text)."""
         return self.window.compare_bar.text()
 
+    def banner_visible(self) -> bool:
+        return self.window.banner.isVisible()
+
+    def compare_visible(self) -> bool:
+        return self.window.compare_bar.isVisible()
+
+    def no_match_visible(self) -> bool:
+        """Whether the "no close match" line shows over the results."""
+        return self.window.no_match.isVisible()
+
+    def no_match_text(self) -> str:
+        return self.window.no_match.text()
+
+    def index_counts(self) -> str:
+        """The status bar's counts (notes, vectors, pending)."""
+        return self.window.index_status.counts.text()
+
+    def column_hidden(self, column: Column) -> bool:
+        return self.window.table.isColumnHidden(column)
+
+    def search_has_focus(self) -> bool:
+        return self.window.search_field.hasFocus()
+
+    def table_has_focus(self) -> bool:
+        return self.window.table.hasFocus()
+
+    def quality_rows(self) -> list[list[str]]:
+        """The Quality panel's rows, as shown."""
+        return self.window.quality.rows()
+
     # ------------------------------------------------------------------ the dialogs
 
     def skipped_dialog(self) -> SkippedDialog | None:

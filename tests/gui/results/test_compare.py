@@ -66,12 +66,12 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     qtmodeltester: ModelTester,
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
-    assert window.table.isColumnHidden(Column.BASE) and not window.compare_bar.isVisible()
+    assert drive(window).column_hidden(Column.BASE) and not drive(window).compare_visible()
     requested = record_searches(window)
     before = drive(window).rows()
 
     window.compare_bar.pin_action.trigger()
-    assert not window.table.isColumnHidden(Column.BASE) and window.compare_bar.isVisible()
+    assert not drive(window).column_hidden(Column.BASE) and drive(window).compare_visible()
     assert _column(window, Column.BASE) == _column(window, Column.RANK)
     assert "Jaccard@10 1.00 · RBO(p=0.9) 1.00" in drive(window).compare_text()
     assert (
@@ -119,7 +119,7 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     assert requested == []  # the baseline re-fuses the cached lists too
 
     window.compare_bar.unpin_action.trigger()
-    assert window.table.isColumnHidden(Column.BASE) and not window.compare_bar.isVisible()
+    assert drive(window).column_hidden(Column.BASE) and not drive(window).compare_visible()
     assert drive(window).response() is not None and drive(window).baseline() is None
     assert drive(window).row_count() == len(drive(window).response().hits)
     assert not {"gone", "new"} & set(_column(window, Column.MOVE))
@@ -181,11 +181,11 @@ def test_ctrl_b_pins_and_ctrl_shift_b_unpins(
     qtbot.waitUntil(lambda: _focused())
     window.search_field.setFocus()
     qtbot.keyClick(window.search_field, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
-    assert drive(window).baseline() is not None and window.compare_bar.isVisible()
+    assert drive(window).baseline() is not None and drive(window).compare_visible()
     assert window.compare_bar.unpin_action.isEnabled()
     shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     qtbot.keyClick(window.search_field, Qt.Key.Key_B, shift_ctrl)
-    assert drive(window).baseline() is None and not window.compare_bar.isVisible()
+    assert drive(window).baseline() is None and not drive(window).compare_visible()
     assert not window.compare_bar.unpin_action.isEnabled()
 
 
@@ -202,7 +202,7 @@ def test_a_failed_search_leaves_nothing_compared(
     too_long = "word " * (MAX_QUERY_CHARS // 5 + 1)
     drive(window).set_query(too_long)
     qtbot.waitUntil(lambda: _assert_no_result(window))
-    assert window.compare_bar.isVisible() and window.comparison is None
+    assert drive(window).compare_visible() and window.comparison is None
     assert drive(window).compare_text().endswith(": no result to compare")
     assert drive(window).row_count() == 0
 

@@ -115,11 +115,11 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
     window.quality.updated.connect(reports.append)
 
     def scored() -> None:
-        rows = window.quality.rows()
+        rows = drive(window).quality_rows()
         assert len(rows) == 2 and rows[1][0] == QUERY, rows
 
     qtbot.waitUntil(scored, timeout=SAFETY_MS)
-    rows = window.quality.rows()
+    rows = drive(window).quality_rows()
     settings = EvalSettings(search=replace(drive(window).options(), mode="hybrid", limit=100))
     judged = {QUERY: {second: 2}}
     expected = evaluate_vault(sample_copy, judged, settings, fake_provider, str(data_dir))
@@ -145,7 +145,7 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
     assert load_judgments(tsv) == {}
     assert cell(window, row_of(window, second), Column.GRADE) == ""
     assert UNJUDGED not in [cell(window, r, Column.GRADE) for r in range(drive(window).row_count())]
-    qtbot.waitUntil(lambda: _equal(window.quality.rows(), []), timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: _equal(drive(window).quality_rows(), []), timeout=SAFETY_MS)
     assert window.quality.status.text() == EMPTY_TEXT
 
 
@@ -160,7 +160,7 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
     tsv.parent.mkdir(parents=True, exist_ok=True)
     tsv.write_text("tar backup\tnotes/none.md\t1\n", "utf-8")
     window = open_judging(qtbot, make_window, fake_provider, sample_copy)
-    qtbot.waitUntil(lambda: _equal(len(window.quality.rows()), 2), timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: _equal(len(drive(window).quality_rows()), 2), timeout=SAFETY_MS)
 
     hit = drive(window).current_hit()
     assert isinstance(hit, Hit)
@@ -170,7 +170,7 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
     with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
         next(a for a in grade_menu.actions() if a.text().startswith("&3")).trigger()
     assert load_judgments(tsv)[QUERY] == {hit.path: 3}
-    qtbot.waitUntil(lambda: _equal(len(window.quality.rows()), 3), timeout=SAFETY_MS)
+    qtbot.waitUntil(lambda: _equal(len(drive(window).quality_rows()), 3), timeout=SAFETY_MS)
 
     table = window.quality.table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "tar backup")

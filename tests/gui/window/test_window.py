@@ -211,14 +211,14 @@ def test_banner_says_why_when_there_is_no_model(
     window = open_sample(qtbot, make_window, provider, sample_copy)
     drive(window).set_query(TAR_QUERY)
     wait_for_results(qtbot, window, TAR_QUERY)
-    assert window.banner.isVisible()
+    assert drive(window).banner_visible()
     assert "unavailable" in drive(window).banner() and "switched off" in drive(window).banner()
     hybrid = drive(window).rows()
     assert {window.proxy.index(r, 0).data(Role.SOURCE) for r in range(len(hybrid))} == {"fts"}
     drive(window).set_mode("fts")  # Hybrid showed exactly the lexical result
-    assert drive(window).rows() == hybrid and not window.banner.isVisible()
+    assert drive(window).rows() == hybrid and not drive(window).banner_visible()
     drive(window).set_mode("semantic")
-    assert drive(window).row_count() == 0 and window.banner.isVisible()
+    assert drive(window).row_count() == 0 and drive(window).banner_visible()
     assert "unavailable" in window.empty.text()
 
 
@@ -235,12 +235,12 @@ def test_keyboard_alone(
     qtbot.waitUntil(lambda: _assert_equal(QGuiApplication.focusWindow() is not None, True))
     window.table.setFocus()
     qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
-    assert window.search_field.hasFocus()
+    assert drive(window).search_has_focus()
     qtbot.keyClicks(window.search_field, "backup")
     qtbot.keyClick(window.search_field, Qt.Key.Key_Return)
     wait_for_results(qtbot, window, "backup", lambda w: _assert_more_than(w.proxy.rowCount(), 1))
     qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
-    assert window.table.hasFocus()
+    assert drive(window).table_has_focus()
     first = drive(window).rows()[0]
     qtbot.keyClick(window.table, Qt.Key.Key_Down)
     second = drive(window).current_hit()
@@ -250,11 +250,11 @@ def test_keyboard_alone(
     qtbot.keyClick(window.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == str(sample_copy.resolve() / second.path)
     qtbot.keyClick(window.table, Qt.Key.Key_Escape)  # Esc in the results: back to the query
-    assert window.search_field.hasFocus() and drive(window).query() == "backup"
+    assert drive(window).search_has_focus() and drive(window).query() == "backup"
     qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
-    assert window.table.hasFocus() and drive(window).current_hit() == second
+    assert drive(window).table_has_focus() and drive(window).current_hit() == second
     qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
-    assert window.search_field.hasFocus() and window.search_field.selectedText() == "backup"
+    assert drive(window).search_has_focus() and window.search_field.selectedText() == "backup"
     qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)
     assert drive(window).query() == ""
     wait_for_results(qtbot, window, "", lambda w: _assert_equal(w.response.listing, True))  # type: ignore[union-attr]
@@ -314,7 +314,7 @@ def test_status_bar_shows_the_index(
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
 
     def counted() -> None:
-        text = window.index_status.counts.text()
+        text = drive(window).index_counts()
         assert text.startswith("51 notes") and "0 pending" in text
         assert "fake-bow-64 (ready)" in window.index_status.model.text()
         assert window.index_status.watcher.text() == "watcher: running"

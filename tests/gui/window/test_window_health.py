@@ -89,13 +89,13 @@ def test_the_status_bar_follows_a_note_saved_while_it_is_open(
     def embedded() -> None:
         assert window.health is not None
         assert window.health.notes == 52 and window.health.pending_embeddings == 0
-        assert window.index_status.counts.text().endswith(" vectors · 0 pending")
+        assert drive(window).index_counts().endswith(" vectors · 0 pending")
 
     qtbot.waitUntil(embedded)
 
 
 def _counts_start(window: MainWindow, text: str) -> None:
-    assert window.index_status.counts.text().startswith(text), window.index_status.counts.text()
+    assert drive(window).index_counts().startswith(text), drive(window).index_counts()
 
 
 @pytest.mark.slow
@@ -160,7 +160,7 @@ def test_a_bug_in_the_live_index_is_shown_as_a_bug(
 
 
 def _assert_hidden(window: MainWindow) -> None:
-    assert not window.banner.isVisible(), drive(window).banner()
+    assert not drive(window).banner_visible(), drive(window).banner()
 
 
 def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(

@@ -60,7 +60,7 @@ def test_real_model_window(
     # calibrated: the vector evidence (weight 1), a modest cosine far above the vault's bulk
     assert cell(window, 0, Column.VEC_CONTRIB) == f"{top.contributions['vector']:.5f}"
     assert 0 < top.fused_score < 1
-    assert not window.banner.isVisible()
+    assert not drive(window).banner_visible()
 
     # The convex preset's relative floor keeps only the clear best match here; without it the
     # vector list's tail shows, vector-only rows painted amber: the pixels say so, not only
@@ -128,8 +128,8 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
     search(qtbot, window, "asdfgh qwerty")
     assert drive(window).response() is not None and drive(window).response().hits
     assert drive(window).response().close_match is False
-    assert window.no_match.isVisible() and "No close match for ‘asdfgh qwerty’" in (
-        window.no_match.text()
+    assert drive(window).no_match_visible() and "No close match for ‘asdfgh qwerty’" in (
+        drive(window).no_match_text()
     )
     assert all(
         window.proxy.index(row, Column.TITLE).data(Role.MUTED)
@@ -139,7 +139,7 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
     search(qtbot, window, "how do I keep my sourdough starter alive")
     assert drive(window).response() is not None and drive(window).response().close_match is True
     assert drive(window).rows()[0] == "recipes/sourdough-starter.md"
-    assert not window.no_match.isVisible()
+    assert not drive(window).no_match_visible()
     assert not any(
         window.proxy.index(row, Column.TITLE).data(Role.MUTED)
         for row in range(drive(window).row_count())

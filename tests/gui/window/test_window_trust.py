@@ -36,8 +36,8 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
     search(qtbot, window, GIBBERISH)
     response = drive(window).response()
     assert response is not None and response.close_match is False and response.hits
-    assert window.no_match.isVisible()
-    assert window.no_match.text() == (
+    assert drive(window).no_match_visible()
+    assert drive(window).no_match_text() == (
         "No close match for ‘asdfgh qwerty’: the hits are only the nearest notes by meaning"
     )
     assert window.no_match.y() < window.table.y()  # over the results
@@ -52,7 +52,7 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
     search(qtbot, window, REAL)
     response = drive(window).response()
     assert response is not None and response.close_match is True
-    assert not window.no_match.isVisible() and not window.model.muted
+    assert not drive(window).no_match_visible() and not window.model.muted
     assert window.proxy.index(0, Column.TITLE).data(Role.MUTED) is False
     row = unselected_row_with(window, "vector")
     assert row_pixel(window, row) == tints().vector
@@ -63,20 +63,21 @@ def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
 ) -> None:
     window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
     search(qtbot, window, GIBBERISH)
-    assert window.no_match.isVisible()
+    assert drive(window).no_match_visible()
     drive(window).set_query("")
     wait_for_results(qtbot, window, "")
-    assert not window.no_match.isVisible() and not window.model.muted  # recent notes: no verdict
+    # recent notes: no verdict
+    assert not drive(window).no_match_visible() and not window.model.muted
     drive(window).set_mode("fts")
     partial = "rollback zebra"  # one word in some notes, one in none: the any-word pass
     drive(window).set_query(partial)
     wait_for_results(qtbot, window, partial)
     response = drive(window).response()
     assert response is not None and response.hits and response.close_match is False
-    assert window.no_match.text() == (
+    assert drive(window).no_match_text() == (
         "No close match for ‘rollback zebra’: the hits are only the nearest notes in words"
     )
-    assert window.no_match.isVisible() and window.model.muted
+    assert drive(window).no_match_visible() and window.model.muted
 
 
 def test_the_distributions_follow_the_results_and_the_selection(
