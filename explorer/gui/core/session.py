@@ -1,0 +1,243 @@
+"""One open vault, seen from the GUI thread: every read of its index, and its live index.
+
+The session is the only part of the window that opens the index.  The live index
+(:class:`~explorer.live.LiveIndex`) is the one writer: it takes the writer lease and creates,
+migrates or rebuilds the index.  Everything else reads through one
+:class:`~explorer.live.reader.IndexReader`: one thread, one read-only connection, one vector
+matrix, shared by the window's search, the Quality dock, Tune, Why Not and Around.  A panel
+asks with :meth:`VaultSession.query` (a function of the reader's context, a group in which a
+newer request supersedes an older one, a priority) and gets a :class:`Reply` whose signals
+arrive on the GUI thread; the window's own search (:meth:`VaultSession.search`) is
+:data:`~explorer.search.query_embedding.URGENT` and goes ahead of every panel's question.
+
+Live events and health changes arrive as signals too; panels connect to them directly.
+Closing never waits on the GUI thread unless asked to (the application's exit does).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+from explorer.commands.warm import WarmServer, serve_vault
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.core.live_bridge import LiveBridge
+from explorer.home import expand_home
+from explorer.index.db import IndexDB
+from explorer.live import Health, LiveEvent, LiveIndex
+from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext, Superseded
+from explorer.search.cached import CachedLists, fetch_options
+from explorer.search.lexical import make_snippets
+from explorer.search.options import SearchOptions
+from explorer.search.query import QueryError
+from explorer.search.results import Candidates
+from explorer.search.shown import Shown
+
+#: Closing with ``wait`` waits this long at most for the reader (a running job is interrupted;
+#: this bounds work SQLite cannot interrupt, such as a query embedding).
+CLOSE_WAIT_S = 5.0
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    request: int
+    raw: str
+    options: SearchOptions
+    candidates: Candidates | None
+    error: str | None = None
+    #: The snippets made for the lexical notes shown (path to snippet); the others are left
+    #: in ``candidates.unsnipped``.
+    snippets: dict[str, str] = field(default_factory=dict)
+
+
+class Reply(QObject):
+    """The answer to one :meth:`VaultSession.query`, on the GUI thread.  A request superseded
+    by a newer one of its group, or dropped when the vault closes, says nothing."""
+
+    answered = Signal(object)  # what the function returned
+    failed = Signal(object)  # the exception it raised
+
+
+class VaultSession(QObject):
+    """The reader and the live index of one vault."""
+
+    opened = Signal(object)  # list of notices from opening the index
+    openFailed = Signal(str)
+    searched = Signal(object)  # SearchResult of the latest request only
+    liveEvent = Signal(object)  # LiveEvent
+    healthChanged = Signal(object)  # Health, whenever the live index's health changes
+    _settled = Signal(object, object)  # (Reply, Future): a job ended (any thread)
+
+    def __init__(
+        self,
+        vault: Path,
+        data_dir: str | None,
+        provider: EmbedderProvider,
+        *,
+        watch: bool = True,
+        live: bool = True,
+        parent: QObject | None = None,
+    ) -> None:
+        """Without ``live`` the session only reads (a panel shown on its own, in tests)."""
+        super().__init__(parent)
+        self.vault = expand_home(vault).resolve()
+        self.data_dir = data_dir
+        self.provider = provider
+        self.watch = watch
+        self.live: LiveIndex | None = None
+        if live:
+            self.live = LiveIndex(self.vault, data_dir, provider, watch=watch)
+        self.reader = IndexReader(self._open_reader, provider, writer=self.live)
+        self.bridge: LiveBridge | None = None
+        self.server: WarmServer | None = None  # answers the command line (explorer.commands.warm)
+        self.health: Health | None = None
+        self.searching = False
+        self.closed = False
+        self.is_open = False
+        self.calls = 0  # searches actually run (the cached lists are re-fused without one)
+        self._search_request = 0
+        self._replies: set[Reply] = set()
+        self._settled.connect(self._deliver)
+
+    def _open_reader(self) -> IndexDB:
+        # The one place of the window that opens the index (read-only: the live index writes).
+        return IndexDB.open_reader(self.vault, self.data_dir)
+
+    # ------------------------------------------------------------------ life
+
+    def open(self) -> None:
+        """Start the live index (which creates or migrates the index), then open the reader;
+        ``opened`` or ``openFailed`` says how it went."""
+        if self.live is not None:
+            self.bridge = LiveBridge(self.live, self)
+            self.bridge.liveEvent.connect(self._live_event)
+            self.bridge.healthChanged.connect(self._health_changed)
+            self.bridge.start()
+            self.server = serve_vault(self.vault, self.data_dir, self.provider.name, "the window")
+        reply = self.query(lambda ctx: list(ctx.db.notices), group="open", priority=URGENT)
+        reply.answered.connect(self._opened)
+        reply.failed.connect(lambda exc: self.openFailed.emit(str(exc)))
+
+    def _opened(self, notices: list[str]) -> None:
+        if not self.closed:
+            self.is_open = True
+            self.opened.emit(notices)
+
+    def close(self, wait: bool = False) -> None:
+        """Stop the live index and the reader (in the background unless ``wait``)."""
+        if self.closed:
+            return
+        self.closed = True
+        self.is_open = False
+        if self.server is not None:
+            self.server.stop()
+        if self.bridge is not None:
+            self.bridge.stop(wait=wait)
+        self.reader.close(CLOSE_WAIT_S if wait else None)
+
+    # ------------------------------------------------------------------ asking
+
+    def query(
+        self,
+        fn: Callable[[ReadContext], Any],
+        *,
+        group: str,
+        priority: int = NORMAL,
+    ) -> Reply:
+        """Run ``fn(context)`` on the reader thread; its :class:`Reply` answers on the GUI
+        thread.  A newer query of ``group`` supersedes this one (which then says nothing)."""
+        reply = Reply(self)
+        self._replies.add(reply)
+        future = self.reader.submit(fn, group=group, priority=priority)
+        future.add_done_callback(partial(self._done, reply))
+        return reply
+
+    def _done(self, reply: Reply, future: Future[Any]) -> None:
+        # The reader's thread (or the caller's, for a job dropped at once): hand it over.
+        if not self.closed:  # a closed session may be deleted already: nothing to deliver
+            self._settled.emit(reply, future)
+
+    def _deliver(self, reply: Reply, future: Future[Any]) -> None:
+        self._replies.discard(reply)
+        reply.deleteLater()
+        if self.closed or future.cancelled():
+            return
+        exc = future.exception()
+        if isinstance(exc, Superseded):
+            return
+        if exc is not None:
+            reply.failed.emit(exc)
+        else:
+            reply.answered.emit(future.result())
+
+    # ------------------------------------------------------------------ searching
+
+    def search(self, raw: str, options: SearchOptions, shown: Shown | None = None) -> int:
+        """Queue a search; its result arrives as ``searched`` unless a newer one supersedes it.
+        With ``shown`` (the query on screen), snippets are made only for the lexical notes it
+        would show of the new lists (:meth:`Shown.unsnipped`), else for every lexical note."""
+        self._search_request += 1
+        request = self._search_request
+        self.searching = True
+
+        def run(ctx: ReadContext) -> SearchResult:
+            self.calls += 1
+            try:
+                candidates = ctx.searcher().candidates(
+                    raw, fetch_options(options), snippets=shown is None
+                )
+            except QueryError as exc:
+                return SearchResult(request, raw, options, None, str(exc))
+            made: dict[str, str] = {}
+            if shown is not None:
+                lists = CachedLists.of(raw, candidates, options)
+                made = snippets_of(ctx, shown.with_lists(lists).unsnipped())
+            return SearchResult(request, raw, options, candidates, snippets=made)
+
+        reply = self.query(run, group="search", priority=URGENT)
+        reply.answered.connect(self._searched)
+        reply.failed.connect(
+            lambda exc: self._searched(SearchResult(request, raw, options, None, _describe(exc)))
+        )
+        return request
+
+    def _searched(self, result: SearchResult) -> None:
+        if self.closed or result.request != self._search_request:
+            return  # superseded: a newer request is on its way
+        self.searching = False
+        self.searched.emit(result)
+
+    # ------------------------------------------------------------------ the live index
+
+    def _live_event(self, event: LiveEvent) -> None:
+        if not self.closed:
+            self.liveEvent.emit(event)
+
+    def _health_changed(self, health: Health) -> None:
+        if not self.closed:
+            self.health = health
+            self.healthChanged.emit(health)
+
+    def reconcile(self) -> None:
+        if self.live is not None:
+            self.live.request_reconcile()
+
+    def settled(self) -> bool:
+        """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
+        return self.live is not None and self.live.wait_idle(0)
+
+
+def snippets_of(ctx: ReadContext, notes: dict[str, tuple[int, str]]) -> dict[str, str]:
+    """The snippets of ``notes`` (path to its note id and what its snippet marks)."""
+    texts = make_snippets(ctx.db.conn, list(notes.values())) if notes else []
+    return dict(zip(notes, texts, strict=True))
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}"
