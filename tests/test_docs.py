@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.commands.mcp_server import TOOLS
 from explorer.commands.program import build_parser
+from explorer.mcp.server import TOOLS
 from explorer.search.options import PARAMETERS, PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]

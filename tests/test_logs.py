@@ -46,7 +46,7 @@ def test_configuring_again_replaces_the_handlers_instead_of_doubling_lines() -> 
     out = io.StringIO()
     configure(0, stream=out)
     configure(0, stream=out, prefix="vault-explorer mcp")
-    logging.getLogger("explorer.commands.mcp_server").warning("slow answer")
+    logging.getLogger("explorer.mcp.server").warning("slow answer")
     assert out.getvalue() == "vault-explorer mcp: slow answer\n"
 
 

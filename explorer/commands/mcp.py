@@ -1,5 +1,5 @@
 """``vault-explorer mcp [VAULT]``: the vault for an AI assistant, as a Model Context Protocol
-server over stdio (:mod:`explorer.commands.mcp_server`), read-only.
+server over stdio (:mod:`explorer.mcp.server`), read-only.
 
 ``--print-config`` prints the block an MCP client's configuration takes instead (the
 ``mcpServers`` entry of Claude Desktop's ``claude_desktop_config.json`` and of most other
@@ -69,8 +69,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         dump_json(client_config(vault, args.data_dir, args.model, sync=args.sync))
         say(f"vault-explorer: configured to serve {vault}", sys.stderr)
         return 0
-    from explorer.commands.mcp_server import serve
-    from explorer.commands.vault_reader import VaultReader
+    from explorer.mcp.reader import VaultReader
+    from explorer.mcp.server import serve
 
     return serve(VaultReader(vault, args.data_dir, shared_provider(args.model), sync=args.sync))
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer.commands.mcp_server import status_text
-from explorer.commands.vault_reader import VaultReader
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import ENV_DATA_DIR, default_data_dir, index_command
+from explorer.mcp.reader import VaultReader
+from explorer.mcp.server import status_text
 
 
 def test_the_default_data_folder_is_not_named(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from explorer.commands.vault_reader import VaultReader
 from explorer.console import UsageError
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB
+from explorer.mcp.reader import VaultReader
 from explorer.search.options import SearchOptions
 from explorer.search.query import QueryError
 from explorer.vault.note_path import BACKSLASH_SEPARATES

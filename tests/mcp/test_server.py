@@ -19,11 +19,12 @@ from mcp import Client
 from mcp.types import CallToolResult, jsonrpc_message_adapter
 from pydantic import ValidationError
 
-from explorer.commands.mcp_server import _serve, build_server, not_json_rpc, plain_snippet
-from explorer.commands.vault_reader import MAX_NOTE_CHARS, VaultReader
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB
+from explorer.mcp.framing import not_json_rpc
+from explorer.mcp.reader import MAX_NOTE_CHARS, VaultReader
+from explorer.mcp.server import _serve, build_server, plain_snippet
 from explorer.search.options import SearchOptions
 from explorer.vault.scan import MAX_NOTE_BYTES
 from tests.conftest import build_index
@@ -306,7 +307,7 @@ def test_every_character_of_a_one_line_note_is_read_by_following_the_answers(
 
 
 def test_the_search_tool_reads_the_property_and_date_syntax_and_sorts() -> None:
-    from explorer.commands.mcp_server import TOOLS
+    from explorer.mcp.server import TOOLS
 
     spec = TOOLS["search"]
     assert "[prop:value]" in spec.description and "modified:<7d" in spec.description

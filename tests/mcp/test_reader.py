@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.commands.vault_reader import MAX_NOTE_CHARS, note_lines
 from explorer.console import UsageError
+from explorer.mcp.reader import MAX_NOTE_CHARS, note_lines
 
 TEXT = "one\ntwo\nthree\nfour\n"
 

@@ -1,5 +1,5 @@
 """One vault's index and notes, read for a long-lived server: what the tools of ``vault-explorer
-mcp`` answer, without the protocol (:mod:`explorer.commands.mcp_server` speaks it).
+mcp`` answer, without the protocol (:mod:`explorer.mcp.server` speaks it).
 
 - **Read-only.**  Each request opens the index on a read-only connection, as ``related`` does
   (:func:`explorer.commands.common.open_readonly`), and reads it in one transaction: one state of
