@@ -18,7 +18,7 @@ from explorer.console import UsageError
 def run_window(args: argparse.Namespace) -> int:
     """The ``gui`` command (and ``vault-explorer`` with no command)."""
     try:
-        from explorer.gui.app import run_gui
+        from explorer.gui.window.app import run_gui
     except ImportError as exc:
         raise UsageError(f"the window needs PySide6 ({exc})") from exc
     return run_gui(args)

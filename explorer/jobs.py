@@ -13,7 +13,7 @@ request of several steps gives each step its number: ``submit(…, request=n)``)
 superseded job still queued is dropped (its future cancelled); one under way is no longer
 :meth:`Job.wanted`, and its next :meth:`PriorityExecutor.checkpoint` raises :class:`Superseded`
 (an owner may stop it sooner: ``on_supersede``).  Whoever hands a job's outcome on hands it on
-only while the job is wanted (the window: :func:`explorer.gui.workers.reply_to`): one rule for
+only while the job is wanted (the window: :func:`explorer.gui.core.workers.reply_to`): one rule for
 what is dropped, wherever the job ran.
 
 **Checkpoints.**  A long job calls :meth:`PriorityExecutor.checkpoint` between its steps: it

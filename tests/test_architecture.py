@@ -37,7 +37,8 @@ def test_core_imports_without_qt() -> None:
 
 def test_layers_without_cycles_as_import_linter_sees_them() -> None:
     """The contracts in pyproject.toml: entry → gui → commands → live → search → index →
-    vault/embed, no Qt below the window, no import cycle between sibling modules."""
+    vault/embed, inside the window window → panels | results | preview | statusbar → core, no Qt
+    below the window, no import cycle between sibling modules."""
     root = Path(__file__).resolve().parents[1]
     proc = subprocess.run(
         [sys.executable, "-c", "from importlinter.cli import lint_imports_command as c; c()"],
@@ -47,7 +48,7 @@ def test_layers_without_cycles_as_import_linter_sees_them() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "0 broken" in proc.stdout
-    # The panels reach the index only through the window's session (explorer/gui/session.py).
+    # The panels reach the index only through the window's session (explorer/gui/core/session.py).
     assert "The window opens its index in one place: the vault session KEPT" in proc.stdout
 
 

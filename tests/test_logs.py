@@ -68,8 +68,8 @@ def test_a_log_file_that_cannot_be_made_is_said_not_fatal(
     blocker.write_text("not a folder", encoding="utf-8")
     out = io.StringIO()
     configure(0, stream=out, file=blocker / "logs" / "window.log")
-    logging.getLogger("explorer.gui.app").warning("still said")
-    logging.getLogger("explorer.gui.app").warning("and again")
+    logging.getLogger("explorer.gui.window.app").warning("still said")
+    logging.getLogger("explorer.gui.window.app").warning("and again")
     assert out.getvalue() == "vault-explorer: still said\nvault-explorer: and again\n"
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("vault-explorer: no log file at "), err
@@ -77,7 +77,7 @@ def test_a_log_file_that_cannot_be_made_is_said_not_fatal(
 
 def test_the_log_file_is_made_at_its_first_record_only(tmp_path: Path) -> None:
     configure(0, stream=io.StringIO(), file=log_file(tmp_path / "data"))
-    logging.getLogger("explorer.gui.app").debug("below every handler")
+    logging.getLogger("explorer.gui.window.app").debug("below every handler")
     assert not (tmp_path / "data").exists()
 
 
@@ -85,7 +85,7 @@ def test_the_window_logs_to_its_data_folder(tmp_path: Path) -> None:
     seen: list[int] = []
 
     def window(args: object) -> int:
-        logging.getLogger("explorer.gui.main_window").info("window opened")
+        logging.getLogger("explorer.gui.window.main_window").info("window opened")
         seen.append(1)
         return 0
 
@@ -96,4 +96,4 @@ def test_the_window_logs_to_its_data_folder(tmp_path: Path) -> None:
     for handler in logging.getLogger(ROOT).handlers:
         handler.flush()
     text = log_file(tmp_path / "data").read_text(encoding="utf-8")
-    assert "explorer.gui.main_window: window opened" in text
+    assert "explorer.gui.window.main_window: window opened" in text

@@ -86,8 +86,8 @@ def test_a_pyinstaller_bundle_is_read_from_meipass(
 
 
 def test_the_gui_finds_its_resources_without_the_command_line() -> None:
-    """``gui/resources.py`` reads the core module, not ``explorer.cli`` (issue 9, item 3)."""
-    source = (ROOT / "explorer" / "gui" / "resources.py").read_text(encoding="utf-8")
+    """``gui/core/resources.py`` reads the core module, not ``explorer.cli`` (issue 9, item 3)."""
+    source = (ROOT / "explorer" / "gui" / "core" / "resources.py").read_text(encoding="utf-8")
     assert "explorer.cli" not in source
     assert "parents[" not in source
 

@@ -1,5 +1,5 @@
 """``vault-explorer mcp [VAULT]``: the vault for an AI assistant, as a Model Context Protocol
-server over stdio (:mod:`explorer.mcp`), read-only.
+server over stdio (:mod:`explorer.mcp.server`), read-only.
 
 ``--print-config`` prints the block an MCP client's configuration takes instead (the
 ``mcpServers`` entry of Claude Desktop's ``claude_desktop_config.json`` and of most other

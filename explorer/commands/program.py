@@ -1,5 +1,5 @@
 """The program: ``vault-explorer`` (also ``python -m explorer``), every command in one parser —
-the window's launcher (:func:`explorer.gui.app.main`) parses with it too.  Exit status 0 on
+the window's launcher (:func:`explorer.gui.window.app.main`) parses with it too.  Exit status 0 on
 success, 2 on bad input, 1 when the machine stands in the way (a read-only folder, a full disk,
 a busy index) — each with one line on stderr, no traceback.
 
@@ -107,7 +107,8 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
     """Parse ``argv`` and run the command, turning errors into one line and an exit status.
 
     ``gui`` runs the window (which lies above this package): :func:`explorer.entry.main` and
-    :func:`explorer.gui.app.main` pass it; without it ``gui`` says this build has no window."""
+    :func:`explorer.gui.window.app.main` pass it;
+    without it ``gui`` says this build has no window."""
     parser = build_parser()
     args = parser.parse_args(argv)  # --help, --version, a usage error: SystemExit (0 or 2)
     if args.command is None:

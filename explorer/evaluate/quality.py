@@ -1,5 +1,6 @@
 """The window's Quality dock in numbers: nDCG@10 and the first relevant rank of every judged
-query in every mode, from one run of the queries (:mod:`explorer.gui.quality_panel` shows them)."""
+query in every mode, from one run of the queries
+(:mod:`explorer.gui.panels.quality_panel` shows them)."""
 
 from __future__ import annotations
 

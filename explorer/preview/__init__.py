@@ -1,5 +1,5 @@
 """The preview's HTML, Qt-free: text in, HTML out, every piece testable without a window
-(:mod:`explorer.gui.preview` shows it).
+(:mod:`explorer.gui.preview.preview` shows it).
 
 - :mod:`~explorer.preview.document`: a note read from disk and parsed as the indexer parses it;
 - :mod:`~explorer.preview.markdown`: markdown to sanitised HTML, images checked;

@@ -24,14 +24,15 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.main_window import MainWindow
-from explorer.gui.results_model import Column, Role
-from explorer.gui.settings import Settings
+from explorer.gui.results.results_model import Column, Role
+from explorer.gui.window.main_window import MainWindow
+from explorer.gui.window.settings import Settings
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
 from explorer.search.options import SearchOptions
 from explorer.search.shown import Shown
+from tests.gui.driver import drive
 from tests.sample_vault_facts import VAULT as SAMPLE_VAULT
 
 WindowFactory = Callable[..., MainWindow]
@@ -108,7 +109,7 @@ def make_window(qtbot: QtBot, gui_settings: Settings, data_dir: Path) -> Iterato
         window.resize(1400, 860)
         window.show()
         qtbot.waitExposed(window)
-        window.open_vault(vault)
+        drive(window, qtbot).open_vault(vault)
         windows.append(window)
         return window
 
@@ -136,26 +137,12 @@ def wait_for_results(
     timeout: int = 15_000,
 ) -> None:
     """Wait until the window shows the results of ``query`` (and ``check`` passes)."""
-
-    def shown() -> None:
-        response = window.response
-        assert response is not None, "no results yet"
-        assert response.query == query, f"showing {response.query!r}"
-        assert not window.searching
-        if check is not None:
-            check(window)
-
-    qtbot.waitUntil(shown, timeout=timeout)
+    drive(window, qtbot).wait_for_results(query, check, timeout)
 
 
 def wait_indexed(qtbot: QtBot, window: MainWindow, timeout: int = 20_000) -> None:
     """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
-
-    def idle() -> None:
-        assert window.live is not None
-        assert window.live_settled()
-
-    qtbot.waitUntil(idle, timeout=timeout)
+    drive(window, qtbot).wait_indexed(timeout)
 
 
 def record_searches(window: MainWindow) -> list[str]:
@@ -175,14 +162,11 @@ def record_searches(window: MainWindow) -> list[str]:
 
 def cell(window: MainWindow, row: int, column: Column) -> str:
     """The text shown at a view row (after sorting) and column."""
-    return str(window.proxy.index(row, column).data())
+    return drive(window).cell(row, column)
 
 
 def row_of(window: MainWindow, path: str) -> int:
-    for row in range(window.proxy.rowCount()):
-        if window.proxy.index(row, 0).data(Role.PATH) == path:
-            return row
-    return -1
+    return drive(window).row_of(path)
 
 
 def row_pixel(window: MainWindow, row: int) -> QColor:
@@ -198,11 +182,11 @@ def row_pixel(window: MainWindow, row: int) -> QColor:
 
 def unselected_row_with(window: MainWindow, source: str) -> int:
     current = window.table.currentIndex().row()
-    for row in range(window.proxy.rowCount()):
+    for row in range(drive(window).row_count()):
         if row != current and window.proxy.index(row, 0).data(Role.SOURCE) == source:
             window.table.scrollTo(window.proxy.index(row, 0))
             return row
-    raise AssertionError(f"no {source}-only row among {window.shown_paths()}")
+    raise AssertionError(f"no {source}-only row among {drive(window).rows()}")
 
 
 @pytest.fixture(scope="session")

@@ -11,11 +11,12 @@ from PySide6.QtWidgets import QTextBrowser
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.main_window import MainWindow
+from explorer.gui.window.main_window import MainWindow
 from explorer.search.fusion import fuse
 from explorer.search.options import SearchOptions
 from explorer.search.results import SearchResponse
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
+from tests.gui.driver import drive
 from tests.search.helpers import candidates
 
 
@@ -24,7 +25,7 @@ def calibrated_window(
 ) -> MainWindow:
     window = make_window(provider, vault)
     wait_indexed(qtbot, window)
-    window.fusion.set_options(replace(window.options(), fusion="calibrated"))
+    drive(window).set_options(replace(drive(window).options(), fusion="calibrated"))
     return window
 
 
@@ -32,7 +33,7 @@ def search(qtbot: QtBot, window: MainWindow, query: str) -> None:
     def with_vectors(w: MainWindow) -> None:
         assert w.response is not None and w.response.semantic.available
 
-    window.set_query(query)
+    drive(window).set_query(query)
     wait_for_results(qtbot, window, query, with_vectors)
 
 

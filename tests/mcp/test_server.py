@@ -22,8 +22,9 @@ from pydantic import ValidationError
 from explorer.embed.base import Embedder, FakeEmbedder
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.index.db import IndexDB
+from explorer.mcp.framing import not_json_rpc
 from explorer.mcp.reader import MAX_NOTE_CHARS, VaultReader
-from explorer.mcp.server import _serve, build_server, not_json_rpc, plain_snippet
+from explorer.mcp.server import _serve, build_server, plain_snippet
 from explorer.search.options import SearchOptions
 from explorer.vault.scan import MAX_NOTE_BYTES
 from tests.conftest import build_index

@@ -1,0 +1,133 @@
+"""Painting the results: one delegate for every cell, and the per-row contribution bar.
+
+The delegate reads each cell's text, tint and colour from the model's cache in one call
+(:meth:`ResultsModel.cell`, the same values the display, background and foreground roles give)
+instead of letting ``initStyleOption`` ask the model for eight roles one by one: a repaint of
+the table is then a few hundred cheap calls, not two thousand, which matters while the
+background threads compete for the interpreter.  The background (tint or selection) is drawn
+by the style, like any item view cell; the text is elided per column (:func:`elide_mode`: a path
+from the left, so its file name stays whole; its tooltip holds all of it).
+
+The bar's full width is the top hit's fused score, so rows compare at a glance; the blue part is
+the lexical contribution, the amber part the vector contribution (the same colours as the row
+tints and the legend), faded like the rows' tints when no hit is a close match.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+)
+
+from explorer.gui.core.theme import tints, washed
+from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, alignment
+
+Index = QModelIndex | QPersistentModelIndex
+
+BAR_HEIGHT = 8
+BAR_MARGIN = 6
+TEXT_MARGIN = 5
+
+
+def elide_mode(column: int) -> Qt.TextElideMode:
+    """Where a cell's text too long for its column is cut: a path at its start ("…/end.md",
+    the note's file name is what tells notes apart), any other text at its end."""
+    return Qt.TextElideMode.ElideLeft if column == Column.PATH else Qt.TextElideMode.ElideRight
+
+
+def elided(text: str, column: int, metrics: QFontMetrics, width: int) -> str:
+    """``text`` as a cell of ``column`` ``width`` pixels wide shows it."""
+    return metrics.elidedText(text, elide_mode(column), width)
+
+
+class ResultsDelegate(QStyledItemDelegate):
+    """Paints every cell of the results view from :class:`ResultsModel`'s cache."""
+
+    def __init__(self, view: QAbstractItemView) -> None:
+        super().__init__(view)
+        self.view = view
+
+    def _source(self, index: Index) -> tuple[ResultsModel, int] | None:
+        model = index.model()
+        if isinstance(model, ResultsProxy):
+            source = model.sourceModel()
+            if isinstance(source, ResultsModel):
+                return source, model.mapToSource(index).row()
+        if isinstance(model, ResultsModel):
+            return model, index.row()
+        return None
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        found = self._source(index)
+        if found is None:
+            super().paint(painter, option, index)
+            return
+        model, row = found
+        column = index.column()
+        text, brush, colour = model.cell(row, column)
+        opt = QStyleOptionViewItem(option)
+        if brush is not None:
+            opt.backgroundBrush = brush
+        view = self.view
+        style = view.style()
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        style.drawPrimitive(QStyle.PrimitiveElement.PE_PanelItemViewItem, opt, painter, view)
+        rect: QRect = opt.rect
+        palette: QPalette = opt.palette
+        if column == Column.SHARE:
+            self._paint_bar(painter, rect, model.share(row), palette, selected, model.muted)
+            return
+        if not text:
+            return
+        painter.save()
+        if selected:
+            painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))
+        else:
+            painter.setPen(colour or palette.color(QPalette.ColorRole.Text))
+        inner = rect.adjusted(TEXT_MARGIN, 0, -TEXT_MARGIN, 0)
+        shown = elided(text, column, opt.fontMetrics, inner.width())
+        painter.drawText(inner, alignment(column), shown)
+        painter.restore()
+
+    @staticmethod
+    def _paint_bar(
+        painter: QPainter,
+        rect: QRect,
+        share: tuple[float, float],
+        palette: QPalette,
+        selected: bool,
+        muted: bool = False,
+    ) -> None:
+        lexical, vector = (max(0.0, min(1.0, float(x))) for x in share)
+        if lexical + vector <= 0:
+            return
+        colours = tints(palette)
+        fts_bar, vector_bar = colours.fts_bar, colours.vector_bar
+        if muted:
+            base = palette.color(QPalette.ColorRole.Base)
+            fts_bar, vector_bar = washed(fts_bar, base), washed(vector_bar, base)
+        width = max(0, rect.width() - 2 * BAR_MARGIN)
+        top = rect.top() + (rect.height() - BAR_HEIGHT) // 2
+        x = rect.left() + BAR_MARGIN
+        lex_w = round(width * lexical)
+        vec_w = round(width * vector)
+        if lex_w:
+            painter.fillRect(QRect(x, top, lex_w, BAR_HEIGHT), fts_bar)
+        if vec_w:
+            painter.fillRect(QRect(x + lex_w, top, vec_w, BAR_HEIGHT), vector_bar)
+        if selected:  # the bar's blue would melt into the selection colour without an outline
+            painter.save()
+            painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))
+            painter.drawRect(QRect(x - 1, top - 1, lex_w + vec_w + 1, BAR_HEIGHT + 1))
+            painter.restore()
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:
+        hint = super().sizeHint(option, index)
+        if index.column() == Column.SHARE:
+            return QSize(max(hint.width(), 90), hint.height())
+        return hint

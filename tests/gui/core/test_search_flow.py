@@ -1,0 +1,69 @@
+"""The window's query kept by its flow: snippets are made for the hits the table shows only, and
+they are the very snippets a search that made them all would show."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.window.main_window import MainWindow
+from explorer.index.db import IndexDB
+from explorer.search.cached import fetch_options
+from explorer.search.hybrid import Searcher
+from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
+from tests.gui.driver import drive
+
+NOTES = 70  # more than the default depth (50), fewer than a fetch (100)
+
+
+def _all_snippets(vault: Path, data_dir: Path, window: MainWindow) -> dict[str, str]:
+    """Every lexical note's snippet, as a search that makes them all gives them."""
+    db = IndexDB.open_reader(vault, data_dir)
+    try:
+        searcher = Searcher(db, EmbedderProvider.disabled())
+        found = searcher.candidates("cache", fetch_options(drive(window).options()))
+    finally:
+        db.close()
+    return {path: snippet for path, _, snippet in found.lexical}
+
+
+def test_snippets_are_made_for_the_shown_hits_and_for_more_when_more_are_shown(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    vault: Path,
+    data_dir: Path,
+) -> None:
+    for i in range(NOTES):
+        words = " ".join(["filler"] * i)
+        (vault / f"n{i:02}.md").write_text(
+            f"# Note {i}\n\n{words} The cache was purged {i} times.\n", encoding="utf-8"
+        )
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    drive(window).set_mode("fts")
+    drive(window).set_query("cache")
+    wait_for_results(qtbot, window, "cache", lambda w: _assert(len(w.shown_paths()) == 50))
+    lists = window.shown.lists
+    assert lists is not None
+    snipped = [path for path, _, snippet in lists.candidates.lexical if snippet]
+    assert len(lists.candidates.lexical) == NOTES
+    assert len(snipped) == 50 and len(lists.candidates.unsnipped) == NOTES - 50
+    expected = _all_snippets(vault, data_dir, window)
+    assert {hit.path: hit.snippet for hit in drive(window).response().hits} == {
+        path: expected[path] for path in drive(window).rows()
+    }
+
+    drive(window).set_options(replace(drive(window).options(), depth=NOTES), emit=True)
+    qtbot.waitUntil(lambda: _assert(len(drive(window).rows()) == NOTES))
+    response = drive(window).response()
+    assert response is not None
+    assert {hit.path: hit.snippet for hit in response.hits} == expected
+    assert all(hit.snippet for hit in response.hits)
+
+
+def _assert(condition: bool) -> None:
+    assert condition

@@ -1,0 +1,228 @@
+"""A small driver the window tests talk to the window through, instead of reaching into it.
+
+``drive(window, qtbot)`` (or :class:`WindowDriver`) answers what a person does and sees:
+search, the rows, the selection, the preview, the status line, the menus' actions.  When the
+window's insides move, this file follows and the tests stay as they are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from weakref import WeakKeyDictionary
+
+from PySide6.QtGui import QAction
+from pytestqt.qtbot import QtBot
+
+from explorer.gui.panels.skipped_dialog import SkippedDialog
+from explorer.gui.panels.sweep_panel import SweepPanel
+from explorer.gui.panels.why_not import WhyNotDialog
+from explorer.gui.results.results_model import Column, Role
+from explorer.gui.window.actions import Action
+from explorer.gui.window.main_window import MainWindow
+from explorer.search.options import SearchOptions
+from explorer.search.results import Hit, SearchResponse
+
+Check = Callable[[MainWindow], None]
+
+
+class WindowDriver:
+    """One window, driven and read as a person would."""
+
+    def __init__(self, window: MainWindow, qtbot: QtBot | None = None) -> None:
+        self.window = window
+        self.qtbot = qtbot
+
+    def _bot(self) -> QtBot:
+        assert self.qtbot is not None, "this driver was made without a qtbot: it cannot wait"
+        return self.qtbot
+
+    # ------------------------------------------------------------------ vaults and waiting
+
+    def open_vault(self, path: Path) -> None:
+        self.window.open_vault(path)
+
+    def wait_indexed(self, timeout: int = 20_000) -> None:
+        """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
+
+        def idle() -> None:
+            assert self.window.live is not None
+            assert self.window.live_settled()
+
+        self._bot().waitUntil(idle, timeout=timeout)
+
+    def wait_for_results(
+        self, query: str, check: Check | None = None, timeout: int = 15_000
+    ) -> SearchResponse:
+        """Wait until the window shows the results of ``query`` (and ``check`` passes)."""
+
+        def shown() -> None:
+            response = self.window.response
+            assert response is not None, "no results yet"
+            assert response.query == query, f"showing {response.query!r}"
+            assert not self.window.searching
+            if check is not None:
+                check(self.window)
+
+        self._bot().waitUntil(shown, timeout=timeout)
+        response = self.window.response
+        assert response is not None
+        return response
+
+    # ------------------------------------------------------------------ searching
+
+    def search(
+        self, text: str, check: Check | None = None, timeout: int = 15_000
+    ) -> SearchResponse:
+        """Search ``text`` at once (as Enter does) and wait for its results."""
+        self.window.set_query(text)
+        return self.wait_for_results(text, check, timeout)
+
+    def set_query(self, text: str, *, search: bool = True) -> None:
+        """Put ``text`` in the search field (and by default search it), without waiting."""
+        self.window.set_query(text, search=search)
+
+    def query(self) -> str:
+        return self.window.search_field.text()
+
+    def mode(self) -> str:
+        return self.window.mode()
+
+    def set_mode(self, mode: str) -> None:
+        self.window.set_mode(mode)
+
+    def options(self) -> SearchOptions:
+        """The search settings on screen."""
+        return self.window.options()
+
+    def set_options(self, options: SearchOptions, *, emit: bool = False) -> None:
+        """Set the fusion controls to ``options`` (``emit``: as if the user had)."""
+        self.window.fusion.set_options(options, emit=emit)
+
+    def response(self) -> SearchResponse | None:
+        """What the table shows."""
+        return self.window.response
+
+    def baseline(self) -> SearchOptions | None:
+        return self.window.baseline
+
+    # ------------------------------------------------------------------ the results
+
+    def rows(self) -> list[str]:
+        """The paths of the rows, in view order (after sorting)."""
+        return self.window.shown_paths()
+
+    def row_count(self) -> int:
+        return self.window.proxy.rowCount()
+
+    def cell(self, row: int, column: Column) -> str:
+        """The text shown at a view row (after sorting) and column."""
+        return str(self.window.proxy.index(row, column).data())
+
+    def data(self, row: int, role: Role, column: Column = Column.RANK) -> object:
+        return self.window.proxy.index(row, column).data(role)
+
+    def row_of(self, path: str) -> int:
+        """The view row of ``path``, or -1."""
+        for row in range(self.row_count()):
+            if self.data(row, Role.PATH) == path:
+                return row
+        return -1
+
+    def select(self, row: int) -> None:
+        """Select view row ``row`` (as a click does)."""
+        self.window.table.select_row(row)
+
+    def current_hit(self) -> Hit | None:
+        return self.window.table.current_hit()
+
+    # ------------------------------------------------------------------ what else shows
+
+    def preview_path(self) -> str | None:
+        """The note the preview shows."""
+        return self.window.preview.shown_path
+
+    def preview_text(self) -> str:
+        """The preview's text as shown."""
+        return self.window.preview.note.toPlainText()
+
+    def status(self) -> str:
+        """The status bar's passing message."""
+        return self.window.statusBar().currentMessage()
+
+    def summary(self) -> str:
+        return self.window.summary.text()
+
+    def banner(self) -> str:
+        """The banner's message while it shows, else ``""``."""
+        return self.window.banner.message()
+
+    def compare_text(self) -> str:
+        """The compare bar's line (plain text)."""
+        return self.window.compare_bar.text()
+
+    def banner_visible(self) -> bool:
+        return self.window.banner.isVisible()
+
+    def compare_visible(self) -> bool:
+        return self.window.compare_bar.isVisible()
+
+    def no_match_visible(self) -> bool:
+        """Whether the "no close match" line shows over the results."""
+        return self.window.no_match.isVisible()
+
+    def no_match_text(self) -> str:
+        return self.window.no_match.text()
+
+    def index_counts(self) -> str:
+        """The status bar's counts (notes, vectors, pending)."""
+        return self.window.index_status.counts.text()
+
+    def column_hidden(self, column: Column) -> bool:
+        return self.window.table.isColumnHidden(column)
+
+    def search_has_focus(self) -> bool:
+        return self.window.search_field.hasFocus()
+
+    def table_has_focus(self) -> bool:
+        return self.window.table.hasFocus()
+
+    def quality_rows(self) -> list[list[str]]:
+        """The Quality panel's rows, as shown."""
+        return self.window.quality.rows()
+
+    # ------------------------------------------------------------------ the dialogs
+
+    def skipped_dialog(self) -> SkippedDialog | None:
+        """File ▸ Skipped Files…, once opened."""
+        return self.window.dialogs.skipped
+
+    def tune_panel(self) -> SweepPanel | None:
+        """View ▸ Tune on Judgments…, once opened."""
+        return self.window.dialogs.tune
+
+    def why_not(self) -> WhyNotDialog | None:
+        """Search ▸ Why Not This Note…, once opened."""
+        return self.window.dialogs.why_not
+
+    # ------------------------------------------------------------------ the menus
+
+    def action(self, key: Action) -> QAction:
+        return self.window.action(key)
+
+    def trigger(self, key: Action) -> None:
+        """Choose the menu action ``key``."""
+        self.window.action(key).trigger()
+
+
+_DRIVERS: WeakKeyDictionary[MainWindow, WindowDriver] = WeakKeyDictionary()
+
+
+def drive(window: MainWindow, qtbot: QtBot | None = None) -> WindowDriver:
+    """The driver of ``window`` (one a window; ``qtbot`` given once is kept)."""
+    driver = _DRIVERS.get(window)
+    if driver is None:
+        driver = _DRIVERS[window] = WindowDriver(window, qtbot)
+    elif qtbot is not None:
+        driver.qtbot = qtbot
+    return driver
