@@ -1,19 +1,20 @@
 """The read side of an open vault: one thread, one read-only connection, one vector matrix.
 
 Whatever a window reads from its index (the search, the Quality dock's judged queries, the Tune
-run, Why Not, Around, the preview's links) runs here, as a *job*: a function of a
-:class:`ReadContext`, which holds the connection and the vector matrix (loaded once, refreshed
-when the index's generation moves).  So a process holds one matrix, however many panels read.
+run, Why Not, Around, the preview's links), and every tool of the MCP server
+(:mod:`explorer.mcp.reader`), runs here, as a *job*: a function of a :class:`ReadContext`,
+which holds the connection and the vector matrix (loaded once, refreshed when the index's
+generation moves).  So a process holds one matrix, however many panels read.
 
-Jobs come in groups.  A newer job of a group supersedes the older ones: a queued one is
-dropped (its future cancelled), a running one is stopped (its statement interrupted with
+The reader is a one-thread :class:`~explorer.jobs.PriorityExecutor`, and its jobs follow that
+executor's rules.  A newer job of a group supersedes the older ones: a queued one is dropped
+(its future cancelled), a running one is stopped (its statement interrupted with
 ``Connection.interrupt()``, a progress handler stops any later statement, and its next
-:meth:`ReadContext.checkpoint` raises :class:`Superseded`).  Jobs run most urgent first
-(:data:`~explorer.search.query_embedding.URGENT` before
-:data:`~explorer.search.query_embedding.NORMAL`), and a long job calls
-:meth:`ReadContext.checkpoint` between its steps, which runs any more urgent job queued
-meanwhile right there, on the same thread and connection: the window's search never waits for
-the Quality dock's judged queries.
+:meth:`ReadContext.checkpoint` raises :class:`Superseded`); a job of no group is never
+superseded.  Jobs run most urgent first (:data:`~explorer.jobs.URGENT` before
+:data:`~explorer.jobs.NORMAL`), and a long job calls :meth:`ReadContext.checkpoint` between its
+steps, which runs any more urgent job queued meanwhile right there, on the same thread and
+connection: the window's search never waits for the Quality dock's judged queries.
 
 The connection is opened at the first job with :meth:`IndexDB.open_reader`, which never writes:
 while the index is missing or not migrated yet, the reader waits for the live index (the only
