@@ -1,5 +1,6 @@
 """What the commands share: the index they work on (found, opened, or said to be missing), the
-lines every command writes the same way, and the one sentence for an error of the machine.
+lines every command writes the same way, and an error said in its one line
+(:func:`explorer.live.problems.fault_line`).
 
 Text for a person goes through :func:`explorer.console.say` and JSON through
 :func:`explorer.console.dump_json` (both escape what the vault put in names and titles); this
@@ -10,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import sqlite3
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -18,17 +18,9 @@ from typing import Any
 
 from explorer.console import UsageError, env_number, say, whole_number
 from explorer.embed.threads import ENV_EMBED_THREADS, MAX_THREADS, default_threads, use_threads
-from explorer.errors import ExplorerError, Fault, classify
-from explorer.index.db import (
-    IndexDB,
-    IndexError_,
-    IndexUnavailable,
-    data_dir,
-    index_command,
-    index_path,
-    no_index_text,
-)
-from explorer.live.problems import describe
+from explorer.errors import Fault, classify
+from explorer.index.db import IndexDB, IndexUnavailable, index_path, no_index_text
+from explorer.live.problems import fault_line
 from explorer.search import options as search_options
 
 #: Runs a parsed command: ``fn(args) -> exit status``.
@@ -74,30 +66,6 @@ def say_ignored(options: search_options.SearchOptions, given: list[str]) -> None
     """A note on stderr for each option given that the mode leaves unused."""
     for line in search_options.ignored(options, given):
         say(f"vault-explorer: note: {line}", sys.stderr)
-
-
-def fault_line(exc: BaseException, fault: Fault, vault: str | Path | None, data: str | None) -> str:
-    """The one line a front end says for ``exc`` (:func:`explorer.errors.classify` gave its
-    ``fault``): the person's error as its message, the machine's as :func:`error_line` words it
-    (a message the program wrote itself stands as it is)."""
-    wrote_it = isinstance(exc, ExplorerError) and not isinstance(exc, IndexError_)
-    if fault is Fault.USER or wrote_it:
-        return str(exc)
-    return error_line(exc, vault, data)
-
-
-def error_line(exc: BaseException, vault: str | Path | None, data: str | None) -> str:
-    """One line for an error of the machine or of the index met by a command on ``vault``
-    (:func:`explorer.live.problems.describe`, the live index's words), else the error as it is."""
-    folder = data_dir(data)
-    database = index_path(Path(vault), data) if vault else folder
-    line = describe(exc, database, data=folder, vault=Path(vault) if vault else None)
-    if line is not None:
-        return line
-    if isinstance(exc, sqlite3.Error):
-        command = index_command(vault, data) if vault else "vault-explorer index VAULT"
-        return f"index error: {exc} (run `{command}` to rebuild it)"
-    return f"index error: {exc}"
 
 
 #: The largest count a command takes (notes generated, queries timed, …): far past anything

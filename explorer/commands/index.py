@@ -11,11 +11,12 @@ from typing import Any
 
 from explorer.commands.common import add_embed_threads, apply_embed_threads, open_index
 from explorer.console import TerminalProgress, say, vault_folder
-from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.embed.provider import shared_provider
 from explorer.index.db import IndexDB, index_path
-from explorer.index.embedding import embed_pending, pending_counts
+from explorer.index.embedding import pending_counts
 from explorer.index.lease import WriterLease
-from explorer.index.sync import SyncReport, sync_vault
+from explorer.index.sync import SyncReport
+from explorer.index.update import Update, bring_up_to_date
 from explorer.live.progress import RateMeter, progress_text, searchable_text
 
 
@@ -40,44 +41,40 @@ def index_vault(args: argparse.Namespace, vault: Path) -> int:
     progress = TerminalProgress()
     db = open_index(args, vault)
     try:
-        report = _sync(db, progress)
-        say(f"indexed {vault}: {report.summary()}")
-        if not args.no_embed:
-            say(_embed(db, shared_provider(args.model), progress))
+        provider = None if args.no_embed else shared_provider(args.model)
+        meter = RateMeter()
+
+        def synced(report: SyncReport) -> None:
+            for path, reason in sorted(report.skipped.items()):
+                say(f"skipped {path}: {reason}", sys.stderr)
+            for path, warnings in sorted(report.warnings.items()):
+                for warning in warnings:
+                    say(f"warning {path}: {warning}", sys.stderr)
+            say(f"indexed {vault}: {report.summary()}")
+
+        def show(done: int, total: int, note: str) -> None:
+            rate = meter.add(done)  # the first call (nothing done yet) starts the clock
+            progress("embed", done, total, note, status=progress_text(done, total, rate))
+
+        update = bring_up_to_date(db, provider, progress, synced=synced, embed_progress=show)
+        if provider is not None:
+            say(_embedded(db, provider.name, update))
     finally:
         progress.close()
         db.close()
     return 0
 
 
-def _sync(db: IndexDB, progress: TerminalProgress) -> SyncReport:
-    report = sync_vault(db, progress)
-    for path, reason in sorted(report.skipped.items()):
-        say(f"skipped {path}: {reason}", sys.stderr)
-    for path, warnings in sorted(report.warnings.items()):
-        for warning in warnings:
-            say(f"warning {path}: {warning}", sys.stderr)
-    return report
-
-
-def _embed(db: IndexDB, provider: EmbedderProvider, progress: TerminalProgress) -> str:
-    """Embed pending chunks; returns a line for the user."""
-    try:
-        embedder = provider.get()
-    except Exception as exc:
-        return f"semantic index not updated: {exc}"
-    meter = RateMeter()
-
-    def show(done: int, total: int, note: str) -> None:
-        rate = meter.add(done)  # the first call (nothing done yet) starts the clock
-        progress("embed", done, total, note, status=progress_text(done, total, rate))
-
-    report = embed_pending(db, embedder, show)
-    _, waiting = pending_counts(db, embedder.name)
+def _embedded(db: IndexDB, model: str, update: Update) -> str:
+    """What the embedding did, in a line for the user."""
+    if update.embedded is None:
+        return f"semantic index not updated: {update.unavailable}"
+    report = update.embedded
+    _, waiting = pending_counts(db, model)
     notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     searchable = searchable_text(max(0, notes - waiting), notes)
     if report.chunks == 0:
-        return f"vectors up to date ({embedder.name}); {searchable}"
+        return f"vectors up to date ({model}); {searchable}"
     return (
         f"embedded {report.chunks:,} chunks in {report.seconds:.1f}s ({report.rate:.0f}/s); "
         f"{searchable}"

@@ -16,17 +16,11 @@ from typing import Any
 from explorer.commands.common import open_readonly
 from explorer.console import UsageError, dump_json, say, vault_folder, whole_number
 from explorer.embed.sbert import model_name
-from explorer.index.db import IndexDB, index_command
+from explorer.index.db import index_command
 from explorer.index.vectors import VectorIndex
 from explorer.search.explain import NoteNotIndexed
-from explorer.search.notes_lookup import lookup, notes
-from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes, related
-
-#: Close paths named when NOTE_PATH is not a note of the index.
-SUGGESTIONS = 3
-
-#: How each link direction shows in the text output.
-LINK_MARK = {"outgoing": "→ linked", "incoming": "← linked", "both": "↔ linked", None: ""}
+from explorer.search.notes_lookup import not_a_note
+from explorer.search.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes, related
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -55,7 +49,7 @@ def cmd_related(args: argparse.Namespace) -> int:
         try:
             result = related(db, VectorIndex(model_name(args.model)), args.note, args.limit)
         except NoteNotIndexed:
-            raise UsageError(not_a_note(db, args.note)) from None
+            raise UsageError(not_a_note(db.conn, args.note)) from None
     finally:
         db.close()
     if args.json:
@@ -63,16 +57,6 @@ def cmd_related(args: argparse.Namespace) -> int:
     else:
         print_related(result, vault, args.data_dir)
     return 0
-
-
-def not_a_note(db: IndexDB, path: str) -> str:
-    """One line: ``path`` is not a note of the index, and the closest paths that are."""
-    close = [m.note.path for m in lookup(path, notes(db.conn), SUGGESTIONS)]
-    if not close:  # nothing has the letters in order: try the file name alone
-        stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        close = [m.note.path for m in lookup(stem, notes(db.conn), SUGGESTIONS)]
-    hint = f"; did you mean {', '.join(close)}?" if close else " (see: vault-explorer status)"
-    return f"{path} is not a note of the index{hint}"
 
 
 def print_related(result: RelatedNotes, vault: Path, data: str | None = None) -> None:

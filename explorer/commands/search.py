@@ -16,8 +16,9 @@ from explorer.console import TerminalProgress, UsageError, dump_json, say, vault
 from explorer.embed.provider import shared_provider
 from explorer.index.db import IndexUnavailable, index_command, index_path
 from explorer.index.lease import WriterLease, holder
+from explorer.index.update import bring_up_to_date
 from explorer.search import options as search_options
-from explorer.search.answer import bring_up_to_date, search_index, waiting_text
+from explorer.search.answer import EMBED_BEFORE_SEARCH, search_index, waiting_text
 from explorer.search.options import Mode
 from explorer.search.query import QueryError, parse_query
 from explorer.search.results import SearchResponse
@@ -114,7 +115,8 @@ def cmd_search(args: argparse.Namespace) -> int:
         if lease is not None:
             progress = TerminalProgress()
             try:
-                bring_up_to_date(db, provider, options, progress)
+                embedding = None if options.mode == Mode.FTS else provider
+                bring_up_to_date(db, embedding, progress, at_most=EMBED_BEFORE_SEARCH)
             finally:
                 progress.close()
                 lease.release()

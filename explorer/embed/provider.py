@@ -1,8 +1,9 @@
 """Loading the embedding model once per process, in the background.
 
 A desktop window must be usable before the model is (loading takes seconds), and a long-lived
-process must not load it twice.  :class:`EmbedderProvider` starts the load on a thread, answers
-"not yet" without blocking, and remembers a failure with its reason so the user can be told.
+process must not load it twice.  :class:`EmbedderProvider` starts the load as a job of
+:data:`LOADER`, answers "not yet" without blocking, and remembers a failure with its reason so
+the user can be told.
 Whoever shows the state subscribes to its changes (:meth:`EmbedderProvider.subscribe`) instead of
 asking again and again.
 """
@@ -16,8 +17,14 @@ from collections.abc import Callable
 from enum import Enum
 
 from explorer.embed.base import Embedder, EmbedderUnavailable
+from explorer.jobs import PriorityExecutor
 
 log = logging.getLogger(__name__)
+
+#: Where models load, one job a model: side by side, so that a model asked for while another
+#: loads (the window switching models) never waits for it.  More threads than a process ever
+#: loads models at once.
+LOADER = PriorityExecutor("model-loader", workers=4)
 
 
 class ModelState(Enum):
@@ -38,7 +45,7 @@ class EmbedderProvider:
         self._loader = loader
         self._lock = threading.Lock()
         self._done = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._started = False
         self._embedder: Embedder | None = None
         self._error: str | None = None
         self._subscribers: list[Callable[[ModelState], None]] = []
@@ -69,7 +76,7 @@ class EmbedderProvider:
             return ModelState.READY
         if self._error is not None:
             return ModelState.FAILED
-        return ModelState.LOADING if self._thread is not None else ModelState.IDLE
+        return ModelState.LOADING if self._started else ModelState.IDLE
 
     @property
     def error(self) -> str | None:
@@ -101,14 +108,13 @@ class EmbedderProvider:
                 log.exception("model state subscriber failed on %s", state.value)
 
     def start(self) -> None:
-        """Begin loading on a background thread (idempotent)."""
+        """Begin loading in the background (idempotent)."""
         with self._lock:
-            if self._thread is not None or self._done.is_set():
+            if self._started or self._done.is_set():
                 return
-            thread = threading.Thread(target=self._load, name="model-loader", daemon=True)
-            self._thread = thread
+            self._started = True
         self._changed()  # loading
-        thread.start()
+        LOADER.submit(self._load)
 
     def _load(self) -> None:
         assert self._loader is not None

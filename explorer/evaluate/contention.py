@@ -17,6 +17,7 @@ from typing import Any
 
 from explorer.embed.base import Embedder, embed_queries
 from explorer.evaluate.stats import percentiles
+from explorer.jobs import PriorityExecutor
 from explorer.live.embedder import EMBED_BATCH
 
 #: Pause between two questions while the background embeds: a person types, reads, types again.
@@ -29,40 +30,36 @@ def _question_ms(embedder: Embedder, question: str) -> float:
     return (time.perf_counter() - started) * 1000
 
 
+#: Where the vault is embedded in the background while questions are timed.
+_BACKGROUND = PriorityExecutor("bench-background-embedding")
+
+
 def _background(
     embedder: Embedder, passages: list[str], stop: threading.Event, first: threading.Event
 ) -> Callable[[], dict[str, float]]:
     """Start embedding ``passages`` (:data:`EMBED_BATCH` a call, round and round) until
     ``stop``; returns what to call for its chunks per second once stopped."""
-    done = {"chunks": 0, "seconds": 0.0}
-    failed: list[BaseException] = []
 
-    def run() -> None:
+    def run() -> dict[str, float]:
         started = time.perf_counter()
-        position = 0
+        position = chunks = 0
         try:
             while not stop.is_set():
                 batch = passages[position : position + EMBED_BATCH] or passages[:EMBED_BATCH]
                 position = (position + EMBED_BATCH) % max(1, len(passages))
                 embedder.embed(batch)
-                done["chunks"] += len(batch)
+                chunks += len(batch)
                 first.set()
-        except BaseException as exc:  # handed to whoever finishes the run
-            failed.append(exc)
         finally:
-            done["seconds"] = time.perf_counter() - started
             first.set()  # nobody waits for a first batch that will not come
+        seconds = (time.perf_counter() - started) or 1e-9
+        return {"chunksPerSecond": round(chunks / seconds, 1), "chunks": chunks}
 
-    thread = threading.Thread(target=run, name="bench-background-embedding", daemon=True)
-    thread.start()
+    job = _BACKGROUND.submit(run)
 
     def finish() -> dict[str, float]:
         stop.set()
-        thread.join()
-        if failed:
-            raise failed[0]
-        seconds = done["seconds"] or 1e-9
-        return {"chunksPerSecond": round(done["chunks"] / seconds, 1), "chunks": done["chunks"]}
+        return job.result()  # raises what stopped it, if anything did
 
     return finish
 

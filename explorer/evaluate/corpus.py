@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.precision import precision_of
 from explorer.embed.provider import EmbedderProvider
 from explorer.evaluate.datasets import BeirDataset, DatasetError, Doc
@@ -33,8 +32,8 @@ from explorer.evaluate.settings import (
 )
 from explorer.index import migrations
 from explorer.index.db import IndexDB, data_dir
-from explorer.index.embedding import embed_pending, pending_count
-from explorer.index.sync import sync_vault
+from explorer.index.sync import SyncReport
+from explorer.index.update import bring_up_to_date
 from explorer.vault import chunk
 
 EVALS_DIR = "evals"
@@ -199,29 +198,27 @@ def open_vault_index(
 def _bring_up_to_date(
     db: IndexDB, provider: EmbedderProvider | None, progress: Progress, log: Log
 ) -> IndexInfo:
-    report = sync_vault(db, progress)
-    synced = len(report.added) + len(report.changed) + len(report.deleted)
-    if synced:
-        log(f"indexed {db.vault}: {report.summary()}")
-    embedded = 0
-    if provider is not None:
-        try:
-            embedder = provider.get()
-        except EmbedderUnavailable as exc:
-            raise EvalError(
-                f"semantic search is unavailable ({exc}); evaluate lexical search only "
-                "with --modes fts"
-            ) from exc
-        pending = pending_count(db, embedder.name)
-        if pending:
-            log(f"embedding {pending:,} chunks with {embedder.name} (cached for the next run)")
-            done = embed_pending(db, embedder, lambda d, t, n: progress("embed", d, t, n))
-            embedded = done.chunks
-            precision = precision_of(embedder)
-            label = f", {precision.name}: {precision.reason}" if precision else ""
-            log(
-                f"embedded {done.chunks:,} chunks in {done.seconds:.0f}s ({done.rate:.1f}/s{label})"
-            )
+    def synced(report: SyncReport) -> None:
+        if _changes(report):
+            log(f"indexed {db.vault}: {report.summary()}")
+
+    def embedding(done: int, total: int, note: str) -> None:
+        if done == 0 and total and provider is not None:
+            log(f"embedding {total:,} chunks with {provider.name} (cached for the next run)")
+        progress("embed", done, total, note)
+
+    update = bring_up_to_date(db, provider, progress, synced=synced, embed_progress=embedding)
+    if update.unavailable is not None:
+        raise EvalError(
+            f"semantic search is unavailable ({update.unavailable}); evaluate lexical search "
+            "only with --modes fts"
+        ) from update.unavailable
+    done = update.embedded
+    embedded = done.chunks if done is not None else 0
+    if done is not None and done.chunks:
+        precision = precision_of(provider.peek() if provider is not None else None)
+        label = f", {precision.name}: {precision.reason}" if precision else ""
+        log(f"embedded {done.chunks:,} chunks in {done.seconds:.0f}s ({done.rate:.1f}/s{label})")
     conn = db.conn
     notes = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -233,7 +230,11 @@ def _bring_up_to_date(
                 (provider.name,),
             ).fetchone()[0]
         )
-    return IndexInfo(str(db.path), notes, chunks, vectors, 0, synced, embedded)
+    return IndexInfo(str(db.path), notes, chunks, vectors, 0, _changes(update.synced), embedded)
+
+
+def _changes(report: SyncReport) -> int:
+    return len(report.added) + len(report.changed) + len(report.deleted)
 
 
 def _slug(name: str) -> str:

@@ -25,12 +25,12 @@ import shutil
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 from explorer.index.db import index_path
+from explorer.jobs import PriorityExecutor
 
 #: The budgets, in seconds, of each figure (measured on a 2-core laptop-class machine).
 BUDGETS: dict[str, float] = {
@@ -59,6 +59,9 @@ WARM_RUNS = 5
 
 #: Seconds any one child may take.
 CHILD_TIMEOUT = 900.0
+
+#: Where a child's standard error is read while it runs.
+_PIPES = PriorityExecutor("bench-child-stderr")
 
 
 def _program(*args: str) -> list[str]:
@@ -105,11 +108,10 @@ def _window(
                 shown.append(time.perf_counter() - started)
             tail[:] = [*tail[-4:], line]
 
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
+    reading = _PIPES.submit(read)
     code = proc.wait(timeout=CHILD_TIMEOUT)
     total = time.perf_counter() - started
-    reader.join()
+    reading.result()
     if code != 0:
         raise RuntimeError(f"the window failed ({code}): {''.join(tail).strip()[-300:]}")
     return (shown[0] if shown else None), total

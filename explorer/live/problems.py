@@ -6,6 +6,8 @@ the index is left as the last commit left it.  It is said in one sentence (what 
 to do) and logged without a traceback.  Anything else that escapes is a **bug**: it is said to
 be one, and its traceback goes to the log for a report.  A database SQLite finds damaged is the
 environment's too (a rebuild repairs it), never a bug, and never mistaken for a locked one.
+Every front end (a command, the MCP server) says an error in the one line :func:`fault_line`
+makes.
 """
 
 from __future__ import annotations
@@ -19,10 +21,15 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from explorer.errors import ExplorerError, Fault
 from explorer.index.db import (
     ENV_DATA_DIR,
+    IndexError_,
     IndexUnavailable,
+    data_dir,
     describe_error,
+    index_command,
+    index_path,
     is_damage,
     is_environment,
 )
@@ -158,3 +165,27 @@ def _os_error(exc: OSError, data: Path | None, vault: Path | None) -> str | None
     if exc.errno == errno.EIO:
         return f"input/output error{shown and ' on' + shown}; check the disk"
     return None
+
+
+def fault_line(exc: BaseException, fault: Fault, vault: str | Path | None, data: str | None) -> str:
+    """The one line a front end says for ``exc`` (:func:`explorer.errors.classify` gave its
+    ``fault``): the person's error as its message, the machine's as :func:`error_line` words it
+    (a message the program wrote itself stands as it is)."""
+    wrote_it = isinstance(exc, ExplorerError) and not isinstance(exc, IndexError_)
+    if fault is Fault.USER or wrote_it:
+        return str(exc)
+    return error_line(exc, vault, data)
+
+
+def error_line(exc: BaseException, vault: str | Path | None, data: str | None) -> str:
+    """One line for an error of the machine or of the index met by a command on ``vault``
+    (:func:`describe`, the live index's words), else the error as it is."""
+    folder = data_dir(data)
+    database = index_path(Path(vault), data) if vault else folder
+    line = describe(exc, database, data=folder, vault=Path(vault) if vault else None)
+    if line is not None:
+        return line
+    if isinstance(exc, sqlite3.Error):
+        command = index_command(vault, data) if vault else "vault-explorer index VAULT"
+        return f"index error: {exc} (run `{command}` to rebuild it)"
+    return f"index error: {exc}"

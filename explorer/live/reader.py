@@ -1,19 +1,20 @@
 """The read side of an open vault: one thread, one read-only connection, one vector matrix.
 
 Whatever a window reads from its index (the search, the Quality dock's judged queries, the Tune
-run, Why Not, Around, the preview's links) runs here, as a *job*: a function of a
-:class:`ReadContext`, which holds the connection and the vector matrix (loaded once, refreshed
-when the index's generation moves).  So a process holds one matrix, however many panels read.
+run, Why Not, Around, the preview's links), and every tool of the MCP server
+(:mod:`explorer.mcp.reader`), runs here, as a *job*: a function of a :class:`ReadContext`,
+which holds the connection and the vector matrix (loaded once, refreshed when the index's
+generation moves).  So a process holds one matrix, however many panels read.
 
-Jobs come in groups.  A newer job of a group supersedes the older ones: a queued one is
-dropped (its future cancelled), a running one is stopped (its statement interrupted with
+The reader is a one-thread :class:`~explorer.jobs.PriorityExecutor`, and its jobs follow that
+executor's rules.  A newer job of a group supersedes the older ones: a queued one is dropped
+(its future cancelled), a running one is stopped (its statement interrupted with
 ``Connection.interrupt()``, a progress handler stops any later statement, and its next
-:meth:`ReadContext.checkpoint` raises :class:`Superseded`).  Jobs run most urgent first
-(:data:`~explorer.search.query_embedding.URGENT` before
-:data:`~explorer.search.query_embedding.NORMAL`), and a long job calls
-:meth:`ReadContext.checkpoint` between its steps, which runs any more urgent job queued
-meanwhile right there, on the same thread and connection: the window's search never waits for
-the Quality dock's judged queries.
+:meth:`ReadContext.checkpoint` raises :class:`Superseded`); a job of no group is never
+superseded.  Jobs run most urgent first (:data:`~explorer.jobs.URGENT` before
+:data:`~explorer.jobs.NORMAL`), and a long job calls :meth:`ReadContext.checkpoint` between its
+steps, which runs any more urgent job queued meanwhile right there, on the same thread and
+connection: the window's search never waits for the Quality dock's judged queries.
 
 The connection is opened at the first job with :meth:`IndexDB.open_reader`, which never writes:
 while the index is missing or not migrated yet, the reader waits for the live index (the only
@@ -23,21 +24,19 @@ writer) to create or migrate it.  No Qt here.
 from __future__ import annotations
 
 import contextlib
-import heapq
-import itertools
+import os
 import sqlite3
-import threading
 from collections.abc import Callable
-from concurrent.futures import Future
-from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, IndexNotReady, IndexUnavailable
+from explorer.index.migrations import LATEST_VERSION
 from explorer.index.vectors import VectorIndex
+from explorer.jobs import NORMAL, URGENT, Job, PriorityExecutor, Superseded
 from explorer.live.writer import LiveIndex
 from explorer.search.hybrid import EMBED_TIMEOUT_S, Searcher
-from explorer.search.query_embedding import NORMAL, URGENT
 
 T = TypeVar("T")
 
@@ -47,20 +46,7 @@ PROGRESS_STEPS = 100_000
 #: How often a reader waiting for the writer to create the index looks again (seconds).
 WAIT_STEP = 0.05
 
-__all__ = ["NORMAL", "URGENT", "IndexReader", "ReadContext", "Superseded"]
-
-
-class Superseded(Exception):
-    """A newer job of the same group (or closing) made this one pointless."""
-
-
-@dataclass(order=True)
-class _Job:
-    priority: int
-    seq: int
-    group: str = field(compare=False)
-    fn: Callable[[ReadContext], Any] = field(compare=False)
-    future: Future[Any] = field(compare=False)
+__all__ = ["NORMAL", "URGENT", "IndexReader", "Job", "ReadContext", "Superseded"]
 
 
 class ReadContext:
@@ -86,7 +72,7 @@ class ReadContext:
         """A searcher over this connection and the shared matrix; its query embedding queues at
         the job's own priority unless told otherwise."""
         if priority is None:
-            job = self._reader._current()
+            job = self._reader._jobs.current()
             priority = job.priority if job is not None else NORMAL
         return Searcher(
             self.db,
@@ -97,14 +83,23 @@ class ReadContext:
             priority=priority,
         )
 
+    @property
+    def request(self) -> int:
+        """The number of the job's request (:attr:`~explorer.jobs.Job.seq`)."""
+        job = self._reader._jobs.current()
+        assert job is not None
+        return job.seq
+
     def checkpoint(self) -> None:
         """Between two steps of a long job: stop here if a newer job of its group (or closing)
         made it pointless, and run any more urgent job that is waiting."""
-        self._reader._checkpoint(self)
+        self._reader._jobs.checkpoint()
 
 
 class IndexReader:
-    """One thread that runs read jobs on one read-only connection (see the module)."""
+    """One thread that runs read jobs on one read-only connection (see the module): a
+    one-thread :class:`~explorer.jobs.PriorityExecutor` that stops a superseded job's statement
+    and gives each job the connection."""
 
     def __init__(
         self,
@@ -113,55 +108,47 @@ class IndexReader:
         *,
         writer: LiveIndex | None = None,
         name: str = "index-reader",
+        reopen_if_replaced: bool = False,
     ) -> None:
         """``open_db`` opens the read-only connection (:meth:`IndexDB.open_reader`); while it
-        says :class:`IndexNotReady`, the reader waits for ``writer`` to create the index."""
+        says :class:`IndexNotReady`, the reader waits for ``writer`` to create the index.  With
+        ``reopen_if_replaced`` (a reader with no writer of its own, whose index another process
+        keeps), each job first looks whether the connection still reads the index: when another
+        process has rebuilt, deleted or migrated it since, the connection is opened again."""
         self._open_db = open_db
         self.provider = provider
         self._writer = writer
-        self._queue: list[_Job] = []
-        self._order = itertools.count(1)
-        self._latest: dict[str, int] = {}
-        self._ready = threading.Condition()
-        self._closed = threading.Event()
-        self._running: list[_Job] = []  # the jobs under way, innermost last (reader thread)
+        self._reopen = reopen_if_replaced
+        self._jobs = PriorityExecutor(name, on_supersede=self._superseded, on_exit=self._forget)
         self._vectors: VectorIndex | None = None
         self._db: IndexDB | None = None
+        self._file: tuple[int, int] | None = None  # the file the connection was opened on
+        self._depth = 0  # jobs under way, one inside the other (reader thread)
         self.opened = 0  # connections opened (tests)
-        self.ran: dict[str, int] = {}  # jobs run to their end, per group (tests)
-        self.cancelled = 0  # jobs stopped under way by a newer one or by closing (tests)
-        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
-        self._thread.start()
 
     # ------------------------------------------------------------------ asking
 
     def submit(
-        self, fn: Callable[[ReadContext], T], *, group: str, priority: int = NORMAL
-    ) -> Future[T]:
+        self, fn: Callable[[ReadContext], T], *, group: str | None, priority: int = NORMAL
+    ) -> Job[T]:
         """Run ``fn(context)`` on the reader thread; a newer job of ``group`` supersedes this
-        one (its future is then cancelled, or ends with :class:`Superseded`)."""
-        future: Future[T] = Future()
-        with self._ready:
-            if self._closed.is_set():
-                future.cancel()
-                return future
-            seq = next(self._order)
-            self._latest[group] = seq
-            stale = [job for job in self._queue if job.group == group]
-            if stale:
-                self._queue = [job for job in self._queue if job.group != group]
-                heapq.heapify(self._queue)
-            heapq.heappush(self._queue, _Job(priority, seq, group, fn, future))
-            running = self._current()
-            self._ready.notify()
-        for job in stale:
-            job.future.cancel()
-        if running is not None and running.group == group:
-            self._interrupt()  # the search under way is superseded: stop its statement now
-        return future
+        one (its future is then cancelled, or ends with :class:`Superseded`); a job of no
+        group is never superseded."""
+        return self._jobs.submit(self._run, fn, group=group, priority=priority)
 
-    def wanted(self, group: str, seq: int) -> bool:
-        return not self._closed.is_set() and self._latest.get(group) == seq
+    def supersede(self, group: str) -> None:
+        """Supersede every job of ``group`` asked for so far, without asking for another."""
+        self._jobs.supersede(group)
+
+    @property
+    def ran(self) -> dict[str | None, int]:
+        """Jobs run to their end, per group (tests)."""
+        return self._jobs.ran
+
+    @property
+    def cancelled(self) -> int:
+        """Jobs stopped under way by a newer one or by closing (tests)."""
+        return self._jobs.cancelled
 
     @property
     def db(self) -> IndexDB | None:
@@ -175,75 +162,62 @@ class IndexReader:
     def close(self, wait: float | None = None) -> None:
         """Drop what is queued, stop the job under way, close the connection (on the reader
         thread).  Waits at most ``wait`` seconds for that, or not at all."""
-        with self._ready:
-            self._closed.set()
-            queued, self._queue = self._queue, []
-            self._ready.notify()
-        for job in queued:
-            job.future.cancel()
+        self._jobs.close()
         self._interrupt()
         if wait is not None:
-            self._thread.join(wait)
+            self._jobs.join(wait)
 
     @property
     def alive(self) -> bool:
-        return self._thread.is_alive()
+        return self._jobs.alive
 
     # ------------------------------------------------------------------ the reader thread
 
-    def _run(self) -> None:
-        try:
-            while True:
-                with self._ready:
-                    while not self._queue and not self._closed.is_set():
-                        self._ready.wait()
-                    if self._closed.is_set():
-                        return
-                    job = heapq.heappop(self._queue)
-                self._execute(job)
-        finally:
-            db, self._db, self._vectors = self._db, None, None
-            if db is not None:
-                db.close()
-
-    def _execute(self, job: _Job) -> None:
-        if not job.future.set_running_or_notify_cancel():
-            return
-        if not self.wanted(job.group, job.seq):
-            job.future.set_exception(Superseded())
-            return
-        self._running.append(job)
+    def _run(self, fn: Callable[[ReadContext], T]) -> T:
+        """A job: ``fn`` with the context; a statement interrupted for it is its end."""
+        job = self._jobs.current()
+        assert job is not None
+        self._depth += 1
         try:
             for attempt in range(2):
                 try:
-                    result = job.fn(self._context())
+                    return fn(self._context())
                 except sqlite3.OperationalError as exc:
-                    if _interrupted(exc) and self.wanted(job.group, job.seq) and not attempt:
+                    if not _interrupted(exc):
+                        raise
+                    if job.wanted() and not attempt:
                         continue  # an interrupt meant for the job before: once more
-                    if _interrupted(exc):
-                        self.cancelled += 1
-                        job.future.set_exception(Superseded())
-                    else:
-                        job.future.set_exception(exc)
-                except Superseded as exc:
-                    self.cancelled += 1
-                    job.future.set_exception(exc)
-                except BaseException as exc:  # the asker hears about it
-                    job.future.set_exception(exc)
-                else:
-                    self.ran[job.group] = self.ran.get(job.group, 0) + 1
-                    job.future.set_result(result)
-                return
+                    raise Superseded from None
+            raise AssertionError("unreachable")  # pragma: no cover
         finally:
-            self._running.pop()
+            self._depth -= 1
+
+    def _forget(self) -> None:
+        """Close the connection and let go of the matrix (the thread ends, or the index was
+        replaced)."""
+        db, self._db, self._vectors = self._db, None, None
+        if db is not None:
+            db.close()
 
     def _context(self) -> ReadContext:
+        outermost = self._depth == 1  # no job's context is in use around this one
+        if self._db is not None and self._reopen and outermost and not self._reads_the_index():
+            self._forget()  # open the index as it is now
         if self._db is None:
             db = self._open()
             db.conn.set_progress_handler(self._abandoned, PROGRESS_STEPS)
-            self._db = db
+            self._db, self._file = db, _file_of(db.path)
             self.opened += 1
         return ReadContext(self, self._db)
+
+    def _reads_the_index(self) -> bool:
+        """Whether the connection still reads the index: the same file at its path, at this
+        program's schema."""
+        assert self._db is not None
+        if self._file is None or _file_of(self._db.path) != self._file:
+            return False
+        version = self._db.conn.execute("PRAGMA user_version").fetchone()[0]
+        return bool(version == LATEST_VERSION)
 
     def _open(self) -> IndexDB:
         """The read-only connection; while there is no current index yet, wait for the
@@ -257,7 +231,7 @@ class IndexReader:
                     raise
                 if writer.wait_opened(0) and writer.open_error is not None:
                     raise IndexUnavailable(writer.open_error) from None
-            if self._closed.wait(WAIT_STEP):
+            if self._jobs.closed.wait(WAIT_STEP):
                 raise Superseded
 
     def _vectors_of(self, model: str) -> VectorIndex:
@@ -265,39 +239,30 @@ class IndexReader:
             self._vectors = VectorIndex(model)
         return self._vectors
 
-    def _current(self) -> _Job | None:
-        """The innermost job under way (read from any thread: the reader may pop it)."""
-        try:
-            return self._running[-1]
-        except IndexError:
-            return None
-
-    def _checkpoint(self, context: ReadContext) -> None:
-        job = self._current()
-        if job is None:
-            return
-        if not self.wanted(job.group, job.seq):
-            raise Superseded
-        while True:
-            with self._ready:
-                if not self._queue or self._queue[0].priority >= job.priority:
-                    return
-                urgent = heapq.heappop(self._queue)
-            self._execute(urgent)
-
     def _abandoned(self) -> int:
         """The progress handler (reader thread): non-zero aborts the running statement, when
         the job it belongs to is no longer wanted."""
-        job = self._current()
-        if job is None:
-            return 0
-        return int(not self.wanted(job.group, job.seq))
+        job = self._jobs.current()
+        return int(job is not None and not job.wanted())
+
+    def _superseded(self, job: Job[Any]) -> None:
+        if self._jobs.under_way() is job:
+            self._interrupt()  # the search under way is superseded: stop its statement now
 
     def _interrupt(self) -> None:
         db = self._db
-        if db is not None and self._running:
+        if db is not None and self._jobs.under_way() is not None:
             with contextlib.suppress(sqlite3.ProgrammingError):  # closed meanwhile
                 db.conn.interrupt()
+
+
+def _file_of(path: Path) -> tuple[int, int] | None:
+    """Which file is at ``path`` (device and inode), if any."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
 
 
 def _interrupted(exc: sqlite3.OperationalError) -> bool:

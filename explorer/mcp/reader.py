@@ -1,18 +1,20 @@
 """One vault's index and notes, read for a long-lived server: what the tools of ``vault-explorer
 mcp`` answer, without the protocol (:mod:`explorer.mcp.server` speaks it).
 
-- **Read-only.**  Each request opens the index on a read-only connection, as ``related`` does
-  (:func:`explorer.commands.common.open_readonly`), and reads it in one transaction: one state of
-  the index, while a window or ``watch`` writes it.  The writer lease is never taken, except with
-  ``sync`` (``--sync``): then a search first brings the index up to date, as ``search`` does, if
-  no other process holds the lease; one that does keeps the index current already.
-- **One reader at a time.**  A lock serialises the requests' reads: the vector matrix is kept
-  between requests (reloaded when the index changes), and only one request uses it at once.
+- **Read-only, through the window's reader.**  Every read of the index is a job of an
+  :class:`~explorer.live.reader.IndexReader`, as the window's are: one thread, one read-only
+  connection (opened again when another process rebuilds or deletes the index), one vector
+  matrix kept between requests (refreshed when the index changes); the requests' reads take
+  turns on it, each in one read transaction: one state of the index, while a window or
+  ``watch`` writes it.  The writer lease is never taken, except with ``sync`` (``--sync``):
+  then a search first brings the index up to date, as ``search`` does, if no other process
+  holds the lease; one that does keeps the index current already.
 - **The model loads once, on first need, and nobody waits for it who does not need it.**  It is
   the process's shared model (:func:`explorer.embed.provider.shared_provider`), asked for by the
   first request that can use it (a search or explanation that is not lexical, over an index
-  with vectors).  That request waits for it *before* taking the lock, so a lexical search,
-  ``get_note``, ``related`` (stored vectors) and ``status`` answer meanwhile.
+  with vectors).  That request waits for it on its own thread, *before* its search is a job of
+  the reader, so a lexical search, ``get_note``, ``related`` (stored vectors) and ``status``
+  answer meanwhile.
 - **Notes are read as the indexer reads them** (:func:`explorer.vault.scan.read_note`): a path is
   vault-relative (made a note id by :func:`explorer.vault.note_path.note_id`, as ``related`` and
   ``explain`` make theirs), names a note the ignore rules let through, and leads to a regular
@@ -27,25 +29,24 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
-from collections.abc import Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from explorer.commands.common import open_readonly
-from explorer.commands.related import not_a_note
 from explorer.console import UsageError
 from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.status import vault_languages
-from explorer.index.vectors import VectorIndex
+from explorer.index.update import bring_up_to_date
 from explorer.live import Health, stored_health
-from explorer.search.answer import Answer, bring_up_to_date, has_vectors, search_index
+from explorer.live.reader import IndexReader, ReadContext
+from explorer.search.answer import EMBED_BEFORE_SEARCH, Answer, has_vectors, search_index
 from explorer.search.explain import Explanation, NoteNotIndexed, explain
 from explorer.search.hybrid import Searcher
+from explorer.search.notes_lookup import not_a_note
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import parse_query
 from explorer.search.related import RelatedNotes, related
@@ -54,6 +55,8 @@ from explorer.vault.note_path import BadNotePath, note_id
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 from explorer.vault.parse import NotANote, decode
 from explorer.vault.scan import read_note, stat_note
+
+T = TypeVar("T")
 
 #: The most characters of a note one ``get_note`` answer carries.  A longer range is cut at a line
 #: end, or inside a line longer than this; the answer says where to go on (:attr:`NoteText.next`).
@@ -127,7 +130,7 @@ class NoteText:
 class VaultReader:
     """Answers the server's requests about the vault ``vault`` (its index under ``data``), with
     the model of ``provider``; ``sync``: bring the index up to date before a search, when no
-    other process keeps it current."""
+    other process keeps it current.  Every read of the index is a job of :attr:`reader`."""
 
     def __init__(
         self,
@@ -142,9 +145,14 @@ class VaultReader:
         self.provider = provider
         self.sync = sync
         self.path = index_path(vault, data)
-        self._lock = threading.Lock()
-        self._matrix: VectorIndex | None = None
-        self._matrix_file: tuple[int, int] | None = None  # the database file it was read from
+        self.reader = IndexReader(self._open, provider, reopen_if_replaced=True)
+
+    def _open(self) -> IndexDB:
+        return IndexDB.open_reader(self.vault, self.data)
+
+    def close(self, wait: float | None = None) -> None:
+        """Stop the reader (waiting at most ``wait`` seconds for it)."""
+        self.reader.close(wait)
 
     # ------------------------------------------------------------------ the tools
 
@@ -153,8 +161,11 @@ class VaultReader:
         options.validate()
         self._sync_first(options)
         self._model_for(raw, options)
-        with self._reading() as db:
-            return search_index(db, self.provider, raw, options, vectors=self._vectors(db))
+        return self._read(
+            lambda ctx: search_index(
+                ctx.db, self.provider, raw, options, vectors=ctx.vectors(self.provider.name)
+            )
+        )
 
     def explain(self, raw: str, path: str, options: SearchOptions) -> Explanation:
         """What ``explain --json`` answers: every reason ``path`` is where it is for ``raw``."""
@@ -162,22 +173,28 @@ class VaultReader:
         self._sync_first(options)
         self._model_for(raw, options)
         provider = self.provider if options.mode != Mode.FTS else EmbedderProvider.disabled()
-        with self._reading() as db:
-            searcher = Searcher(db, provider, vectors=self._vectors(db))
+
+        def run(ctx: ReadContext) -> Explanation:
+            searcher = Searcher(ctx.db, provider, vectors=ctx.vectors(self.provider.name))
             try:
                 return explain(searcher, raw, path, options)
             except NoteNotIndexed:
-                raise UsageError(not_a_note(db, path)) from None
+                raise UsageError(not_a_note(ctx.db.conn, path)) from None
+
+        return self._read(run)
 
     def related(self, path: str, limit: int) -> RelatedNotes:
         """What ``related --json`` answers: the notes nearest in meaning (stored vectors only)."""
-        with self._reading() as db:
+
+        def run(ctx: ReadContext) -> RelatedNotes:
             try:
-                return related(db, self._vectors(db), path, limit)
+                return related(ctx.db, ctx.vectors(self.provider.name), path, limit)
             except NoteNotIndexed:
-                raise UsageError(not_a_note(db, path)) from None
+                raise UsageError(not_a_note(ctx.db.conn, path)) from None
             except ValueError as exc:  # the limit
                 raise UsageError(str(exc)) from None
+
+        return self._read(run)
 
     def status(self) -> dict[str, Any]:
         """What ``status --json`` says (without the checks that read the whole database), the
@@ -185,8 +202,9 @@ class VaultReader:
         if not self.path.exists():
             health = Health(str(self.vault), str(self.path))
         else:
-            with self._reading() as db:
-                health = stored_health(db, self.provider.name, check_fts=False)
+            health = self._read(
+                lambda ctx: stored_health(ctx.db, self.provider.name, check_fts=False)
+            )
         data = health.to_json()
         # What indexes this vault into the data folder this server reads (its --data-dir).
         data["indexCommand"] = index_command(self.vault, self.data)
@@ -235,39 +253,36 @@ class VaultReader:
 
     # ------------------------------------------------------------------ the index
 
-    @contextlib.contextmanager
-    def _reading(self) -> Iterator[IndexDB]:
-        """The index on a read-only connection, in one read transaction, for this request
-        alone."""
-        with self._lock:
-            db = open_readonly(self.vault, self.data)
-            try:
-                db.conn.execute("BEGIN")
-                yield db
-            finally:
-                db.close()  # ends the read transaction; nothing was written
+    def _read(self, fn: Callable[[ReadContext], T]) -> T:
+        """``fn`` run on the reader, in one read transaction (one state of the index, while a
+        window or ``watch`` writes it); this request's answer, waited for."""
 
-    def _vectors(self, db: IndexDB) -> VectorIndex:
-        """The matrix kept between requests (the caller holds the lock); a new one when the
-        database is another file (rebuilt from scratch: its generations start again)."""
-        st = os.stat(db.path)
-        if self._matrix is None or self._matrix_file != (st.st_dev, st.st_ino):
-            self._matrix = VectorIndex(self.provider.name)
-            self._matrix_file = (st.st_dev, st.st_ino)
-        return self._matrix
+        def snapshot(ctx: ReadContext) -> T:
+            conn = ctx.db.conn
+            conn.execute("BEGIN")
+            try:
+                return fn(ctx)
+            finally:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")  # nothing was written
+
+        return self.reader.submit(snapshot, group=None).result()
 
     def _model_for(self, raw: str, options: SearchOptions) -> None:
         """Load the model (once per process) if a search of ``raw`` under ``options`` will use
         it: not lexical, a query with words to search (one without lists the recent notes,
         which compares nothing: the query parsed as the searcher parses it decides), and the
-        index has vectors to compare with.  Outside the lock, so that other requests are
-        answered while it loads; a model that cannot be had is the search's to report."""
+        index has vectors to compare with.  Waited for here, not on the reader, so that other
+        requests are answered while it loads; a model that cannot be had is the search's to
+        report."""
         if options.mode == Mode.FTS:
             return
-        with self._reading() as db:
-            listing = parse_query(raw, vault_languages(db.conn)).is_listing
-            usable = not listing and has_vectors(db, self.provider.name)
-        if usable:
+
+        def usable(ctx: ReadContext) -> bool:
+            listing = parse_query(raw, vault_languages(ctx.db.conn)).is_listing
+            return not listing and has_vectors(ctx.db, self.provider.name)
+
+        if self._read(usable):
             with contextlib.suppress(EmbedderUnavailable):
                 self.provider.get()
 
@@ -282,7 +297,8 @@ class VaultReader:
         try:
             db = IndexDB.open(self.vault, self.data)
             try:
-                bring_up_to_date(db, self.provider, options)
+                embedding = None if options.mode == Mode.FTS else self.provider
+                bring_up_to_date(db, embedding, at_most=EMBED_BEFORE_SEARCH)
             finally:
                 db.close()
         finally:

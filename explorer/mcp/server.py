@@ -57,17 +57,16 @@ from mcp.types import (
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from explorer import __version__
-from explorer.commands.common import fault_line
-from explorer.commands.related import LINK_MARK
 from explorer.display import safe_text
 from explorer.errors import Fault, classify
+from explorer.live.problems import fault_line
 from explorer.mcp.framing import Framing
 from explorer.mcp.reader import VaultReader
 from explorer.search import options as search_options
 from explorer.search.answer import Answer, waiting_text
 from explorer.search.options import Mode
 from explorer.search.query import MAX_QUERY_CHARS
-from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT, RelatedNotes
+from explorer.search.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes
 from explorer.search.saved import SearchStore
 from explorer.search.verdict import closeness
 
@@ -425,7 +424,10 @@ def serve(reader: VaultReader) -> int:
         file=sys.stderr,
         flush=True,
     )
-    anyio.run(_serve, build_server(reader))
+    try:
+        anyio.run(_serve, build_server(reader))
+    finally:
+        reader.close()
     return 0
 
 

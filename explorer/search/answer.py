@@ -3,21 +3,20 @@
 
 :func:`search_index` searches the index as it is, and says how many chunks are still waiting for a
 vector: a hybrid search whose index has no vector at all answers lexically at once, without
-loading a model it could not use.  :func:`bring_up_to_date` is the sync a search may do first
-(the caller holds the writer lease): the vault reconciled, and a small embedding backlog embedded.
+loading a model it could not use.  A search that syncs first brings the index up to date with
+:func:`explorer.index.update.bring_up_to_date`, embedding a backlog of at most
+:data:`EMBED_BEFORE_SEARCH` chunks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
-from explorer.index.embedding import embed_pending, pending_count
-from explorer.index.sync import SyncReport, sync_vault
+from explorer.index.embedding import pending_count
 from explorer.index.vectors import VectorIndex
 from explorer.search.hybrid import Searcher
 from explorer.search.options import Mode, SearchOptions
@@ -27,9 +26,6 @@ from explorer.search.results import SearchResponse
 #: this many (an edited note or a few: about a second on a laptop's CPU); above it, it answers
 #: with the vectors that exist and says how many are waiting.
 EMBED_BEFORE_SEARCH = 64
-
-#: ``progress(phase, done, total, note)``, as :func:`explorer.index.sync.sync_vault` reports it.
-Progress = Callable[..., None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,27 +71,6 @@ def search_index(
         )
     response = Searcher(db, searching, vectors=vectors).search(raw, options)
     return Answer(response, waiting, any_vectors)
-
-
-def bring_up_to_date(
-    db: IndexDB,
-    provider: EmbedderProvider,
-    options: SearchOptions,
-    progress: Progress | None = None,
-) -> SyncReport:
-    """Reconcile ``db`` with its vault and, when the search uses vectors and at most
-    :data:`EMBED_BEFORE_SEARCH` chunks wait for one, embed them (a model that cannot be had
-    leaves them waiting: the search says so).  The caller holds the writer lease."""
-    report = sync_vault(db, progress)
-    if options.mode == Mode.FTS or not 0 < pending_count(db, provider.name) <= EMBED_BEFORE_SEARCH:
-        return report
-    try:
-        embedder = provider.get()
-    except EmbedderUnavailable:
-        return report
-    step = None if progress is None else (lambda d, t, n: progress("embed", d, t, n))
-    embed_pending(db, embedder, step)
-    return report
 
 
 def waiting_text(count: int) -> str:

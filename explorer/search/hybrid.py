@@ -21,13 +21,13 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
 from explorer.index.vectors import VectorHit, VectorIndex
+from explorer.jobs import NORMAL, PriorityExecutor
 from explorer.search.chunk_scores import ChunkScore
 from explorer.search.fusion import fuse
 from explorer.search.lexical import filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.order import sort_hits
 from explorer.search.query import Query, parse_query, split_compounds
-from explorer.search.query_embedding import EXECUTOR, NORMAL
 from explorer.search.results import (
     Candidates,
     NoteInfo,
@@ -51,7 +51,13 @@ _Ranked = SemanticStatus | tuple[list[VectorHit], str]
 
 #: Where a hybrid search ranks its vector list while its lexical list is made (per process;
 #: a thread waits mostly on the model or numpy, so two are plenty).
-_BESIDE = concurrent.futures.ThreadPoolExecutor(max_workers=2, thread_name_prefix="vector-list")
+_BESIDE = PriorityExecutor("vector-list", workers=2)
+
+#: The process's query embeddings, on one thread: the model embeds one query at a time, and a
+#: query's timeout starts when it is asked for.  The window's own query is
+#: :data:`~explorer.jobs.URGENT`: it goes ahead of whatever questions a panel queued
+#: (:data:`~explorer.jobs.NORMAL`), so it waits at most for the one embedding under way.
+QUERY_EMBEDDINGS = PriorityExecutor("embed-query")
 
 
 class Searcher:
@@ -67,8 +73,8 @@ class Searcher:
         vectors: VectorIndex | None = None,
         priority: int = NORMAL,
     ) -> None:
-        """``priority``: where the query's embedding queues
-        (:mod:`explorer.search.query_embedding`: the window's own query goes first)."""
+        """``priority``: where the query's embedding queues (:data:`QUERY_EMBEDDINGS`: the
+        window's own query goes first)."""
         self.db = db
         self.provider = provider
         self.wait_for_model = wait_for_model
@@ -217,7 +223,7 @@ class Searcher:
         embedder = self.provider.peek()
         if embedder is None:
             return None
-        return _BESIDE.submit(self._ranking(embedder, result, options))
+        return _BESIDE.submit(self._ranking(embedder, result, options), priority=self.priority)
 
     def _ranking(
         self, embedder: Embedder, result: Candidates, options: SearchOptions
@@ -242,7 +248,7 @@ class Searcher:
         why there is no vector list.  Reads no table (it may run beside the lexical list)."""
         name = embedder.name
         started = time.perf_counter()
-        future = EXECUTOR.submit(
+        future = QUERY_EMBEDDINGS.submit(
             embed_queries, embedder, [result.query.free_text], priority=self.priority
         )
         try:

@@ -4,8 +4,9 @@ The typed letters must appear in order (a subsequence, case-insensitive, spaces 
 note's path or its title.  A match scores for each letter, more for letters that continue a run,
 more again at the start of a path segment or a word, and the title's score counts a bit more
 than the path's.  :func:`lookup` returns the best matches first, ties broken by the shorter
-path; :func:`notes` reads the candidates from an open index, and :func:`indexed_id` turns a
-typed path into the id of the note the index has under it.
+path; :func:`notes` reads the candidates from an open index, :func:`indexed_id` turns a
+typed path into the id of the note the index has under it, and :func:`not_a_note` says that a
+path is not a note of the index, naming the closest that are.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ SEPARATORS = "/\\-_. "
 
 #: Matches :func:`lookup` returns at most, unless told.
 DEFAULT_LIMIT = 20
+#: Close paths :func:`not_a_note` names.
+SUGGESTIONS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,3 +164,13 @@ def indexed_id(conn: sqlite3.Connection, path: str) -> str:
 
 def _has_note(conn: sqlite3.Connection, path: str) -> bool:
     return conn.execute("SELECT 1 FROM notes WHERE path = ?", (path,)).fetchone() is not None
+
+
+def not_a_note(conn: sqlite3.Connection, path: str) -> str:
+    """One line: ``path`` is not a note of the index, and the closest paths that are."""
+    close = [m.note.path for m in lookup(path, notes(conn), SUGGESTIONS)]
+    if not close:  # nothing has the letters in order: try the file name alone
+        stem = path.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        close = [m.note.path for m in lookup(stem, notes(conn), SUGGESTIONS)]
+    hint = f"; did you mean {', '.join(close)}?" if close else " (see: vault-explorer status)"
+    return f"{path} is not a note of the index{hint}"

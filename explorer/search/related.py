@@ -48,6 +48,8 @@ MIN_COSINE = 0.0
 BLOCK_ROWS = 64
 
 OUTGOING, INCOMING, BOTH = "outgoing", "incoming", "both"
+#: How each link direction shows in a text listing.
+LINK_MARK = {OUTGOING: "→ linked", INCOMING: "← linked", BOTH: "↔ linked", None: ""}
 
 #: ``(conn, path) -> (paths path links to, paths that link to path)``, or ``None`` when the
 #: index has no links table (an index built before links were stored).

@@ -13,7 +13,7 @@ import pytest
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
-from explorer.index.db import IndexDB, IndexNotReady
+from explorer.index.db import IndexDB, IndexNotReady, index_path
 from explorer.index.sync import sync_vault
 from explorer.live import LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext, Superseded
@@ -131,3 +131,32 @@ def test_the_reader_waits_for_the_live_index_to_create_the_index(
     finally:
         reader.close(SAFETY_S)
         live.stop()
+
+
+def test_a_reader_of_another_process_index_follows_it_when_it_is_deleted_or_rebuilt(
+    indexed: Path, data_dir: Path, provider: EmbedderProvider
+) -> None:
+    reader = IndexReader(
+        lambda: IndexDB.open_reader(indexed, data_dir), provider, reopen_if_replaced=True
+    )
+
+    def count(ctx: ReadContext) -> int:
+        return int(ctx.db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
+
+    try:
+        assert reader.submit(count, group=None).result(SAFETY_S) == 3
+        assert reader.submit(count, group=None).result(SAFETY_S) == 3
+        assert reader.opened == 1  # the same file: the same connection
+        path = index_path(indexed, data_dir)
+        for name in (path.name, f"{path.name}-wal", f"{path.name}-shm"):
+            (path.parent / name).unlink(missing_ok=True)
+        with pytest.raises(IndexNotReady):
+            reader.submit(count, group=None).result(SAFETY_S)
+        (indexed / "n3.md").write_text("# Note 3\n\nHow we deploy, part 3.\n")
+        db = IndexDB.open(indexed, data_dir)  # rebuilt from scratch by another process
+        sync_vault(db)
+        db.close()
+        assert reader.submit(count, group=None).result(SAFETY_S) == 4
+        assert reader.opened == 2
+    finally:
+        reader.close(SAFETY_S)

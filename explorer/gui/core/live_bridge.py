@@ -5,17 +5,24 @@ event through a signal of a ``QObject`` that lives in the GUI thread, so the slo
 (queued).  Health changes arrive the same way, coalesced: however many the index publishes while
 the GUI thread is busy, the window gets the latest one once (``healthChanged``).  Nothing here
 reads the database.  Stopping a live index can take seconds (it finishes a batch);
-:meth:`LiveBridge.stop` does it on a background thread unless told to wait.
+:meth:`LiveBridge.stop` does it as a job of :data:`STOPPING`, waited for only when told to.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal
 
+from explorer.jobs import Job, PriorityExecutor
 from explorer.live import Health, LiveEvent, LiveIndex
+
+#: Where live indexes stop: side by side (a window switching vaults while the last one stops).
+STOPPING = PriorityExecutor("live-index-stop", workers=4)
+#: Seconds :meth:`LiveBridge.stop` waits at most when told to wait.
+STOP_WAIT_S = 15.0
 
 
 class LiveBridge(QObject):
@@ -65,17 +72,15 @@ class LiveBridge(QObject):
         self.last_health = health
         self.healthChanged.emit(health)
 
-    def stop(self, wait: bool = False) -> threading.Thread | None:
-        """Stop watching; the live index stops on a background thread (joined if ``wait``)."""
+    def stop(self, wait: bool = False) -> Job[None] | None:
+        """Stop watching; the live index stops in the background (waited for if ``wait``)."""
         if self._stopped:
             return None
         self._stopped = True
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self._unsubscribe = []
-        live = self.live
-        thread = threading.Thread(target=live.stop, name="live-index-stop", daemon=True)
-        thread.start()
+        stopping = STOPPING.submit(self.live.stop)
         if wait:
-            thread.join(15.0)
-        return thread
+            concurrent.futures.wait([stopping], STOP_WAIT_S)
+        return stopping

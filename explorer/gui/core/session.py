@@ -6,9 +6,11 @@ migrates or rebuilds the index.  Everything else reads through one
 :class:`~explorer.live.reader.IndexReader`: one thread, one read-only connection, one vector
 matrix, shared by the window's search, the Quality dock, Tune, Why Not and Around.  A panel
 asks with :meth:`VaultSession.query` (a function of the reader's context, a group in which a
-newer request supersedes an older one, a priority) and gets a :class:`Reply` whose signals
-arrive on the GUI thread; the window's own search (:meth:`VaultSession.search`) is
-:data:`~explorer.search.query_embedding.URGENT` and goes ahead of every panel's question.
+newer request supersedes an older one, a priority) and gets a
+:class:`~explorer.gui.core.workers.Reply` whose signals arrive on the GUI thread, only while its
+request is the newest of its group (:func:`~explorer.gui.core.workers.reply_to`); the window's own
+search (:meth:`VaultSession.search`) is :data:`~explorer.jobs.URGENT` and goes ahead of every
+panel's question.
 
 Live events and health changes arrive as signals too; panels connect to them directly.
 Closing never waits on the GUI thread unless asked to (the application's exit does).
@@ -17,9 +19,7 @@ Closing never waits on the GUI thread unless asked to (the application's exit do
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,11 @@ from PySide6.QtCore import QObject, Signal
 from explorer.commands.warm import WarmServer, serve_vault
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.live_bridge import LiveBridge
+from explorer.gui.core.workers import Reply, reply_to
 from explorer.home import expand_home
 from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
-from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext, Superseded
+from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext
 from explorer.search.cached import CachedLists, fetch_options
 from explorer.search.lexical import make_snippets
 from explorer.search.options import SearchOptions
@@ -56,14 +57,6 @@ class SearchResult:
     snippets: dict[str, str] = field(default_factory=dict)
 
 
-class Reply(QObject):
-    """The answer to one :meth:`VaultSession.query`, on the GUI thread.  A request superseded
-    by a newer one of its group, or dropped when the vault closes, says nothing."""
-
-    answered = Signal(object)  # what the function returned
-    failed = Signal(object)  # the exception it raised
-
-
 class VaultSession(QObject):
     """The reader and the live index of one vault."""
 
@@ -72,7 +65,6 @@ class VaultSession(QObject):
     searched = Signal(object)  # SearchResult of the latest request only
     liveEvent = Signal(object)  # LiveEvent
     healthChanged = Signal(object)  # Health, whenever the live index's health changes
-    _settled = Signal(object, object)  # (Reply, Future): a job ended (any thread)
 
     def __init__(
         self,
@@ -101,9 +93,6 @@ class VaultSession(QObject):
         self.closed = False
         self.is_open = False
         self.calls = 0  # searches actually run (the cached lists are re-fused without one)
-        self._search_request = 0
-        self._replies: set[Reply] = set()
-        self._settled.connect(self._deliver)
 
     def _open_reader(self) -> IndexDB:
         # The one place of the window that opens the index (read-only: the live index writes).
@@ -151,42 +140,26 @@ class VaultSession(QObject):
         priority: int = NORMAL,
     ) -> Reply:
         """Run ``fn(context)`` on the reader thread; its :class:`Reply` answers on the GUI
-        thread.  A newer query of ``group`` supersedes this one (which then says nothing)."""
-        reply = Reply(self)
-        self._replies.add(reply)
-        future = self.reader.submit(fn, group=group, priority=priority)
-        future.add_done_callback(partial(self._done, reply))
-        return reply
+        thread.  A newer query of ``group`` supersedes this one (which then says nothing), and
+        closing the session drops it."""
+        return reply_to(self.reader.submit(fn, group=group, priority=priority))
 
-    def _done(self, reply: Reply, future: Future[Any]) -> None:
-        # The reader's thread (or the caller's, for a job dropped at once): hand it over.
-        if not self.closed:  # a closed session may be deleted already: nothing to deliver
-            self._settled.emit(reply, future)
-
-    def _deliver(self, reply: Reply, future: Future[Any]) -> None:
-        self._replies.discard(reply)
-        reply.deleteLater()
-        if self.closed or future.cancelled():
-            return
-        exc = future.exception()
-        if isinstance(exc, Superseded):
-            return
-        if exc is not None:
-            reply.failed.emit(exc)
-        else:
-            reply.answered.emit(future.result())
+    def drop(self, group: str) -> None:
+        """Supersede every query of ``group`` asked for so far, without asking another: none of
+        their answers arrives."""
+        self.reader.supersede(group)
 
     # ------------------------------------------------------------------ searching
 
     def search(self, raw: str, options: SearchOptions, shown: Shown | None = None) -> int:
         """Queue a search; its result arrives as ``searched`` unless a newer one supersedes it.
         With ``shown`` (the query on screen), snippets are made only for the lexical notes it
-        would show of the new lists (:meth:`Shown.unsnipped`), else for every lexical note."""
-        self._search_request += 1
-        request = self._search_request
+        would show of the new lists (:meth:`Shown.unsnipped`), else for every lexical note.
+        Returns the request's number, which its :class:`SearchResult` carries."""
         self.searching = True
 
         def run(ctx: ReadContext) -> SearchResult:
+            request = ctx.request
             self.calls += 1
             try:
                 candidates = ctx.searcher().candidates(
@@ -201,6 +174,7 @@ class VaultSession(QObject):
             return SearchResult(request, raw, options, candidates, snippets=made)
 
         reply = self.query(run, group="search", priority=URGENT)
+        request = reply.job.seq
         reply.answered.connect(self._searched)
         reply.failed.connect(
             lambda exc: self._searched(SearchResult(request, raw, options, None, _describe(exc)))
@@ -208,8 +182,6 @@ class VaultSession(QObject):
         return request
 
     def _searched(self, result: SearchResult) -> None:
-        if self.closed or result.request != self._search_request:
-            return  # superseded: a newer request is on its way
         self.searching = False
         self.searched.emit(result)
 

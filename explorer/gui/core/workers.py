@@ -1,79 +1,93 @@
-"""Running work off the GUI thread: a ``QRunnable`` with a separate signals ``QObject``.
+"""Work off the GUI thread, its outcome back on it: one rule for every panel.
 
-The superqt pattern: the runnable does the work on a pool thread and only *emits*; the signals
-object lives in the GUI thread, so every slot connected to it runs there (queued).  Workers never
-touch widgets.  A worker can be aborted cooperatively (``should_stop``), and results of a request
-that is no longer the latest are dropped by whoever receives them (see :class:`Latest`).
+Every job of the window runs on a :class:`~explorer.jobs.PriorityExecutor`: the session's reader
+for what reads the index (:meth:`explorer.gui.core.session.VaultSession.query`), :data:`BACKGROUND`
+or a panel's own executor for the rest (:func:`run_in_pool`).  :func:`reply_to` hands a job's
+outcome to the GUI thread as a :class:`Reply`, by the one rule of :mod:`explorer.jobs`: only
+while the job is wanted — the newest request of its group, its executor still running.  A job
+superseded (by a newer request of its group, or :meth:`~explorer.jobs.PriorityExecutor.supersede`),
+cancelled or dropped by closing says nothing, so no panel counts its own requests.  Jobs never
+touch widgets.
 """
 
 from __future__ import annotations
 
-import threading
-import traceback
 from collections.abc import Callable
-from typing import Any, ClassVar
+from concurrent.futures import Future
+from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 
+from explorer.jobs import NORMAL, Job, PriorityExecutor, Superseded
 
-class WorkerSignals(QObject):
-    """What a worker reports; connect before :meth:`Worker.start`."""
-
-    started = Signal()
-    returned = Signal(object)
-    errored = Signal(object)  # the exception
-    finished = Signal()
+#: The window's work that is no read of the index (a note rendered for the preview): two at
+#: once, so that a new selection never waits for a render it superseded.
+BACKGROUND = PriorityExecutor("gui-work", workers=2)
 
 
-class Worker(QRunnable):
-    """Calls ``fn(*args, **kwargs)`` on a pool thread and emits its result or exception."""
+class Reply(QObject):
+    """The outcome of one job, on the GUI thread (see the module)."""
 
-    _running: ClassVar[set[Worker]] = set()  # keeps Python wrappers alive until they finish
-    _lock = threading.Lock()
+    answered = Signal(object)  # what the job returned
+    failed = Signal(object)  # the exception it raised
 
-    def __init__(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> None:
+    def __init__(self, job: Job[Any]) -> None:
         super().__init__()
-        self.setAutoDelete(False)
-        self.fn = fn
-        self.args = args
-        self.kwargs = kwargs
-        self.signals = WorkerSignals()
-        self._abort = threading.Event()
+        self.job = job
 
-    def abort(self) -> None:
-        """Ask the work to stop at its next check of :meth:`should_stop`."""
-        self._abort.set()
 
-    def should_stop(self) -> bool:
-        return self._abort.is_set()
+class _Courier(QObject):
+    """Lives in the GUI thread: a job's end, signalled from any thread, is handled there, always
+    queued (a job that ended before its reply was connected is still heard)."""
 
-    def start(self, pool: QThreadPool | None = None) -> Worker:
-        with Worker._lock:
-            Worker._running.add(self)
-        # Released on the GUI thread once ``finished`` is delivered, after every earlier signal.
-        self.signals.finished.connect(self._release)
-        (pool or QThreadPool.globalInstance()).start(self)
-        return self
+    settled = Signal(object)  # Reply
 
-    def run(self) -> None:
-        signals = self.signals
-        try:
-            signals.started.emit()
-            if self._abort.is_set():
-                return
-            try:
-                result = self.fn(*self.args, **self.kwargs)
-            except Exception as exc:
-                exc.__traceback_text__ = traceback.format_exc()  # type: ignore[attr-defined]
-                signals.errored.emit(exc)
-            else:
-                signals.returned.emit(result)
-        finally:
-            signals.finished.emit()
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: set[Reply] = set()  # kept alive until their job has ended
+        self.settled.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
-    def _release(self) -> None:
-        with Worker._lock:
-            Worker._running.discard(self)
+    def _deliver(self, reply: Reply) -> None:
+        self.waiting.discard(reply)
+        reply.deleteLater()
+        job = reply.job
+        if job.cancelled() or not job.wanted():
+            return
+        exc = job.exception()
+        if isinstance(exc, Superseded):
+            return
+        if exc is not None:
+            reply.failed.emit(exc)
+        else:
+            reply.answered.emit(job.result())
+
+
+_courier: _Courier | None = None
+
+
+def reply_to(
+    job: Job[Any],
+    on_result: Callable[[Any], None] | None = None,
+    on_error: Callable[[Any], None] | None = None,
+) -> Reply:
+    """The :class:`Reply` of ``job`` (called on the GUI thread), its signals connected to
+    ``on_result`` and ``on_error`` when given."""
+    global _courier
+    if _courier is None:
+        _courier = _Courier()
+    courier = _courier
+    reply = Reply(job)
+    if on_result is not None:
+        reply.answered.connect(on_result)
+    if on_error is not None:
+        reply.failed.connect(on_error)
+    courier.waiting.add(reply)
+
+    def ended(_: Future[Any]) -> None:
+        courier.settled.emit(reply)
+
+    job.add_done_callback(ended)
+    return reply
 
 
 def run_in_pool(
@@ -81,34 +95,12 @@ def run_in_pool(
     *args: Any,
     on_result: Callable[[Any], None] | None = None,
     on_error: Callable[[Any], None] | None = None,
-    pool: QThreadPool | None = None,
-    **kwargs: Any,
-) -> Worker:
-    """Start ``fn`` on ``pool`` (default: the global pool) with callbacks run on the GUI
-    thread."""
-    worker = Worker(fn, *args, **kwargs)
-    if on_result is not None:
-        worker.signals.returned.connect(on_result)
-    if on_error is not None:
-        worker.signals.errored.connect(on_error)
-    return worker.start(pool)
-
-
-class Latest:
-    """Request ids: each new request supersedes the older ones, whose results are dropped."""
-
-    def __init__(self) -> None:
-        self._current = 0
-        self._lock = threading.Lock()
-
-    def next(self) -> int:
-        with self._lock:
-            self._current += 1
-            return self._current
-
-    @property
-    def current(self) -> int:
-        return self._current
-
-    def is_current(self, request: int) -> bool:
-        return request == self._current
+    pool: PriorityExecutor = BACKGROUND,
+    group: str | None = None,
+    request: int | None = None,
+    priority: int = NORMAL,
+) -> Reply:
+    """Run ``fn(*args)`` on ``pool`` (a job of ``group``, a step of ``request``: see
+    :meth:`~explorer.jobs.PriorityExecutor.submit`); its reply arrives on the GUI thread."""
+    job = pool.submit(fn, *args, priority=priority, group=group, request=request)
+    return reply_to(job, on_result, on_error)

@@ -20,6 +20,7 @@ Recomputing is debounced and happens only while the dock is visible.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import html
 import time
@@ -27,8 +28,9 @@ from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, QTimer, Signal
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -49,6 +51,7 @@ from explorer.evaluate.runner import QueryRun, collect_candidates
 from explorer.evaluate.settings import CUTOFF, EVAL_EMBED_TIMEOUT_S, RUN_LIMIT, EvalSettings
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.workers import run_in_pool
+from explorer.jobs import Job, PriorityExecutor
 from explorer.live import LiveEvent
 from explorer.live.events import changes_results
 from explorer.live.reader import ReadContext
@@ -60,6 +63,8 @@ Judgments = dict[str, dict[str, int]]
 
 #: A grade waits this long for the next before the scores are recomputed.
 RECOMPUTE_MS = 300
+#: Where grades are written: one thread, so that they reach the file in the order given.
+GRADES = PriorityExecutor("grades")
 EMPTY_TEXT = "no judgments yet — press 0–3 on a hit"
 MODE_LABELS = {"fts": "lex", "semantic": "sem", "hybrid": "hyb"}
 QUERY_ROLE = Qt.ItemDataRole.UserRole + 1  # the query of a row (its text is made safe to show)
@@ -89,8 +94,8 @@ class Judging(QObject):
         super().__init__(parent)
         self.file: JudgmentFile | None = None
         self._all: Judgments = {}
-        self.pool = QThreadPool(self)  # one thread: grades reach the file in the order given
-        self.pool.setMaxThreadCount(1)
+        self.pool = GRADES
+        self._last: Job[Any] | None = None  # the grade written last
 
     @property
     def path(self) -> Path | None:
@@ -148,7 +153,7 @@ class Judging(QObject):
             if grade is None
             else f"graded {title} {grade} for '{shown}' — saved to {where}"
         )
-        run_in_pool(
+        self._last = run_in_pool(
             _write_grade,
             file,
             key,
@@ -157,7 +162,7 @@ class Judging(QObject):
             done,
             on_result=partial(self._written, file),
             pool=self.pool,
-        )
+        ).job
         return None
 
     def _written(self, file: JudgmentFile, outcome: tuple[str, Judgments | None]) -> None:
@@ -171,7 +176,10 @@ class Judging(QObject):
 
     def wait_saved(self, msecs: int = 5_000) -> bool:
         """Wait for the grades under way to reach the file (the window's exit)."""
-        return self.pool.waitForDone(msecs)
+        if self._last is None:
+            return True
+        done, _ = concurrent.futures.wait([self._last], msecs / 1000)
+        return bool(done)
 
 
 def _write_grade(

@@ -17,6 +17,7 @@ controls.
 
 from __future__ import annotations
 
+import concurrent.futures
 import html
 import threading
 from collections.abc import Callable, Mapping
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QDialog,
@@ -56,8 +57,9 @@ from explorer.evaluate.sweep import (
 from explorer.evaluate.sweep import describe as describe_options
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import is_dark
-from explorer.gui.core.workers import Latest, Worker
+from explorer.gui.core.workers import run_in_pool
 from explorer.index.embedding import pending_count
+from explorer.jobs import Job, PriorityExecutor
 from explorer.live.reader import ReadContext
 from explorer.search.hybrid import Searcher
 from explorer.search.options import Mode, SearchOptions
@@ -72,6 +74,12 @@ LEGEND_WIDTH = 190
 SERIES_SYMBOLS = ("o", "t", "s", "d", "t1", "p", "h")
 CURRENT_COLOR = "#e0218a"
 PHASES = {"queries": "Searching the judged queries", "sweep": "Scoring the settings"}
+
+#: Where a sweep's settings are scored (its searching is the reader's): one at a time, the
+#: newest sweep of a panel superseding the older.
+SWEEPS = PriorityExecutor("tune-sweep")
+#: Seconds :meth:`SweepPanel.stop` waits at most for the scoring under way, when told to wait.
+STOP_WAIT_S = 10.0
 
 
 class Cancelled(Exception):
@@ -218,9 +226,8 @@ class SweepPanel(QDialog):
         self.setWindowTitle(f"Tune on judgments — {safe_text(vault.name)}")
         self.resize(900, 620)
 
-        self.pool = QThreadPool(self)  # the sweep's scoring (the searching is the reader's)
-        self.pool.setMaxThreadCount(1)
-        self.latest = Latest()
+        self.group = f"tune-{id(self)}"  # its sweeps' group of SWEEPS's requests
+        self._scoring: Job[TuneResult] | None = None
         self._running = False
         self._stop = threading.Event()  # of the running sweep
         self._signals = _Signals(self)
@@ -280,7 +287,7 @@ class SweepPanel(QDialog):
         if not self.judgments.is_file():
             self._show_missing()
             return
-        request = self.latest.next()
+        request = SWEEPS.supersede(self.group)
         current = self._options()
         signals = self._signals
         stop = self._stop = threading.Event()
@@ -299,12 +306,19 @@ class SweepPanel(QDialog):
             return collect_tune(searcher, judgments, current, step, stop.is_set)
 
         def collected(found: Collected) -> None:
-            if not self.latest.is_current(request):
-                return
-            worker = Worker(sweep_tune, found, progress, stop.is_set)
-            worker.signals.returned.connect(lambda result: self._done(request, result))
-            worker.signals.errored.connect(lambda exc: self._error(request, exc))
-            worker.start(self.pool)
+            if not SWEEPS.is_latest(self.group, request):
+                return  # stopped, or another sweep began
+            self._scoring = run_in_pool(
+                sweep_tune,
+                found,
+                progress,
+                stop.is_set,
+                on_result=self._done,
+                on_error=lambda exc: self._error(request, exc),
+                pool=SWEEPS,
+                group=self.group,
+                request=request,
+            ).job
 
         reply = self.session.query(collect, group="tune")
         reply.answered.connect(collected)
@@ -321,22 +335,20 @@ class SweepPanel(QDialog):
     def stop(self, wait: bool = False) -> None:
         """Abort the running sweep (its result is dropped); with ``wait``, wait for its thread."""
         self._running = False
-        self.latest.next()
+        SWEEPS.supersede(self.group)
         self._stop.set()
         self.progress.hide()
-        if wait:
-            self.pool.waitForDone(10_000)
+        if wait and self._scoring is not None:
+            concurrent.futures.wait([self._scoring], STOP_WAIT_S)
 
     def _progress(self, request: int, phase: str, done: int, total: int) -> None:
-        if not self.latest.is_current(request):
+        if not SWEEPS.is_latest(self.group, request):
             return
         self.progress.setRange(0, max(total, 1))
         self.progress.setValue(done)
         self.progress.setFormat(f"{PHASES.get(phase, phase)}: {done} of {total}")
 
-    def _done(self, request: int, result: TuneResult) -> None:
-        if not self.latest.is_current(request):
-            return
+    def _done(self, result: TuneResult) -> None:
         self._running = False
         self.progress.hide()
         self.tuned = result
@@ -346,7 +358,7 @@ class SweepPanel(QDialog):
         self.finished_sweep.emit(result)
 
     def _error(self, request: int, exc: BaseException) -> None:
-        if not self.latest.is_current(request) or isinstance(exc, Cancelled):
+        if not SWEEPS.is_latest(self.group, request) or isinstance(exc, Cancelled):
             return
         self._running = False
         self.progress.hide()

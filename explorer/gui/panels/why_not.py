@@ -11,9 +11,8 @@ vector matrix, shared with the window); only the newest request's answer is show
 from __future__ import annotations
 
 import html
-from functools import partial
 
-from PySide6.QtCore import QStringListModel, Qt, QThreadPool, Signal
+from PySide6.QtCore import QStringListModel, Qt, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QCompleter,
@@ -31,7 +30,8 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.evaluate.settings import EVAL_EMBED_TIMEOUT_S
 from explorer.gui.core.session import VaultSession
-from explorer.gui.core.workers import Latest, run_in_pool
+from explorer.gui.core.workers import run_in_pool
+from explorer.jobs import PriorityExecutor
 from explorer.live.reader import ReadContext
 from explorer.search.explain import Explanation, explain
 from explorer.search.notes_lookup import Match, NoteRef, lookup, notes
@@ -39,6 +39,8 @@ from explorer.search.options import SearchOptions
 
 #: Completions offered at most.
 COMPLETIONS = 12
+#: The picker's matching, one text at a time (the newest typed supersedes the older).
+PICKER = PriorityExecutor("why-not-picker")
 
 #: What each reason code says in the dialog's one-line summary.
 REASON_TEXT = {
@@ -97,11 +99,8 @@ class WhyNotDialog(QDialog):
         self.notes_loaded = False
         self.explanation: Explanation | None = None
         self.error: str | None = None
-        self._latest = Latest()
-        self._typed = Latest()  # the newest text to match
         self._labels: dict[str, str] = {}  # completion label -> path
-        self.pool = QThreadPool(self)  # one thread: the picker's matching
-        self.pool.setMaxThreadCount(1)
+        self._typed = f"why-not-typed-{id(self)}"  # PICKER's group: the newest text to match
 
         self.context = QLabel(self)
         self.context.setWordWrap(True)
@@ -181,19 +180,17 @@ class WhyNotDialog(QDialog):
 
     def _complete(self, typed: str) -> None:
         """Match ``typed`` against the notes on the picker's thread; the newest text wins."""
-        request = self._typed.next()
         run_in_pool(
             lookup,
             typed,
             self.notes,
             COMPLETIONS,
-            on_result=partial(self._completed, request),
-            pool=self.pool,
+            on_result=self._completed,
+            pool=PICKER,
+            group=self._typed,
         )
 
-    def _completed(self, request: int, found: list[Match]) -> None:
-        if not self._typed.is_current(request):
-            return
+    def _completed(self, found: list[Match]) -> None:
         self._labels = {m.note.label: m.note.path for m in found}
         self.completions.setStringList(list(self._labels))
         self.completed.emit(list(self._labels))
@@ -213,7 +210,7 @@ class WhyNotDialog(QDialog):
             self.notes,
             dict(self._labels),
             on_result=lambda path: self.explain_path(path) if path is not None else None,
-            pool=self.pool,
+            pool=PICKER,
         )
 
     # ------------------------------------------------------------------ explaining
@@ -222,7 +219,6 @@ class WhyNotDialog(QDialog):
         """Explain ``path`` for the dialog's query and settings (off the GUI thread)."""
         if self.note_field.text() != path:
             self.note_field.setText(path)
-        request = self._latest.next()
         self.reasons.setText(f"Explaining {safe_text(path)}…")
         query, options = self.query, self.options
 
@@ -230,20 +226,14 @@ class WhyNotDialog(QDialog):
             return explain(ctx.searcher(embed_timeout=EVAL_EMBED_TIMEOUT_S), query, path, options)
 
         reply = self.session.query(run, group="why-not")
-        reply.answered.connect(partial(self._explained, request))
-        reply.failed.connect(partial(self._failed, request))
+        reply.answered.connect(self._explained)
+        reply.failed.connect(self._fail)
 
-    def _explained(self, request: int, e: Explanation) -> None:
-        if not self._latest.is_current(request):
-            return
+    def _explained(self, e: Explanation) -> None:
         self.explanation, self.error = e, None
         self.reasons.setText(f"<b>Reasons</b> — {_escape(reasons_text(e))}")
         self.text.setPlainText("\n".join(safe_text(line) for line in e.lines()))
         self.explained.emit(e)
-
-    def _failed(self, request: int, exc: Exception) -> None:
-        if self._latest.is_current(request):
-            self._fail(exc)
 
     def _fail(self, exc: Exception) -> None:
         self.explanation, self.error = None, safe_text(str(exc))

@@ -24,7 +24,6 @@ import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import PurePosixPath
 
 from PySide6.QtCore import (
@@ -55,7 +54,6 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import tints
-from explorer.gui.core.workers import Latest
 from explorer.index.links import backlinks
 from explorer.live import LiveEvent
 from explorer.live.events import changes_results
@@ -63,6 +61,8 @@ from explorer.live.reader import ReadContext
 from explorer.search.explain import NoteNotIndexed
 from explorer.search.related import LinkLookup, RelatedNotes, related, stored_links
 
+#: The reader's group of the dock's questions: a newer one supersedes the older.
+GROUP = "around"
 #: Related notes listed.
 RELATED_LIMIT = 10
 #: A change of the index is shown after this much quiet (saves come in bursts).
@@ -250,7 +250,6 @@ class AroundPanel(QDockWidget):
         self.path: str | None = None  # the note followed (the preview's)
         self.around: Around | None = None  # what is listed
         self.error: str | None = None
-        self._latest = Latest()
         self._stale = False  # the listed answer is older than the index or the note
 
         body = QWidget(self)
@@ -330,10 +329,10 @@ class AroundPanel(QDockWidget):
     def close_vault(self) -> None:
         """Forget the vault (its session closes the connection)."""
         self.timer.stop()
-        self._latest.next()
         session, self.session = self.session, None
         if session is not None:
             with contextlib.suppress(RuntimeError, TypeError):  # the session may be gone
+                session.drop(GROUP)  # an answer on its way is about that vault
                 session.liveEvent.disconnect(self._live_event)
         self.path = None
         self.around = None
@@ -370,24 +369,19 @@ class AroundPanel(QDockWidget):
         if session is None or path is None:
             return
         self._stale = False
-        request = self._latest.next()
         self.reads += 1
         if self.around is None or self.around.path != path:
             self.heading.setText(f"<b>{_escape(PurePosixPath(path).stem)}</b> — reading…")
-        reply = session.query(lambda ctx: read_around(ctx, path, model), group="around")
-        reply.answered.connect(partial(self._read_done, request))
-        reply.failed.connect(partial(self._read_failed, request))
+        reply = session.query(lambda ctx: read_around(ctx, path, model), group=GROUP)
+        reply.answered.connect(self._read_done)
+        reply.failed.connect(self._read_failed)
 
-    def _read_done(self, request: int, around: Around) -> None:
-        if not self._latest.is_current(request):
-            return
+    def _read_done(self, around: Around) -> None:
         self.around, self.error = around, None
         self._fill(around)
         self.shown.emit(around)
 
-    def _read_failed(self, request: int, exc: Exception) -> None:
-        if not self._latest.is_current(request):
-            return
+    def _read_failed(self, exc: Exception) -> None:
         self.around, self.error = None, safe_text(str(exc))
         self._fill(None)
         self.heading.setText(f"<b>Cannot list what is around this note</b> — {_escape(self.error)}")

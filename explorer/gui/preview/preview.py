@@ -60,7 +60,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import is_dark, tints
-from explorer.gui.core.workers import Latest, run_in_pool
+from explorer.gui.core.workers import BACKGROUND, run_in_pool
 from explorer.gui.preview.chunk_strip import GROUP, ChunkStrip, ChunkTextDialog, read_note_chunks
 from explorer.gui.preview.images import NoteImages, load_images, refusal
 from explorer.gui.preview.note_links import LinksOf, NoteLinks
@@ -282,7 +282,7 @@ class PreviewPane(QWidget):
         layout.setSpacing(4)
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
-        self._latest = Latest()
+        self._renders = f"preview-render-{id(self)}"  # its group of BACKGROUND's jobs
         self._place: _Place | None = None
         self._origin: _Place | None = None  # the hit the current trail started from
         self._back: list[_Place] = []
@@ -319,7 +319,7 @@ class PreviewPane(QWidget):
             self.refresh()
 
     def clear(self) -> None:
-        self._latest.next()
+        BACKGROUND.supersede(self._renders)
         self._place = self._origin = None
         self._back.clear()
         self._forward.clear()
@@ -453,7 +453,7 @@ class PreviewPane(QWidget):
     def _render(self, place: _Place, keep_scroll: bool) -> None:
         if self.vault is None:
             return
-        request = self._latest.next()
+        request = BACKGROUND.supersede(self._renders)
         self.links.fetch(
             lambda links_of, generation: self._render_with(
                 request, place, keep_scroll, links_of, generation
@@ -470,7 +470,7 @@ class PreviewPane(QWidget):
     ) -> None:
         """Render ``place`` on a pool thread, its links from ``links_of`` (run there too, and
         kept for the next render: :meth:`NoteLinks.keep`)."""
-        if not shiboken6.isValid(self) or not self._latest.is_current(request):
+        if not shiboken6.isValid(self) or not BACKGROUND.is_latest(self._renders, request):
             return  # closed, or a newer render is on its way
         vault = self.vault
         if vault is None:
@@ -498,12 +498,12 @@ class PreviewPane(QWidget):
             if not shiboken6.isValid(self):  # the pane was closed while the note was read
                 return
             self.links.keep(vault, result.links, generation)
-            self._rendered(request, place, keep_scroll, result)
+            self._rendered(place, keep_scroll, result)
 
-        run_in_pool(work, on_result=done)
+        run_in_pool(work, on_result=done, group=self._renders, request=request)
 
-    def _rendered(self, request: int, place: _Place, keep_scroll: bool, result: _Rendered) -> None:
-        if not self._latest.is_current(request) or place is not self._place:
+    def _rendered(self, place: _Place, keep_scroll: bool, result: _Rendered) -> None:
+        if place is not self._place:
             return  # a newer selection is on its way
         opened = result.path != self.shown_path
         self._shown_key = place.key()
