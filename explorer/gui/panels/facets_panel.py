@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
+from explorer.live import LiveEvent, SyncEvent
 from explorer.search.facets import Facet, Facets, facets
 
 #: The session's query group of the facets' reads.
@@ -100,14 +101,22 @@ class FacetsPanel(QDockWidget):
     # ------------------------------------------------------------------ the vault
 
     def open_vault(self, session: VaultSession) -> None:
+        """Read through ``session``; a change of its notes reads the facets again (the same
+        notes shown may hold other values now)."""
         self.close_vault()
         self.session = session
+        session.liveEvent.connect(self._live_event)
+
+    def _live_event(self, event: LiveEvent) -> None:
+        if isinstance(event, SyncEvent) and event.touched:
+            self._read_for = None  # the next results shown are read again, even the same notes
 
     def close_vault(self) -> None:
         session, self.session = self.session, None
         if session is not None:
             with contextlib.suppress(RuntimeError, TypeError):  # the session may be gone
                 session.drop(GROUP)
+                session.liveEvent.disconnect(self._live_event)
         self.paths, self.query, self.facets, self._read_for = [], "", None, None
         self._fill(None)
 

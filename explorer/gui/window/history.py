@@ -60,9 +60,11 @@ class SearchHistory(QObject):
 
     def open_vault(self, vault: Path, data_dir: str | os.PathLike[str] | None) -> None:
         self.store = SearchStore.of(vault, data_dir)
+        self.savedChanged.emit()  # another vault's saved searches
 
     def close_vault(self) -> None:
         self.store = None
+        self.savedChanged.emit()
 
     # ------------------------------------------------------------------ the history
 

@@ -75,3 +75,22 @@ def test_hidden_panel_reads_nothing_until_shown(
     assert ui.facets() == {}
     ui.show_facets()  # shown: the facets of the results on screen, at once
     qtbot.waitUntil(lambda: "Tags" in ui.facets())
+
+
+def test_facets_follow_a_note_changed_on_disk(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.show_facets()
+    ui.set_mode("fts")  # the one note with the word
+    ui.search("gamma")
+    qtbot.waitUntil(lambda: ui.facets().get("Tags") == [("project", 1, False)])
+    note = property_vault / "projects/gamma.md"
+    note.write_text(note.read_text().replace("tags: [project]", "tags: [project, urgent]"))
+    window.reconcile()  # as the watcher would, without waiting for it
+    qtbot.waitUntil(
+        lambda: ui.facets().get("Tags") == [("project", 1, False), ("urgent", 1, False)],
+        timeout=20_000,
+    )
