@@ -13,10 +13,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.search.saved import searches_file
 from tests.gui.conftest import WindowFactory, wait_indexed
 from tests.gui.driver import drive
-
-
-def vault_files(vault: Path) -> set[str]:
-    return {str(p.relative_to(vault)) for p in vault.rglob("*")}
+from tests.gui.helpers import vault_files
 
 
 def test_history_recalls_a_previous_query_and_survives_a_new_session(

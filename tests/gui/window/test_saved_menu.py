@@ -14,7 +14,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.search.saved import SearchStore
 from tests.gui.conftest import WindowFactory, wait_indexed
 from tests.gui.driver import drive
-from tests.gui.window.test_history import vault_files
+from tests.gui.helpers import vault_files
 
 QUERY = "[status:open] plan"
 
