@@ -218,3 +218,47 @@ def seeded_sample(sample_copy: Path, data_dir: Path, sample_index_seed: Path) ->
     conn.commit()
     conn.close()
     return sample_copy
+
+
+#: A small vault with frontmatter properties (status, rating, due, created, tags) and known
+#: modification times (days ago), for the sort, facets, history and saved-search tests.
+PROPERTY_NOTES: dict[str, tuple[str, int]] = {
+    "projects/alpha.md": (
+        "---\nstatus: open\nrating: 4\ndue: 2025-03-01\ncreated: 2024-01-10\n"
+        "tags: [project, ops]\n---\n# Alpha plan\n\nThe alpha deploy plan.\n",
+        3,
+    ),
+    "projects/beta.md": (
+        "---\nstatus: done\nrating: 2\ncreated: 2024-05-01\ntags: [project]\n---\n"
+        "# Beta plan\n\nThe beta deploy plan, finished.\n",
+        10,
+    ),
+    "projects/gamma.md": (
+        "---\nstatus: open\nrating: 5\ndue: 2024-12-24\ncreated: 2023-11-20\n"
+        "tags: [project]\n---\n# Gamma plan\n\nThe gamma deploy plan, under way.\n",
+        1,
+    ),
+    "reading/zeta.md": (
+        '---\nstatus: "in progress"\nrating: 3\ntags: [reading]\n---\n'
+        "# Zeta book\n\nA book about deploy pipelines and their plan.\n",
+        30,
+    ),
+    "meeting.md": ("# Meeting\n\nWe talked about the deploy plan.\n", 5),
+}
+
+
+def write_property_vault(vault: Path) -> Path:
+    """Write :data:`PROPERTY_NOTES` into ``vault``, each modified its days ago."""
+    now = time.time()
+    for rel, (text, days) in PROPERTY_NOTES.items():
+        path = vault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, (now - days * 86400, now - days * 86400))
+    return vault
+
+
+@pytest.fixture
+def property_vault(vault: Path, data_dir: Path) -> Path:
+    """:data:`PROPERTY_NOTES` in ``vault``, indexed with FakeEmbedder vectors in ``data_dir``."""
+    return index_with_fake_vectors(write_property_vault(vault), data_dir)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
@@ -20,6 +21,7 @@ from explorer.gui.panels.why_not import WhyNotDialog
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
+from explorer.gui.window.saved_menu import SavedSearchesDialog
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit, SearchResponse
 
@@ -190,6 +192,90 @@ class WindowDriver:
     def quality_rows(self) -> list[list[str]]:
         """The Quality panel's rows, as shown."""
         return self.window.quality.rows()
+
+    # ------------------------------------------------------------------ sort and facets
+
+    def sort(self) -> str:
+        return self.window.sort_control.sort()
+
+    def set_sort(self, sort: str) -> None:
+        """Choose ``sort`` in the sort control, as a person does."""
+        box = self.window.sort_control.box
+        box.setCurrentIndex(box.findData(sort))
+
+    def show_facets(self) -> None:
+        """View ▸ Facets, checked."""
+        action = self.window.action(Action.FACETS)
+        if not action.isChecked():
+            action.trigger()
+
+    def facets(self) -> dict[str, list[tuple[str, int, bool]]]:
+        """The facets panel's groups: title → (value, count, active), as listed."""
+        return self.window.facets.values()
+
+    def click_facet(self, group: str, value: str) -> None:
+        """Click ``value`` under ``group`` in the facets panel."""
+        tree = self.window.facets.tree
+        item = self.window.facets.item(group, value)
+        assert item is not None, f"no facet {value!r} under {group!r}: {self.facets()}"
+        tree.scrollToItem(item)
+        rect = tree.visualItemRect(item)
+        self._bot().mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+    # ------------------------------------------------------------------ history, saved searches
+
+    def press_in_field(self, key: Qt.Key, modifier: Qt.KeyboardModifier | None = None) -> None:
+        """Press ``key`` in the search field (it takes the focus first)."""
+        field = self.window.search_field
+        field.setFocus()
+        if modifier is None:
+            self._bot().keyClick(field, key)
+        else:
+            self._bot().keyClick(field, key, modifier)
+
+    def recent_queries(self) -> list[str]:
+        """The vault's recent queries, newest first (what the history menu lists)."""
+        return self.window.history.recent()
+
+    def history_menu_visible(self) -> bool:
+        return self.window.history.menu.isVisible()
+
+    def history_menu(self) -> list[str]:
+        """The entries of the history menu, as listed (the menu filled as it opens)."""
+        return [a.toolTip() for a in self.window.history.menu.actions() if a.isEnabled()]
+
+    def recall(self, query: str) -> None:
+        """Choose ``query`` in the history menu."""
+        for action in self.window.history.menu.actions():
+            if action.isEnabled() and action.toolTip() == query:
+                action.trigger()
+                self.window.history.menu.hide()
+                return
+        raise AssertionError(f"{query!r} is not in the history menu: {self.history_menu()}")
+
+    def save_search(self, name: str) -> bool:
+        """Search ▸ Save Search… with ``name`` typed."""
+        return self.window.save_search(name)
+
+    def saved_names(self) -> list[str]:
+        """Search ▸ Saved Searches, as it lists them when opened."""
+        return self.window.saved_menu.names()
+
+    def run_saved(self, name: str) -> None:
+        """Choose ``name`` in Search ▸ Saved Searches."""
+        self.window.saved_menu.fill()
+        for action in self.window.saved_menu.menu.actions():
+            if action.data() == name:
+                action.trigger()
+                return
+        raise AssertionError(f"no saved search {name!r}: {self.saved_names()}")
+
+    def saved_dialog(self) -> SavedSearchesDialog:
+        """Search ▸ Manage Saved Searches…, opened."""
+        self.window.action(Action.MANAGE_SAVED).trigger()
+        dialog = self.window.dialogs.saved
+        assert dialog is not None
+        return dialog
 
     # ------------------------------------------------------------------ the dialogs
 

@@ -61,3 +61,8 @@ def shown_images(browser: QTextBrowser) -> dict[str, object]:
             it += 1
         block = block.next()
     return images
+
+
+def vault_files(vault: Path) -> set[str]:
+    """Every file and folder under ``vault``, relative: what a test checks nothing was added to."""
+    return {str(p.relative_to(vault)) for p in vault.rglob("*")}

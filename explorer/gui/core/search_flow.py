@@ -7,6 +7,11 @@ vault session (:meth:`~explorer.gui.core.session.VaultSession.search`, fetching 
 settings and the baseline); a change of the settings re-fuses the kept lists on the spot, and
 searches only when they cannot answer it.  The session's live events re-search the query when a
 change may affect it (coalesced by a timer).  The window shows what ``showing`` hands it.
+
+A sort other than relevance (``SearchOptions.sort``) orders the hits shown by a read of the
+index (:func:`~explorer.search.order.sort_hits`, on the session's reader, as ``search --sort``
+does) before they are shown; :attr:`SearchFlow.order` is that order, the response itself stays
+in fused order (its ranks are the fused ranks).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from explorer.live.reader import URGENT
 from explorer.preview.explain import ExplainContext, explain_context
 from explorer.search.cached import CachedLists
 from explorer.search.options import SearchOptions
+from explorer.search.order import sort_hits
 from explorer.search.results import Hit
 from explorer.search.shown import Shown
 
@@ -30,6 +36,8 @@ REFRESH_MS = 400
 SNIPPETS_GROUP = "snippets"
 #: While embedding, results are re-searched at most this often (vectors keep arriving).
 EMBED_REFRESH_MS = 2000
+#: The session's query group of the reads that order the hits by a sort.
+ORDER_GROUP = "order"
 
 
 class SearchFlow(QObject):
@@ -54,6 +62,10 @@ class SearchFlow(QObject):
         self.refresh_timer = QTimer(self)
         self.refresh_timer.setSingleShot(True)
         self.refresh_timer.timeout.connect(self._refresh)
+        #: The shown hits' paths in the order of the sort (None: the fused order), and what
+        #: it was read for (the lists, the sort, the hits).
+        self.order: list[str] | None = None
+        self._ordered: tuple[object, ...] | None = None
 
     # ------------------------------------------------------------------ the vault
 
@@ -120,8 +132,40 @@ class SearchFlow(QObject):
         if missing and self.session is not None:
             self._snip(shown, missing, compare, new_query)
             return
+        key = self._order_key(shown)
+        if key is None:
+            self.order, self._ordered = None, None
+        elif key != self._ordered and self.session is not None:
+            self._sort(shown, key, compare, new_query)
+            return
         self.shown = shown
         self.showing.emit(shown, compare, new_query)
+
+    @staticmethod
+    def _order_key(shown: Shown) -> tuple[object, ...] | None:
+        """What the order of ``shown``'s hits depends on; None when it is the fused order."""
+        response = shown.response
+        if response is None or shown.options.sort == "relevance" or len(response.hits) < 2:
+            return None
+        return (id(shown.lists), shown.options.sort, tuple(h.path for h in response.hits))
+
+    def _sort(self, shown: Shown, key: tuple[object, ...], compare: bool, new_query: bool) -> None:
+        """Order ``shown``'s hits by its sort (a read of their dates), then show it."""
+        assert self.session is not None and shown.response is not None
+        lists, hits, sort = shown.lists, list(shown.response.hits), shown.options.sort
+        reply = self.session.query(
+            lambda ctx: [h.path for h in sort_hits(ctx.db.conn, hits, sort)],
+            group=ORDER_GROUP,
+            priority=URGENT,
+        )
+
+        def ordered(paths: list[str] | None) -> None:
+            if self.shown.lists is lists:  # else new lists arrived, ordered their own way
+                self.order, self._ordered = paths, key
+                self.refuse(compare=compare, new_query=new_query)
+
+        reply.answered.connect(ordered)
+        reply.failed.connect(lambda _exc: ordered(None))  # shown in fused order
 
     def _snip(
         self, shown: Shown, missing: dict[str, tuple[int, str]], compare: bool, new_query: bool

@@ -44,7 +44,7 @@ PICKER = PriorityExecutor("why-not-picker")
 
 #: What each reason code says in the dialog's one-line summary.
 REASON_TEXT = {
-    "filtered": "fails a tag:/path: filter",
+    "filtered": "a filter of the query leaves it out",
     "excluded": "excluded by a -word",
     "listing": "no words to search: recent notes listed",
     "no-words": "has none of the words",
@@ -72,7 +72,28 @@ def resolve(typed: str, known: list[NoteRef], labels: dict[str, str]) -> str | N
 
 
 def reasons_text(e: Explanation) -> str:
-    return " · ".join(f"{code}: {REASON_TEXT.get(code, code)}" for code in e.reasons)
+    """The reason codes, each in words; ``filtered`` names the filters that leave the note
+    out, in the words ``explain`` prints (:func:`filter_lines`)."""
+    said = []
+    for code in e.reasons:
+        text = REASON_TEXT.get(code, code)
+        if code == "filtered":
+            text = "; ".join(filter_lines(e)) or text
+        said.append(f"{code}: {text}")
+    return " · ".join(said)
+
+
+def filter_lines(e: Explanation) -> list[str]:
+    """The lines of ``explain`` that name a filter leaving the note out (``not listed:
+    `[status:done]` excludes it, its status is open``): the explanation gives one line per
+    filter, in the order of its checks, after the note, the query and the verdict."""
+    lines = e.lines()
+    failing = []
+    for i, check in enumerate(e.filters):
+        line = lines[3 + i] if 3 + i < len(lines) else ""
+        if not check.passes:
+            failing.append(line if check.value in line else f"filter {check.value}: fails")
+    return failing
 
 
 class WhyNotDialog(QDialog):

@@ -150,7 +150,8 @@ def alignment(column: int) -> int:
 
 
 class ResultsModel(QAbstractTableModel):
-    """The hits of the current response, one row each, in fused order."""
+    """The hits of the current response, one row each: in fused order, or in the order a sort
+    gave them (:meth:`set_response` with ``order``; the # column still shows the fused rank)."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -161,6 +162,7 @@ class ResultsModel(QAbstractTableModel):
         self._tinted = False
         self._muted_rows = False  # no close match: the response's rows are muted
         self._listing = False
+        self._ranks: dict[str, int] = {}  # path -> fused rank, of the response's hits
         self._top = 0.0
         self._tints: Tints = tints()
         self._brushes: dict[str, QBrush] = {}
@@ -184,15 +186,23 @@ class ResultsModel(QAbstractTableModel):
         *,
         compare: bool = False,
         baseline: Comparison | None = None,
+        order: list[str] | None = None,
     ) -> None:
         """Show ``response``; with ``compare``, mark how each row moved from the current one;
         with ``baseline`` (the pinned baseline against ``response``), mark how each row moved
-        from the baseline instead, and list the baseline's rows that left the top after them."""
-        old = {hit.path: rank for rank, hit in enumerate(self._hits[: self._shown], start=1)}
+        from the baseline instead, and list the baseline's rows that left the top after them.
+        ``order`` (the hits' paths in another order: a sort) puts the rows in that order; the
+        fused rank, the moves and the baseline still speak of the fused order."""
+        old = dict(self._ranks)
         hits = list(response.hits) if response is not None else []
+        ranks = {hit.path: rank for rank, hit in enumerate(hits, start=1)}
+        if order is not None and set(order) == set(ranks):
+            by_path = {hit.path: hit for hit in hits}
+            hits = [by_path[path] for path in order]
         moves: dict[str, int | str] = {}
         if compare and old:
-            for rank, hit in enumerate(hits, start=1):
+            for hit in hits:
+                rank = ranks[hit.path]
                 before = old.get(hit.path)
                 if before is None:
                     moves[hit.path] = NEW
@@ -206,6 +216,7 @@ class ResultsModel(QAbstractTableModel):
             hits += [r.hit for r in baseline.gone]
         self.beginResetModel()
         self._hits = hits
+        self._ranks = ranks
         self._moves = moves
         self._base = base
         self._shown = shown
@@ -286,6 +297,10 @@ class ResultsModel(QAbstractTableModel):
 
     def hit(self, row: int) -> Hit | None:
         return self._hits[row] if 0 <= row < len(self._hits) else None
+
+    def rank_of(self, path: str) -> int | None:
+        """The fused rank of the response's hit ``path`` (whatever row it sits in)."""
+        return self._ranks.get(path)
 
     def row_of(self, path: str) -> int:
         for row, hit in enumerate(self._hits):
@@ -412,7 +427,7 @@ class ResultsModel(QAbstractTableModel):
         c = hit.contributions
         gone = row >= self._shown
         if col == Column.RANK:
-            return ABSENT if gone else str(row + 1)
+            return ABSENT if gone else str(self._ranks.get(hit.path, row + 1))
         if col == Column.BASE:
             return "" if self._base is None else _rank(self._base.get(hit.path))
         if gone and col in (Column.FUSED, Column.FTS_CONTRIB, Column.VEC_CONTRIB):
@@ -471,7 +486,7 @@ class ResultsModel(QAbstractTableModel):
     def _sort_key(self, hit: Hit, row: int, col: Column) -> Any:
         c = hit.contributions
         if col == Column.RANK:
-            return row
+            return row if row >= self._shown else self._ranks.get(hit.path, row + 1)
         if col == Column.MOVE:
             move = self._moves.get(hit.path)
             if move == GONE:

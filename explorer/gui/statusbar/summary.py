@@ -13,6 +13,11 @@ def summary_text(response: SearchResponse) -> tuple[str, str | None]:
     text (rich text) when it has no hits to show (``None``: the table shows them)."""
     hits = len(response.hits)
     if response.listing:
+        if response.query.strip():  # filters only: the notes they keep, newest first
+            newest = "" if response.options.sort != "relevance" else ", newest first"
+            if not hits:
+                return "no results", f"No notes match <b>{html.escape(response.query)}</b>."
+            return f"{hits} notes match the filters{newest}", None
         return f"{hits} most recently modified notes", None
     if hits:
         ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))

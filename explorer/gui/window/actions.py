@@ -31,11 +31,14 @@ class Action(Enum):
     SKIPPED_FILES = auto()
     QUIT = auto()
     WHY_NOT = auto()
+    SAVE_SEARCH = auto()
+    MANAGE_SAVED = auto()
     RESET_FUSION = auto()
     TUNE = auto()
     QUALITY_PANEL = auto()
     DISTRIBUTIONS = auto()
     AROUND = auto()
+    FACETS = auto()
     PIN_BASELINE = auto()
     UNPIN_BASELINE = auto()
     QUERY_SYNTAX = auto()
@@ -130,6 +133,23 @@ def _why_not(window: MainWindow) -> QAction:
     return action
 
 
+@add_action(Action.SAVE_SEARCH)
+def _save_search(window: MainWindow) -> QAction:
+    action = QAction("&Save Search…", window)
+    action.setShortcut(QKeySequence.StandardKey.Save)
+    action.setToolTip("Keep the query with its mode, fusion settings and sort under a name")
+    action.triggered.connect(lambda: window.save_search())
+    return action
+
+
+@add_action(Action.MANAGE_SAVED)
+def _manage_saved(window: MainWindow) -> QAction:
+    action = QAction("&Manage Saved Searches…", window)
+    action.setToolTip("Run or delete this vault's saved searches")
+    action.triggered.connect(window.dialogs.show_saved)
+    return action
+
+
 # ---------------------------------------------------------------------------------- View
 
 
@@ -174,6 +194,15 @@ def _around(window: MainWindow) -> QAction:
     action.setText("&Around This Note")
     action.setShortcut(QKeySequence("Ctrl+Shift+A"))
     action.setToolTip("Backlinks and related notes of the note in the preview")
+    return action
+
+
+@add_action(Action.FACETS)
+def _facets(window: MainWindow) -> QAction:
+    action = window.facets.toggleViewAction()
+    action.setText("&Facets")
+    action.setShortcut(QKeySequence("Ctrl+Shift+F"))
+    action.setToolTip("Tags, folders and property values of the results; a click filters")
     return action
 
 

@@ -1,4 +1,5 @@
-"""The window's dialogs and floating panels: Skipped Files, Tune on Judgments, Why Not This Note.
+"""The window's dialogs and floating panels: Skipped Files, Tune on Judgments, Why Not This Note,
+Saved Searches.
 
 Each is made on first use for the open vault and kept while that vault is open (a new vault's
 session makes a new one); :class:`WindowDialogs` holds them for the window.
@@ -13,6 +14,7 @@ from PySide6.QtCore import Qt
 from explorer.gui.panels.skipped_dialog import SkippedDialog
 from explorer.gui.panels.sweep_panel import SweepPanel
 from explorer.gui.panels.why_not import WhyNotDialog
+from explorer.gui.window.saved_menu import SavedSearchesDialog
 
 if TYPE_CHECKING:
     from explorer.gui.window.main_window import MainWindow
@@ -26,6 +28,7 @@ class WindowDialogs:
         self.skipped: SkippedDialog | None = None  # File ▸ Skipped Files…
         self.tune: SweepPanel | None = None  # View ▸ Tune on Judgments…, of one vault
         self.why_not: WhyNotDialog | None = None  # Search ▸ Why Not This Note…, of one vault
+        self.saved: SavedSearchesDialog | None = None  # Search ▸ Manage Saved Searches…
 
     def show_skipped(self) -> None:
         dialog = SkippedDialog(self.window.health, self.window)
@@ -78,6 +81,19 @@ class WindowDialogs:
         dialog.activateWindow()
         if path is None:
             dialog.note_field.setFocus()
+        return dialog
+
+    def show_saved(self) -> SavedSearchesDialog:
+        """Search ▸ Manage Saved Searches…: run or delete the open vault's saved searches."""
+        dialog = self.saved
+        if dialog is None:
+            dialog = SavedSearchesDialog(self.window.history, self.window)
+            dialog.runRequested.connect(self.window.run_saved)
+            self.saved = dialog
+        dialog.refill()
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
         return dialog
 
     def close(self) -> None:

@@ -46,6 +46,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -61,6 +62,7 @@ from explorer.gui.core.resources import icon_path, sample_vault
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import apply_theme, chosen_theme
+from explorer.gui.panels.facets_panel import FacetsPanel, toggled_query
 from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.preview.around import AroundPanel
@@ -78,11 +80,14 @@ from explorer.gui.statusbar.summary import summary_text
 from explorer.gui.window import settings as opt
 from explorer.gui.window.actions import Action, make_actions
 from explorer.gui.window.dialogs import WindowDialogs
+from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
 from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
+from explorer.gui.window.saved_menu import SavedMenu
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
 from explorer.gui.window.settings import Settings
+from explorer.gui.window.sort_control import SortControl
 from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
 from explorer.live import (
@@ -99,7 +104,9 @@ from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
 from explorer.search.options import Mode, SearchOptions
+from explorer.search.query import QueryError
 from explorer.search.results import Hit, SearchResponse
+from explorer.search.saved import SavedSearch
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault, open_uri
 
@@ -152,7 +159,14 @@ class MainWindow(QMainWindow):
         self._build_widgets()
         self._actions = make_actions(self)
         self.menus = build_menus(self, self._actions)
+        self.saved_menu = SavedMenu(
+            self.menus.saved,
+            self.history,
+            self.run_saved,
+            [self.action(Action.SAVE_SEARCH), self.action(Action.MANAGE_SAVED)],
+        )
         self.model_menu = ModelMenu(self, self.menus.search)
+        self.sort_control.add_toggle(self.action(Action.FACETS))
         self._connect_signals()
         self.recent_menu = self.menus.recent
         self._build_shortcuts()
@@ -181,13 +195,15 @@ class MainWindow(QMainWindow):
         self._init_status_bar()
         self.resize(WANTED_SIZE)
         self.splitter.setSizes([760, 420])
-        self.resizeDocks([self.around], [300], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.around, self.facets], [300, 220], Qt.Orientation.Horizontal)
 
     def _init_search(self, central: QWidget) -> QHBoxLayout:
         """The search bar, the fusion controls, the summary, the flow and the compare bar."""
         self.search_bar = SearchBar(central)
         self.search_field = self.search_bar.field
         self.debounce = self.search_bar.debounce
+        self.sort_control = SortControl(central)
+        self.history = SearchHistory(self)  # the vault's recent and saved searches
         self.fusion = FusionControls(central)
         self.summary = QLabel(central)
         self.summary.setObjectName("summary")
@@ -200,6 +216,7 @@ class MainWindow(QMainWindow):
         search_row = QHBoxLayout()
         search_row.setSpacing(10)
         search_row.addWidget(self.search_bar, 1)
+        search_row.addWidget(self.sort_control)
         search_row.addWidget(self.summary)
         self.fusion.append(self.compare_bar.pin_button)  # wraps with the controls
         self.banner = Banner(central)
@@ -256,13 +273,16 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
     def _init_docks(self) -> None:
-        """View ▸ Quality Panel (hidden at first) and View ▸ Around This Note: backlinks and
-        related notes of the note in the preview."""
+        """View ▸ Quality Panel (hidden at first), View ▸ Around This Note: backlinks and
+        related notes of the note in the preview, and View ▸ Facets beside the results."""
         self.quality = QualityPanel(self.data_dir, self.options, self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
         self.quality.hide()
         self.around = AroundPanel(self.provider.name, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
+        self.facets = FacetsPanel(self)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.facets)
+        self.facets.hide()  # View ▸ Facets (Ctrl+Shift+F), or the Facets button by the sort
 
     def _init_status_bar(self) -> None:
         self.index_status = IndexStatus(self.statusBar())
@@ -273,6 +293,12 @@ class MainWindow(QMainWindow):
         self.search_bar.searchRequested.connect(self.search_now)
         self.search_bar.modeChanged.connect(self._mode_changed)
         self.search_bar.downPressed.connect(self.table.enter)  # Down: into the results
+        self.search_bar.downPressed.connect(self.remember_query)
+        self.search_field.returnPressed.connect(self.remember_query)
+        self.search_bar.historyRequested.connect(lambda: self.history.show_menu(self.search_field))
+        self.history.recalled.connect(self.recall)
+        self.sort_control.changed.connect(self._sort_changed)
+        self.facets.toggled.connect(self.toggle_filter)
         self.fusion.changed.connect(self._fusion_changed)
         self.flow.searchStarted.connect(lambda: self.summary.setText("searching…"))
         self.flow.showing.connect(self._show)
@@ -283,6 +309,7 @@ class MainWindow(QMainWindow):
 
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._row_clicked)
+        self.table.clicked.connect(self.remember_query)
         self.table.openRequested.connect(self.open_note)
         self.table.copyRequested.connect(self.copy_path)
         self.table.whyRequested.connect(lambda hit: self.dialogs.show_why_not(hit.path))
@@ -325,6 +352,7 @@ class MainWindow(QMainWindow):
             log.warning("%s", safe_text(notice))
             self.statusBar().showMessage(safe_text(notice), 15_000)
         self.fusion.set_options(options)
+        self.sort_control.set_sort(options.sort)
         self.set_mode(options.mode)
         self.table.setColumnHidden(Column.BASE, self.baseline is None)
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
@@ -395,6 +423,7 @@ class MainWindow(QMainWindow):
         self._close_session()
         self._use_provider(self._provider_for(path))
         self.vault = path
+        self.history.open_vault(path, self.data_dir)
         self.settings.remember_vault(str(path))
         self.settings.sync()
         self.setWindowTitle(f"{safe_text(path.name)} — Vault Explorer")
@@ -453,6 +482,8 @@ class MainWindow(QMainWindow):
         self.flow.detach()
         self.quality.close_vault(wait=wait)
         self.around.close_vault()
+        self.facets.close_vault()
+        self.history.close_vault()
         if self.session is not None:
             session, self.session = self.session, None
             for signal in (session.liveEvent, session.healthChanged):
@@ -466,6 +497,7 @@ class MainWindow(QMainWindow):
         if self.session is not None:
             self.quality.open_vault(self.session)
             self.around.open_vault(self.session)
+            self.facets.open_vault(self.session)
         for notice in notices:
             self.statusBar().showMessage(safe_text(notice), 10_000)
         self.search_now()
@@ -506,8 +538,11 @@ class MainWindow(QMainWindow):
         self.search_bar.set_mode(mode)
 
     def options(self) -> SearchOptions:
-        """The search settings on screen: the mode switch and the fusion controls."""
-        return self.fusion.options(SearchOptions(mode=Mode(self.mode()), limit=RESULT_LIMIT))
+        """The search settings on screen: the mode switch, the fusion controls and the sort."""
+        base = SearchOptions(
+            mode=Mode(self.mode()), limit=RESULT_LIMIT, sort=self.sort_control.sort()
+        )
+        return self.fusion.options(base)
 
     def set_query(self, text: str, *, search: bool = True) -> None:
         """Put ``text`` in the search field and (by default) search it at once."""
@@ -523,6 +558,7 @@ class MainWindow(QMainWindow):
 
     def _search_failed(self, shown: Shown) -> None:
         self.model.clear()
+        self.facets.show_results(shown.raw or "", [])
         self.no_match.show_for(None)
         self.distributions.show_response(None, None)
         if shown.baseline is not None:
@@ -541,7 +577,10 @@ class MainWindow(QMainWindow):
         if baseline is not None:
             self.compare_bar.show_comparison(baseline, shown.comparison)
         self._show_grades()
-        self.model.set_response(response, compare=compare, baseline=shown.comparison)
+        self.model.set_response(
+            response, compare=compare, baseline=shown.comparison, order=self.flow.order
+        )
+        self.facets.show_results(response.query, [hit.path for hit in response.hits])
         self.no_match.show_for(response)
         self.distributions.show_response(response, shown.candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
@@ -614,6 +653,57 @@ class MainWindow(QMainWindow):
         if token not in text.split():
             self.set_query(f"{text} {token}".strip())
 
+    def toggle_filter(self, token: str) -> None:
+        """A facet's click: add its filter ``token`` to the query, or remove it when the query
+        holds it already, and search."""
+        self.set_query(toggled_query(self.search_field.text(), token))
+
+    def _sort_changed(self, _sort: str) -> None:
+        """A new order of the hits: the table's header goes back to the # column (so the
+        chosen order shows) and the kept lists are shown in it (no new search)."""
+        self.table.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)
+        self.flow.settings_changed(compare=False)
+
+    # ================================================================== history, saved searches
+
+    def remember_query(self) -> None:
+        """Keep the field's query among the vault's recent ones (Enter, moving into the
+        results, opening a note: see :mod:`~explorer.gui.window.history`)."""
+        self.history.remember(self.search_field.text(), self.options())
+
+    def recall(self, query: str) -> None:
+        """A recent query chosen from the history: search it with the settings on screen."""
+        self.set_query(query)
+        self.focus_search()
+
+    def save_search(self, name: str | None = None) -> bool:
+        """Search ▸ Save Search…: keep the query and the settings on screen as ``name`` (asked
+        for when not given); whether it was saved."""
+        if self.history.store is None:
+            self.statusBar().showMessage("Open a vault to save its searches", 5000)
+            return False
+        if name is None:
+            name, ok = QInputDialog.getText(
+                self, "Save Search", "Name of the search:", text=self.search_field.text()[:60]
+            )
+            if not ok:
+                return False
+        try:
+            self.history.save(name, self.search_field.text(), self.options())
+        except (QueryError, OSError) as exc:
+            QMessageBox.warning(self, "Save Search", safe_text(str(exc)))
+            return False
+        self.statusBar().showMessage(f"Saved search “{safe_text(name.strip())}”", 5000)
+        return True
+
+    def run_saved(self, saved: SavedSearch) -> None:
+        """Run a saved search: its settings on screen (mode, fusion, sort), then its query."""
+        options = saved.options
+        self.fusion.set_options(options)
+        self.sort_control.set_sort(options.sort)
+        self.set_mode(options.mode)
+        self.set_query(saved.query)
+
     # ================================================================== live index
 
     def _live_event(self, event: LiveEvent) -> None:
@@ -679,7 +769,8 @@ class MainWindow(QMainWindow):
         self.preview.show_hit(hit, self.shown.query, self._explain_context(hit))
 
     def _explain_context(self, hit: Hit) -> ExplainContext:
-        context = self.flow.explain_context(hit, self.model.row_of(hit.path) + 1)
+        rank = self.model.rank_of(hit.path) or self.model.row_of(hit.path) + 1
+        context = self.flow.explain_context(hit, rank)
         assert context is not None  # a hit is selected: a response is shown
         return context
 
@@ -703,6 +794,7 @@ class MainWindow(QMainWindow):
 
     def open_note(self, hit: Hit) -> None:
         """Open the note in the system's default editor (Enter, double click)."""
+        self.remember_query()
         if self.vault is not None:
             self.open_url(QUrl.fromLocalFile(str(self.vault / hit.path)))
             self.statusBar().showMessage(f"Opened {safe_text(hit.path)}", 3000)

@@ -27,6 +27,8 @@ class Menus:
     themes: dict[str, QAction]
     #: The Search menu (the model menu adds itself there).
     search: QMenu
+    #: Search ▸ Saved Searches (filled by :class:`~explorer.gui.window.saved_menu.SavedMenu`).
+    saved: QMenu
 
 
 def build_menus(window: MainWindow, actions: dict[Action, QAction]) -> Menus:
@@ -47,6 +49,11 @@ def build_menus(window: MainWindow, actions: dict[Action, QAction]) -> Menus:
 
     search = bar.addMenu("&Search")
     search.addAction(actions[Action.WHY_NOT])
+    search.addSeparator()
+    search.addAction(actions[Action.SAVE_SEARCH])
+    saved = search.addMenu("Saved Searc&hes")
+    saved.setObjectName("savedSearches")
+    search.addSeparator()
 
     view = bar.addMenu("&View")
     for key in (
@@ -55,6 +62,7 @@ def build_menus(window: MainWindow, actions: dict[Action, QAction]) -> Menus:
         Action.QUALITY_PANEL,
         Action.DISTRIBUTIONS,
         Action.AROUND,
+        Action.FACETS,
     ):
         view.addAction(actions[key])
     theme_menu = view.addMenu("&Theme")
@@ -78,4 +86,4 @@ def build_menus(window: MainWindow, actions: dict[Action, QAction]) -> Menus:
     help_menu = bar.addMenu("&Help")
     help_menu.addAction(actions[Action.QUERY_SYNTAX])
     help_menu.addAction(actions[Action.ABOUT])
-    return Menus(recent, themes, search)
+    return Menus(recent, themes, search, saved)

@@ -2,15 +2,23 @@
 
 The field asks for a search 150 ms after the last keystroke (a single-shot timer restarted by
 each edit), at once on Enter, and at once when it is cleared (Esc or its clear button), which
-lists the recent notes.  Down moves on to the results.  The mode switch is three exclusive
-buttons (Hybrid / Lexical / Semantic, also Ctrl+1/2/3 on the window).
+lists the recent notes.  Down moves on to the results; Up (or Alt+Down, or the ▾ button at the
+field's end) opens the vault's recent queries (:mod:`~explorer.gui.window.history`).  The mode
+switch is three exclusive buttons (Hybrid / Lexical / Semantic, also Ctrl+1/2/3 on the window).
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QButtonGroup, QHBoxLayout, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QToolButton,
+    QWidget,
+)
 
 from explorer.search.options import MODES, SearchOptions
 
@@ -30,7 +38,8 @@ PLACEHOLDERS = (
 )
 TOOLTIP = (
     'Words, "a phrase", -exclude, a OR b, pre*, tag:name, path:folder/, linkto:Note, '
-    "linkedfrom:Note (Help ▸ Query Syntax). Esc clears, ↓ goes to the results."
+    "linkedfrom:Note, [status:open], modified:<7d (Help ▸ Query Syntax). Esc clears, ↓ goes to "
+    "the results, ↑ or Alt+↓ lists your recent queries."
 )
 
 
@@ -40,6 +49,7 @@ class SearchBar(QWidget):
     searchRequested = Signal()
     modeChanged = Signal(str)
     downPressed = Signal()
+    historyRequested = Signal()  # Up, Alt+Down or the ▾ button: the recent queries
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -56,13 +66,23 @@ class SearchBar(QWidget):
         self.field.textChanged.connect(self._text_changed)
         self.field.returnPressed.connect(self.searchRequested)
         self.field.installEventFilter(self)
+        self.history_button = QToolButton(self)
+        self.history_button.setObjectName("history")
+        self.history_button.setArrowType(Qt.ArrowType.DownArrow)
+        self.history_button.setAutoRaise(True)
+        self.history_button.setToolTip("Recent queries of this vault (↑ or Alt+↓ in the field)")
+        self.history_button.clicked.connect(self.historyRequested)
 
         self.group = QButtonGroup(self)
         self.buttons: dict[str, QPushButton] = {}
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(8)
-        layout.addWidget(self.field, 1)
+        field_row = QHBoxLayout()
+        field_row.setSpacing(0)
+        field_row.addWidget(self.field, 1)
+        field_row.addWidget(self.history_button)
+        layout.addLayout(field_row, 1)
         switch = QHBoxLayout()
         switch.setSpacing(0)
         for number, (mode, label) in enumerate(MODE_BUTTONS, start=1):
@@ -118,7 +138,11 @@ class SearchBar(QWidget):
             if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Escape:
                 self.field.clear()
                 return True
+            alt = bool(event.modifiers() & Qt.KeyboardModifier.AltModifier)
             if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:
-                self.downPressed.emit()
+                (self.historyRequested if alt else self.downPressed).emit()
+                return True
+            if event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Up:
+                self.historyRequested.emit()
                 return True
         return super().eventFilter(watched, event)

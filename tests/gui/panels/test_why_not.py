@@ -95,6 +95,20 @@ def test_excluded_by_a_minus_word(
     )
 
 
+def test_names_the_property_filter_that_removes_the_note(
+    qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
+) -> None:
+    dialog = open_dialog("deploy -[status:stale]", replace(SearchOptions(), mode="fts"))
+    assert explained(qtbot, dialog, "ops/deploy-runbook-2023.md")[0] == "filtered"
+    said = "not listed: `-[status:stale]` excludes it, its status is stale"
+    assert f"filtered: {said}" in dialog.reasons.text()
+    assert said in dialog.text.toPlainText().splitlines()  # the same words as explain's
+    # A tag filter the note lacks is named the same way.
+    dialog.set_context("deploy tag:ops", replace(SearchOptions(), mode="fts"))
+    qtbot.waitUntil(lambda: "tag:ops" in dialog.reasons.text(), timeout=SAFETY_MS)
+    assert "filter tag:ops: the note does not have this tag" in dialog.reasons.text()
+
+
 def test_below_the_depth(
     qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
 ) -> None:

@@ -1,0 +1,96 @@
+"""View ▸ Facets: the tags, folders and property values of the results with their counts, read
+through the session; a click adds the value's filter and searches, a second click removes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.gui.panels.facets_panel import holds_filter, toggled_query
+from tests.gui.conftest import WindowFactory, wait_indexed
+from tests.gui.driver import drive
+
+
+def test_toggled_query_adds_then_removes_a_filter() -> None:
+    assert toggled_query("deploy plan", "[status:open]") == "deploy plan [status:open]"
+    assert toggled_query("deploy  [status:open] plan", "[status:open]") == "deploy plan"
+    assert toggled_query("", "tag:ops") == "tag:ops"
+    assert toggled_query('a [status:"in progress"]', '[status:"in progress"]') == "a"
+    assert holds_filter("deploy TAG:Ops", "tag:ops")
+    assert not holds_filter("deploy tag:opsx", "tag:ops")
+
+
+def test_facet_click_adds_the_filter_then_a_second_click_removes_it(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.show_facets()
+    ui.search("deploy plan")
+    qtbot.waitUntil(lambda: "status" in ui.facets())
+    facets = ui.facets()
+    assert ("project", 3, False) in facets["Tags"]
+    assert ("projects/", 3, False) in facets["Folders"]
+    assert ("open", 2, False) in facets["status"]
+    assert ("in progress", 1, False) in facets["status"]
+
+    ui.click_facet("status", "open")
+    response = ui.wait_for_results("deploy plan [status:open]")
+    assert {hit.path for hit in response.hits} == {"projects/alpha.md", "projects/gamma.md"}
+    # The facets of the narrowed results, the clicked value active.
+    qtbot.waitUntil(lambda: ui.facets().get("Tags") == [("project", 2, False), ("ops", 1, False)])
+    assert ui.facets()["status"] == [("open", 2, True)]
+
+    ui.click_facet("status", "open")  # again: the filter goes
+    response = ui.wait_for_results("deploy plan")
+    assert len(response.hits) == 5
+    qtbot.waitUntil(lambda: ("open", 2, False) in ui.facets().get("status", []))
+
+
+def test_a_value_with_a_space_is_quoted_and_toggles(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.show_facets()
+    ui.search("plan")
+    qtbot.waitUntil(lambda: "status" in ui.facets())
+    ui.click_facet("status", "in progress")
+    response = ui.wait_for_results('plan [status:"in progress"]')
+    assert [hit.path for hit in response.hits] == ["reading/zeta.md"]
+
+
+def test_hidden_panel_reads_nothing_until_shown(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("deploy plan")
+    assert not window.facets.isVisible()
+    assert ui.facets() == {}
+    ui.show_facets()  # shown: the facets of the results on screen, at once
+    qtbot.waitUntil(lambda: "Tags" in ui.facets())
+
+
+def test_facets_follow_a_note_changed_on_disk(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.show_facets()
+    ui.set_mode("fts")  # the one note with the word
+    ui.search("gamma")
+    qtbot.waitUntil(lambda: ui.facets().get("Tags") == [("project", 1, False)])
+    note = property_vault / "projects/gamma.md"
+    note.write_text(note.read_text().replace("tags: [project]", "tags: [project, urgent]"))
+    window.reconcile()  # as the watcher would, without waiting for it
+    qtbot.waitUntil(
+        lambda: ui.facets().get("Tags") == [("project", 1, False), ("urgent", 1, False)],
+        timeout=20_000,
+    )

@@ -1,0 +1,79 @@
+"""The search field's history: the vault's recent queries, remembered when a search is settled
+on (Enter, moving into the results, opening a note), never per keystroke; Up, Alt+Down or the
+▾ button lists them; kept beside the index across sessions, never in the vault."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.search.saved import searches_file
+from tests.gui.conftest import WindowFactory, wait_indexed
+from tests.gui.driver import drive
+from tests.gui.helpers import vault_files
+
+
+def test_history_recalls_a_previous_query_and_survives_a_new_session(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    data_dir: Path,
+) -> None:
+    before = vault_files(property_vault)
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+
+    # Typing searches as one types, but remembers nothing.
+    window.search_field.setFocus()
+    qtbot.keyClicks(window.search_field, "gamma")
+    ui.wait_for_results("gamma")
+    assert ui.recent_queries() == []
+
+    ui.press_in_field(Qt.Key.Key_Return)  # Enter: settled on
+    assert ui.recent_queries() == ["gamma"]
+
+    ui.set_query("[status:open] plan")
+    ui.wait_for_results("[status:open] plan")
+    ui.press_in_field(Qt.Key.Key_Down)  # into the results: remembered, and Down still moves
+    qtbot.waitUntil(ui.table_has_focus)
+    assert ui.recent_queries() == ["[status:open] plan", "gamma"]
+
+    ui.set_query("")
+    ui.press_in_field(Qt.Key.Key_Up)  # Up: the history
+    qtbot.waitUntil(ui.history_menu_visible)
+    assert ui.history_menu() == ["[status:open] plan", "gamma"]
+    ui.recall("gamma")
+    assert ui.query() == "gamma"
+    ui.wait_for_results("gamma")
+
+    window.history.menu.hide()
+    ui.press_in_field(Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)  # Alt+Down too
+    qtbot.waitUntil(ui.history_menu_visible)
+    window.history.menu.hide()
+
+    window.close()
+    again = make_window(fake_provider, property_vault)
+    assert drive(again, qtbot).recent_queries() == ["[status:open] plan", "gamma"]
+    assert searches_file(property_vault, data_dir).is_file()
+    assert searches_file(property_vault, data_dir).is_relative_to(data_dir)  # by the index
+    assert vault_files(property_vault) == before  # nothing written in the vault
+
+
+def test_opening_a_note_remembers_the_query(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    opened: list[object] = []
+    window.open_url = opened.append  # type: ignore[assignment]
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("beta")
+    hit = ui.current_hit()
+    assert hit is not None
+    window.open_note(hit)
+    assert opened and ui.recent_queries() == ["beta"]

@@ -1,0 +1,103 @@
+"""Saved searches: Search ▸ Save Search… keeps the query with its mode, fusion settings and
+sort by name; Search ▸ Saved Searches runs one again (its settings back on screen); the manage
+dialog deletes them.  Kept beside the index across sessions, never in the vault."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.search.saved import SearchStore
+from tests.gui.conftest import WindowFactory, wait_indexed
+from tests.gui.driver import drive
+from tests.gui.helpers import vault_files
+
+QUERY = "[status:open] plan"
+
+
+def test_saved_search_round_trip_across_sessions(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    data_dir: Path,
+) -> None:
+    before = vault_files(property_vault)
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.set_mode("fts")
+    ui.set_options(replace(ui.options(), depth=30))
+    ui.set_sort("title")
+    ui.search(QUERY)
+    assert ui.save_search("Open projects")
+    assert ui.saved_names() == ["Open projects"]
+    assert "Open projects" in ui.status()
+    saved = SearchStore.of(property_vault, data_dir).get("Open projects")
+    assert saved.query == QUERY
+    assert (saved.options.mode, saved.options.sort, saved.options.depth) == ("fts", "title", 30)
+    window.close()
+
+    # A new session on the same data directory, with other settings on screen.
+    again = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, again)
+    ui = drive(again, qtbot)
+    ui.set_mode("hybrid")
+    ui.set_sort("relevance")
+    ui.set_options(replace(ui.options(), depth=50))
+    ui.search("beta")
+    assert ui.saved_names() == ["Open projects"]
+    ui.run_saved("Open projects")
+    ui.wait_for_results(
+        QUERY, lambda w: drive(w).rows() == ["projects/alpha.md", "projects/gamma.md"]
+    )
+    assert ui.query() == QUERY
+    assert (ui.mode(), ui.sort(), ui.options().depth) == ("fts", "title", 30)
+
+    # Managed: deleted from the dialog, and gone for the next session too.
+    dialog = ui.saved_dialog()
+    assert dialog.names() == ["Open projects"]
+    dialog.select("Open projects")
+    dialog.delete_selected()
+    assert dialog.names() == [] and ui.saved_names() == []
+    assert SearchStore.of(property_vault, data_dir).saved() == {}
+    assert vault_files(property_vault) == before  # nothing written in the vault
+
+
+def test_a_bad_name_is_refused_in_one_line(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    ui = drive(window, qtbot)
+    ui.search("plan")
+    warned: list[str] = []
+    monkeypatch.setattr(
+        "explorer.gui.window.main_window.QMessageBox.warning",
+        lambda _parent, _title, text: warned.append(text),
+    )
+    assert not ui.save_search("   ")
+    assert warned and "name" in warned[0]
+    assert ui.saved_names() == []
+
+
+def test_the_dialog_runs_a_saved_search(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("gamma")
+    assert ui.save_search("g")
+    ui.search("beta")
+    dialog = ui.saved_dialog()
+    dialog.select("g")
+    dialog.run_selected()
+    ui.wait_for_results("gamma")
