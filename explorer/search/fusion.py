@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import permutations
 
 from explorer.search import evidence
@@ -237,8 +237,11 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     vector = candidates.vector[:depth]
     if candidates.listing:
         hits = [
-            _hit(candidates, path, snippet, 0.0, {}, None, None, None, None, None, None)
-            for path, _, snippet in lexical
+            replace(
+                _hit(candidates, path, snippet, 0.0, {}, None, None, None, None, None, None),
+                fused_rank=rank,
+            )
+            for rank, (path, _, snippet) in enumerate(lexical, start=1)
         ]
         return SearchResponse(
             candidates.query.raw,
@@ -260,7 +263,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     # Hits (and snippets, the costly part) are made only for what is shown.
     marked = marked_words(candidates.query)
     hits = []
-    for item in fused[: options.limit]:
+    for rank, item in enumerate(fused[: options.limit], start=1):
         lex = lex_by_path.get(item.id) if "fts" in lists else None
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
@@ -282,6 +285,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 strength.get(item.id, {}),
                 vec,
                 weighted,
+                rank,
             )
         )
     stages = dict(candidates.stages)
@@ -522,6 +526,7 @@ def _hit(
     strength: dict[str, float] | None = None,
     vec: VectorCandidate | None = None,
     weighted: Mapping[str, float] | None = None,
+    fused_rank: int | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
@@ -549,4 +554,5 @@ def _hit(
         weighted_coverage=(weighted or {}).get(path, 1.0) if tier is not None else None,
         best_chunk_seq=vec.seq if vec is not None else None,
         runner_up_chunk=vec.runner_up if vec is not None else None,
+        fused_rank=fused_rank,
     )

@@ -131,6 +131,9 @@ class Hit:
     #: The best chunk's number in the note, and the note's second-best chunk.
     best_chunk_seq: int | None = None
     runner_up_chunk: ChunkScore | None = None
+    #: Its place in the fused (relevance) ranking, 1-based: what a reader of hits put in
+    #: another order (``--sort``) still sees.
+    fused_rank: int | None = None
 
     @property
     def demoted(self) -> bool:
@@ -144,6 +147,7 @@ class Hit:
             "title": self.title,
             "snippet": self.snippet,
             "fusedScore": self.fused_score,
+            "fusedRank": self.fused_rank,
             "contributions": dict(self.contributions),
             "ftsRank": self.fts_rank,
             "vectorRank": self.vector_rank,
