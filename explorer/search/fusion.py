@@ -268,6 +268,8 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
         contributions["vector"] = item.contributions.get("vector", 0.0)
+        if "recency" in item.contributions:
+            contributions["recency"] = item.contributions["recency"]
         snippet = lex[1] if lex else plain_snippet(vec.chunk_text if vec else "", marked)
         hits.append(
             _hit(
@@ -286,6 +288,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 vec,
                 weighted,
                 rank,
+                recency(candidates, item.id, options.half_life) if options.recency else None,
             )
         )
     stages = dict(candidates.stages)
@@ -449,7 +452,51 @@ def _fuse_lists(
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
         fused = rrf(lists, options.k, options.weights)
-    return fused, scored, weighed
+    return recency_prior(candidates, options, fused), scored, weighed
+
+
+#: Seconds in a day: the recency prior's half-life is in days.
+DAY_S = 86400.0
+
+
+def recency(candidates: Candidates, path: str, half_life_days: float) -> float:
+    """How recent the note at ``path`` is when the lists were made: ½ for every
+    ``half_life_days`` since it was modified (1 modified then or later, 0 for a note the
+    candidates do not describe)."""
+    info = candidates.notes.get(path)
+    if info is None:
+        return 0.0
+    age = max(0.0, candidates.now - info.mtime_ns / 1e9) / DAY_S
+    return float(0.5 ** (age / half_life_days))
+
+
+def recency_prior(
+    candidates: Candidates, options: SearchOptions, fused: list[Fused]
+) -> list[Fused]:
+    """``fused`` with the recency prior added, as a third named contribution (``recency``),
+    re-ranked; ``fused`` itself when the prior is off (``options.recency`` 0).
+
+    A note's contribution is ``w × recency`` (:func:`recency`) on the scale of the method's
+    lists: as it is under the convex and the calibrated fusion (a list adds up to its weight);
+    over ``k + 1`` under RRF (what a list's first hit adds at weight 1).  Added, not a chance
+    combined with the lists' (``w × recency × (1 − score)`` would leave two notes of certain
+    evidence, which the calibrated fusion scores 1, tied, however old one of them is).  The
+    prior only reorders the notes a list found: it finds none itself, nor does it judge a close
+    match.  The lists' contributions are left as they are, and the contributions still add up
+    to the score.
+    """
+    weight = options.recency
+    if weight <= 0:
+        return fused
+    out = []
+    for item in fused:
+        prior = weight * recency(candidates, item.id, options.half_life)
+        if options.fusion == Fusion.RRF:
+            prior /= options.k + 1.0
+        contributions = {**item.contributions, "recency": prior}
+        out.append(Fused(item.id, item.score + prior, item.ranks, contributions))
+    out.sort(key=best_first)
+    return out
 
 
 def scored_lists(
@@ -527,6 +574,7 @@ def _hit(
     vec: VectorCandidate | None = None,
     weighted: Mapping[str, float] | None = None,
     fused_rank: int | None = None,
+    recent: float | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
@@ -555,4 +603,5 @@ def _hit(
         best_chunk_seq=vec.seq if vec is not None else None,
         runner_up_chunk=vec.runner_up if vec is not None else None,
         fused_rank=fused_rank,
+        recency=recent,
     )
