@@ -118,6 +118,15 @@ def test_json_on_the_command_line_carries_the_recency_contribution(
     assert main(args) == 0
     plain = json.loads(capsys.readouterr().out)
     assert set(plain["hits"][0]["contributions"]) == {"fts", "vector"}
+    table = ["search", str(vault), "compost heap", "--mode", "fts", "--no-sync"]
+    assert main([*table, "--recency", "0.2"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if "fused" in line)
+    assert header.split()[:5] == ["#", "fused", "fts", "vector", "recency"]
+    row = next(line for line in lines if "b-new.md" in line).split()
+    assert float(row[1]) == pytest.approx(sum(map(float, row[2:5])), abs=2e-5)
+    assert main(table) == 0
+    assert "recency" not in capsys.readouterr().out
 
 
 def test_explain_names_the_prior_and_its_share(searcher: Searcher) -> None:
