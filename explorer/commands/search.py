@@ -152,9 +152,11 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         shown = response.query if len(response.query) <= 60 else response.query[:57] + "…"
         if (verdict := closeness(response, f"‘{shown}’")) is not None:
             say(verdict, out)
+    recency = bool(response.options.recency) and not response.listing  # a third contribution
     header = (
-        f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  {'fts#':>4}  {'vec#':>4}  "
-        f"{'source':<6}  path — title"
+        f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  "
+        + (f"{'recency':>7}  " if recency else "")
+        + f"{'fts#':>4}  {'vec#':>4}  {'source':<6}  path — title"
     )
     say(header, out)
     for i, hit in enumerate(response.hits, start=1):
@@ -162,7 +164,8 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         say(
             f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
             f"{c.get('vector', 0.0):7.5f}  "
-            f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
+            + (f"{c.get('recency', 0.0):7.5f}  " if recency else "")
+            + f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
             f"{hit.path} — {hit.title}{'  [stale]' if hit.demoted else ''}",
             out,
         )

@@ -370,16 +370,19 @@ def _named_sql(value: str) -> tuple[str, list[object]]:
 def link_filter_sql(kind: str, value: str, alias: str = "n") -> tuple[str, list[object]]:
     """SQL condition on ``notes`` as ``alias``: ``linkto`` (notes linking to ``value``) or
     ``linkedfrom`` (notes ``value`` links to).  A value that names no note passes nothing."""
+    ids, params = link_ids_sql(kind, value)
+    return f"{alias}.id IN ({ids})", params
+
+
+def link_ids_sql(kind: str, value: str) -> tuple[str, list[object]]:
+    """The ``SELECT`` of the ids of the notes :func:`link_filter_sql` passes."""
     target, params = note_sql(value)
     if kind == "linkto":
-        sql = (
-            f"{alias}.id IN (SELECT l.note_id FROM links l WHERE l.to_id = {target} "
-            "AND l.note_id != l.to_id)"
-        )
+        sql = f"SELECT l.note_id FROM links l WHERE l.to_id = {target} AND l.note_id != l.to_id"
     elif kind == "linkedfrom":
         sql = (
-            f"{alias}.id IN (SELECT l.to_id FROM links l WHERE l.note_id = {target} "
-            "AND l.to_id IS NOT NULL AND l.to_id != l.note_id)"
+            f"SELECT l.to_id FROM links l WHERE l.note_id = {target} "
+            "AND l.to_id IS NOT NULL AND l.to_id != l.note_id"
         )
     else:
         raise ValueError(f"unknown link filter {kind!r}")

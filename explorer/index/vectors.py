@@ -14,6 +14,7 @@ that changed no vector (a tag, a title, a note not embedded yet) costs one small
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,10 @@ class VectorHit:
     chunk_end: int
     #: The note's second-best chunk: ``(start, end, cosine)`` (``None``: it has one chunk).
     runner_up: tuple[int, int, float] | None = field(default=None, compare=False)
+
+
+#: Which of an array of note ids pass a search's filters (``True``: it passes).
+NoteMask = Callable[[npt.NDArray[np.int64]], npt.NDArray[np.bool_]]
 
 
 #: The histogram of a query's cosines over the vault: this many bins from -1 to 1.
@@ -285,13 +290,13 @@ class VectorIndex:
         query: Matrix,
         depth: int,
         *,
-        allowed: set[int] | None = None,
+        allowed: set[int] | NoteMask | None = None,
         min_sim: float = 0.0,
     ) -> list[VectorHit]:
         """The ``depth`` notes with the best chunk cosine, best first (ties: lower note id).
 
-        ``allowed`` restricts to those note ids (the query's filters); ``min_sim`` drops notes
-        whose best chunk is below that cosine.
+        ``allowed`` restricts to those note ids, or to those a mask passes (the query's
+        filters); ``min_sim`` drops notes whose best chunk is below that cosine.
         """
         return self.search(query, depth, allowed=allowed, min_sim=min_sim)[0]
 
@@ -300,7 +305,7 @@ class VectorIndex:
         query: Matrix,
         depth: int,
         *,
-        allowed: set[int] | None = None,
+        allowed: set[int] | NoteMask | None = None,
         min_sim: float = 0.0,
     ) -> tuple[list[VectorHit], CosineSpread]:
         """:meth:`top_notes`, and how the query's cosines spread over every note of the vault
@@ -317,12 +322,14 @@ class VectorIndex:
         sims: Matrix,
         note_best: Matrix,
         depth: int,
-        allowed: set[int] | None,
+        allowed: set[int] | NoteMask | None,
         min_sim: float,
     ) -> list[VectorHit]:
         if depth <= 0:
             return []
-        if allowed is not None:
+        if callable(allowed):
+            note_best = np.where(allowed(self.segment_notes), note_best, -np.inf)
+        elif allowed is not None:
             mask = np.isin(self.segment_notes, np.fromiter(allowed, dtype=np.int64))
             note_best = np.where(mask, note_best, -np.inf)
         if min_sim > 0:

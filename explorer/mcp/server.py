@@ -63,6 +63,7 @@ from explorer.live.problems import fault_line
 from explorer.mcp.framing import Framing
 from explorer.mcp.reader import VaultReader
 from explorer.search import options as search_options
+from explorer.search import syntax
 from explorer.search.answer import Answer, waiting_text
 from explorer.search.options import Mode
 from explorer.search.query import MAX_QUERY_CHARS
@@ -81,14 +82,8 @@ INSTRUCTIONS = (
     "`status` says how complete the index is. Everything is read-only."
 )
 
-QUERY_SYNTAX = (
-    'Query syntax: words (notes with all of them first, then any); "a phrase"; -word leaves '
-    "out notes with it; a OR b; pre* (prefix); tag:NAME; path:FOLDER/; linkto:NOTE (notes "
-    "linking to NOTE); linkedfrom:NOTE (notes NOTE links to); [prop:value], [prop] (has it), "
-    "[rating:>3], [due:<2025-01-01], -[status:done] (frontmatter properties); modified:2024-03, "
-    "modified:<7d, created:>1y (dates and ages). A query of filters alone, or an empty one, "
-    "lists the most recently modified notes."
-)
+#: What the ``search`` tool's query may hold: the syntax table's forms and meanings.
+QUERY_SYNTAX = syntax.described()
 
 
 # ----------------------------------------------------------------------------- arguments

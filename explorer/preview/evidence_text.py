@@ -87,14 +87,21 @@ def calibrated_formula(hit: Hit, options: SearchOptions) -> str:
 
 def calibrated_formula_parts(hit: Hit, options: SearchOptions) -> tuple[str, str]:
     """The calibrated formula in letters and with its numbers: ``("1 − (1 − a)(1 − b)",
-    "1 − (1 − 0.13946)(1 − 0.33134) = 0.42460")``, or ``("a", "0.27000")`` for one list."""
+    "1 − (1 − 0.13946)(1 − 0.33134) = 0.42460")``, or ``("a", "0.27000")`` for one list; with
+    the recency prior on, ``+ r`` and its contribution after the lists'."""
+    prior = hit.contributions.get("recency")
+    score = hit.fused_score - (prior or 0.0)
     terms = weighted(hit, options)
     if not terms:
-        return "0", f"{hit.fused_score:.5f}"
-    if len(terms) == 1:
-        return "a", f"{hit.fused_score:.5f}"
-    missing = "".join(f"(1 − {value:.5f})" for value in terms.values())
-    return "1 − (1 − a)(1 − b)", f"1 − {missing} = {hit.fused_score:.5f}"
+        symbols, numbers = "0", f"{score:.5f}"
+    elif len(terms) == 1:
+        symbols, numbers = "a", f"{score:.5f}"
+    else:
+        missing = "".join(f"(1 − {value:.5f})" for value in terms.values())
+        symbols, numbers = "1 − (1 − a)(1 − b)", f"1 − {missing} = {score:.5f}"
+    if prior is None:
+        return symbols, numbers
+    return f"{symbols} + r", f"{numbers} + {prior:.5f} = {hit.fused_score:.5f}"
 
 
 def calibrated_lines(hit: Hit, options: SearchOptions) -> list[str]:

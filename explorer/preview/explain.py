@@ -90,6 +90,8 @@ def formula(hit: Hit, options: SearchOptions) -> str:
             terms.append(f"{options.w_fts:g} / ({k} + {hit.fts_rank})")
         if hit.vector_rank is not None:
             terms.append(f"{options.w_vec:g} / ({k} + {hit.vector_rank})")
+    if "recency" in hit.contributions:
+        terms.append(f"{hit.contributions['recency']:.5f} (recency)")
     if not terms:
         return f"0 = {hit.fused_score:.5f}"
     return " + ".join(terms) + f" = {hit.fused_score:.5f}"
@@ -168,6 +170,16 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
             floor = f", floor {ctx.options.min_sim:g}" if ctx.options.min_sim > 0 else ""
             depth = f"{ctx.vector_count} candidates, depth {ctx.options.depth}{floor}"
             rows.append((name, f"not in the list ({depth})", "", None))
+    if hit.recency is not None and "recency" in hit.contributions:
+        o = ctx.options
+        rows.append(
+            (
+                f'<span style="color:{colours.recency}">■</span> Recency',
+                f"{hit.recency:.3f} (½ every {o.half_life:g} days, weight {o.recency:g})",
+                f"{hit.contributions['recency']:.5f}",
+                "a prior for recently modified notes, not a list: it reorders what the lists found",
+            )
+        )
     pad = 'style="padding-right: 14px"'
     cells = "".join(
         (

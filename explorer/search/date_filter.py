@@ -23,6 +23,8 @@ _AGE = re.compile(r"\A(\d{1,6})([hdwmy])\Z")
 _UNIT = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
 _SPLIT = re.compile(r"\A(>=|<=|>|<|=)?(.*)\Z", re.DOTALL)
 _NS = 1_000_000_000
+#: The comparison that passes what another one removes.
+_NEGATED = {">=": "<", "<": ">="}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,21 +44,31 @@ class DateFilter:
         column = f"{alias}.mtime_ns"
         if self.field == "created":
             column = f"(SELECT c.created_ns FROM note_created c WHERE c.note_id = {alias}.id)"
+        return self.condition(column, now)
+
+    def condition(
+        self, column: str, now: float | None = None, *, negate: bool = False
+    ) -> tuple[str, list[object]]:
+        """SQL condition on a time in nanoseconds (``column``, never NULL): it is in the range
+        this filter passes, or with ``negate`` outside it (ranges either way, which an index on
+        the column answers)."""
         if self.age is not None:
             if now is None:
                 now = time.time()
             # Older than the age: a time before now - age.
             bound = int((now - self.age) * _NS)
             op = {"=": ">=", "<": ">=", "<=": ">=", ">": "<", ">=": "<"}[self.op]
-            return f"{column} {op} ?", [bound]
+            return f"{column} {_NEGATED[op] if negate else op} ?", [bound]
         period = date_period(self.value)
         assert period is not None  # parse_date_filter made sure
         start, end = (int(x * _NS) for x in period)
         if self.op == "=":
+            if negate:
+                return f"({column} < ? OR {column} >= ?)", [start, end]
             return f"({column} >= ? AND {column} < ?)", [start, end]
         bound = {">": end, ">=": start, "<": start, "<=": end}[self.op]
         op = {">": ">=", ">=": ">=", "<": "<", "<=": "<"}[self.op]
-        return f"{column} {op} ?", [bound]
+        return f"{column} {_NEGATED[op] if negate else op} ?", [bound]
 
 
 def parse_date_filter(field: str, value: str, raw: str) -> DateFilter:

@@ -147,6 +147,10 @@ class FusedPlace:
     rank_before_demotion: int | None
     demoted_out: bool  # would be shown but for stale demotion
     code: str = "fused"
+    #: What the recency prior adds to its score (``None``: the prior is off, or it is in no
+    #: list), and how recent it is (½ every half-life since it was modified).
+    recency: float | None = None
+    recent: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -569,6 +573,12 @@ def _fused(
         stale=stale,
         rank_before_demotion=rank_before,
         demoted_out=bool(demoted_out),
+        recency=item.contributions.get("recency") if item else None,
+        recent=(
+            fusion.recency(candidates, path, options.half_life)
+            if item and options.recency and not candidates.listing
+            else None
+        ),
     )
     competition = Competition(
         path=path,

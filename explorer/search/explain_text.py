@@ -119,6 +119,11 @@ def explanation_lines(e: Explanation) -> list[str]:
             f"fused ({method}, w_fts {o.w_fts:g}, w_vec {o.w_vec:g}): rank {f.rank} of "
             f"{f.candidates}, score {f.score:.5f}{last}; limit {f.limit}"
         )
+        if f.recency is not None and f.recent is not None:
+            lines.append(
+                f"recency prior (weight {o.recency:g}, half-life {o.half_life:g} days): "
+                f"recency {f.recent:.3f}, adds {f.recency:.5f} of the score"
+            )
     if f.stale:
         if f.rank_before_demotion is not None and f.rank is not None:
             lines.append(

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import permutations
 
 from explorer.search import evidence
@@ -237,8 +237,11 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     vector = candidates.vector[:depth]
     if candidates.listing:
         hits = [
-            _hit(candidates, path, snippet, 0.0, {}, None, None, None, None, None, None)
-            for path, _, snippet in lexical
+            replace(
+                _hit(candidates, path, snippet, 0.0, {}, None, None, None, None, None, None),
+                fused_rank=rank,
+            )
+            for rank, (path, _, snippet) in enumerate(lexical, start=1)
         ]
         return SearchResponse(
             candidates.query.raw,
@@ -260,11 +263,13 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     # Hits (and snippets, the costly part) are made only for what is shown.
     marked = marked_words(candidates.query)
     hits = []
-    for item in fused[: options.limit]:
+    for rank, item in enumerate(fused[: options.limit], start=1):
         lex = lex_by_path.get(item.id) if "fts" in lists else None
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
         contributions["vector"] = item.contributions.get("vector", 0.0)
+        if "recency" in item.contributions:
+            contributions["recency"] = item.contributions["recency"]
         snippet = lex[1] if lex else plain_snippet(vec.chunk_text if vec else "", marked)
         hits.append(
             _hit(
@@ -282,6 +287,8 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 strength.get(item.id, {}),
                 vec,
                 weighted,
+                rank,
+                recency(candidates, item.id, options.half_life) if options.recency else None,
             )
         )
     stages = dict(candidates.stages)
@@ -445,7 +452,51 @@ def _fuse_lists(
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
         fused = rrf(lists, options.k, options.weights)
-    return fused, scored, weighed
+    return recency_prior(candidates, options, fused), scored, weighed
+
+
+#: Seconds in a day: the recency prior's half-life is in days.
+DAY_S = 86400.0
+
+
+def recency(candidates: Candidates, path: str, half_life_days: float) -> float:
+    """How recent the note at ``path`` is when the lists were made: ½ for every
+    ``half_life_days`` since it was modified (1 modified then or later, 0 for a note the
+    candidates do not describe)."""
+    info = candidates.notes.get(path)
+    if info is None:
+        return 0.0
+    age = max(0.0, candidates.now - info.mtime_ns / 1e9) / DAY_S
+    return float(0.5 ** (age / half_life_days))
+
+
+def recency_prior(
+    candidates: Candidates, options: SearchOptions, fused: list[Fused]
+) -> list[Fused]:
+    """``fused`` with the recency prior added, as a third named contribution (``recency``),
+    re-ranked; ``fused`` itself when the prior is off (``options.recency`` 0).
+
+    A note's contribution is ``w × recency`` (:func:`recency`) on the scale of the method's
+    lists: as it is under the convex and the calibrated fusion (a list adds up to its weight);
+    over ``k + 1`` under RRF (what a list's first hit adds at weight 1).  Added, not a chance
+    combined with the lists' (``w × recency × (1 − score)`` would leave two notes of certain
+    evidence, which the calibrated fusion scores 1, tied, however old one of them is).  The
+    prior only reorders the notes a list found: it finds none itself, nor does it judge a close
+    match.  The lists' contributions are left as they are, and the contributions still add up
+    to the score.
+    """
+    weight = options.recency
+    if weight <= 0:
+        return fused
+    out = []
+    for item in fused:
+        prior = weight * recency(candidates, item.id, options.half_life)
+        if options.fusion == Fusion.RRF:
+            prior /= options.k + 1.0
+        contributions = {**item.contributions, "recency": prior}
+        out.append(Fused(item.id, item.score + prior, item.ranks, contributions))
+    out.sort(key=best_first)
+    return out
 
 
 def scored_lists(
@@ -522,6 +573,8 @@ def _hit(
     strength: dict[str, float] | None = None,
     vec: VectorCandidate | None = None,
     weighted: Mapping[str, float] | None = None,
+    fused_rank: int | None = None,
+    recent: float | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
@@ -549,4 +602,6 @@ def _hit(
         weighted_coverage=(weighted or {}).get(path, 1.0) if tier is not None else None,
         best_chunk_seq=vec.seq if vec is not None else None,
         runner_up_chunk=vec.runner_up if vec is not None else None,
+        fused_rank=fused_rank,
+        recency=recent,
     )

@@ -20,14 +20,15 @@ from explorer.embed.base import Embedder, EmbedderUnavailable, embed_queries
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
-from explorer.index.vectors import VectorHit, VectorIndex
+from explorer.index.vectors import NoteMask, VectorHit, VectorIndex
 from explorer.jobs import NORMAL, PriorityExecutor
 from explorer.search.chunk_scores import ChunkScore
 from explorer.search.fusion import fuse
 from explorer.search.lexical import filter_clause, lap, lexical_list, make_snippets
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.order import sort_hits
-from explorer.search.query import Query, parse_query, split_compounds
+from explorer.search.query import parse_query, split_compounds
+from explorer.search.restriction import Restriction, restriction
 from explorer.search.results import (
     Candidates,
     NoteInfo,
@@ -109,7 +110,11 @@ class Searcher:
             result.semantic = SemanticStatus(False, "no words to search", self.provider.name)
             self._listing(result, options)
             return result
-        early = self._begin_vector(result, options) if options.mode == Mode.HYBRID else None
+        restricted = restriction(self.db.conn, query)
+        lap(result.stages, "filters", started)
+        early = (
+            self._begin_vector(result, options, restricted) if options.mode == Mode.HYBRID else None
+        )
         if options.mode != Mode.SEMANTIC:
             found = lexical_list(
                 self.db.conn,
@@ -118,6 +123,7 @@ class Searcher:
                 result.stages,
                 snippets=snippets,
                 counted=counted,
+                restricted=restricted,
             )
             for hit in found:
                 result.lexical.append((hit.path, hit.score, hit.snippet))
@@ -133,7 +139,7 @@ class Searcher:
                 result.note_count = counted.rows()
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
         if options.mode != Mode.FTS:
-            result.semantic = self._vector_list(result, options, early)
+            result.semantic = self._vector_list(result, options, early, restricted)
             if options.mode == Mode.SEMANTIC and not result.semantic.available:
                 raise SemanticUnavailable(
                     f"semantic search is unavailable: {result.semantic.reason}"
@@ -163,6 +169,7 @@ class Searcher:
         result: Candidates,
         options: SearchOptions,
         early: concurrent.futures.Future[_Ranked] | None = None,
+        restricted: Restriction | None = None,
     ) -> SemanticStatus:
         """The vector list of ``result``'s query: ranked by ``early`` (begun beside the lexical
         list, :meth:`_begin_vector`) when given, else here."""
@@ -174,7 +181,7 @@ class Searcher:
                 embedder = self.provider.get(None if self.wait_for_model else 0)
             except EmbedderUnavailable as exc:
                 return SemanticStatus(False, str(exc), name)
-            ranked = self._ranking(embedder, result, options)()
+            ranked = self._ranking(embedder, result, options, restricted)()
         if isinstance(ranked, SemanticStatus):
             return ranked
         hits, name = ranked
@@ -213,7 +220,7 @@ class Searcher:
         return SemanticStatus(True, None, name)
 
     def _begin_vector(
-        self, result: Candidates, options: SearchOptions
+        self, result: Candidates, options: SearchOptions, restricted: Restriction | None
     ) -> concurrent.futures.Future[_Ranked] | None:
         """Start the query's embedding and vector top-k on another thread, to run while this
         one makes the lexical list (both wait on C code that lets go of the GIL: the model,
@@ -223,24 +230,32 @@ class Searcher:
         embedder = self.provider.peek()
         if embedder is None:
             return None
-        return _BESIDE.submit(self._ranking(embedder, result, options), priority=self.priority)
+        return _BESIDE.submit(
+            self._ranking(embedder, result, options, restricted), priority=self.priority
+        )
 
     def _ranking(
-        self, embedder: Embedder, result: Candidates, options: SearchOptions
+        self,
+        embedder: Embedder,
+        result: Candidates,
+        options: SearchOptions,
+        restricted: Restriction | None,
     ) -> Callable[[], _Ranked]:
         """:meth:`_rank` with what it needs read from the index here and now (the matrix
-        brought up to date, the notes the filters allow): the call itself reads no table."""
+        brought up to date, the ids of the notes the filters pass or remove): the call itself
+        reads no table."""
         started = time.perf_counter()
         vectors = self._vector_index(embedder.name)
-        lap(result.stages, "vector refresh", started)
-        allowed = self._allowed(result.query)
+        started = lap(result.stages, "vector refresh", started)
+        allowed = restricted.note_ids(self.db.conn).mask if restricted is not None else None
+        lap(result.stages, "filters", started)
         return functools.partial(self._rank, embedder, vectors, allowed, result, options)
 
     def _rank(
         self,
         embedder: Embedder,
         vectors: VectorIndex,
-        allowed: set[int] | None,
+        allowed: NoteMask | None,
         result: Candidates,
         options: SearchOptions,
     ) -> _Ranked:
@@ -282,13 +297,6 @@ class Searcher:
             self._vectors = VectorIndex(model)
         self._vectors.refresh(self.db)
         return self._vectors
-
-    def _allowed(self, query: Query) -> set[int] | None:
-        if not (query.has_filters or query.excluded):
-            return None
-        where, params = filter_clause(query)
-        rows = self.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)
-        return {int(r[0]) for r in rows}
 
     def _paths(self, ids: list[int]) -> dict[int, str]:
         if not ids:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from explorer.index.counts import Counted
 from explorer.index.links import link_filter_sql
 from explorer.search.query import Query
+from explorer.search.restriction import Restriction, restriction
 from explorer.search.snippet import Snippets
 
 #: bm25 column weights for (title, tags, body).
@@ -96,16 +97,24 @@ def lexical_list(
     *,
     snippets: bool = True,
     counted: Counted | None = None,
+    restricted: Restriction | None = None,
 ) -> list[LexicalHit]:
     """Up to ``depth`` notes matching ``query``, best first.  ``stages`` (if given) receives
     the milliseconds of each step: ``fts`` (the passes), ``snippets`` and ``coverage``.
     Without ``snippets`` every snippet is ``""``, to be made for the hits shown only (from each
     hit's ``marks``: :func:`make_snippets`).  ``counted``: the notes each term is in, as far as
     counted, kept by a long-lived reader between queries
-    (:class:`explorer.index.counts.TermCounts`; otherwise counted for this query)."""
+    (:class:`explorer.index.counts.TermCounts`; otherwise counted for this query).
+    ``restricted``: the query's filters as :func:`explorer.search.restriction.restriction`
+    works them out, where the caller has them; each pass ranks only the matches they pass."""
     stages = {} if stages is None else stages
     started = time.perf_counter()
     where, params = filter_clause(query)
+    if restricted is None:
+        restricted = restriction(conn, query)
+    only = restricted.fts_sql() if restricted is not None else None
+    if only is not None and not only[0]:
+        only = None
     found: list[tuple[int, str, float, str, int]] = []  # id, path, score, marks, tier
     seen: set[int] = set()
     holding = counted or Counted(conn)
@@ -115,10 +124,8 @@ def lexical_list(
         # among them not found before are the best of the rest, and at least as many as the
         # list still lacks.
         scored = _scored_words(query, holding) if PASSES[tier] == "all words" else None
-        rows = None
-        if not query.has_filters:
-            parts = query.content_parts() if PASSES[tier] == "any word" else []
-            rows = _ranked_by_fts5(conn, expression, depth, parts, holding, scored)
+        parts = query.content_parts() if PASSES[tier] == "any word" else []
+        rows = _ranked_by_fts5(conn, expression, depth, parts, holding, scored, only)
         if rows is None:
             match, among = (scored, [expression]) if scored else (expression, [])
             restrict = _AMONG * len(among)
@@ -250,6 +257,7 @@ def _ranked_by_fts5(
     parts: list[str] | None = None,
     holding: Counted | None = None,
     scored: str | None = None,
+    only: tuple[str, list[object]] | None = None,
 ) -> list[tuple[int, str, float]] | None:
     """The best ``want`` matches of ``expression`` by (bm25, path), or ``None`` when the cheap
     way cannot tell the order exactly (the caller then runs the plain query).
@@ -263,7 +271,8 @@ def _ranked_by_fts5(
     match's note: 0.8 s for a question at 50,000 notes whose worst kept score two notes
     shared); past :data:`TIE_ROWS` rows, ``None``.  ``holding`` counts the notes each of
     ``parts`` is in.  With ``scored`` (:func:`_scored_words`), the matches of ``expression``
-    are ranked by the bm25 of ``scored`` alone.
+    are ranked by the bm25 of ``scored`` alone.  ``only`` (:meth:`Restriction.fts_sql`): the
+    matches the query's filters pass, the only ones ranked.
     """
     if want <= 0:
         return []
@@ -271,10 +280,10 @@ def _ranked_by_fts5(
 
     def top(limit: int) -> list[tuple[int, float]]:
         if any_word:
-            return _top_of_any(conn, parts or [], limit, holding=holding)
+            return _top_of_any(conn, parts or [], limit, holding=holding, only=only)
         if scored:
-            return _top_by_bm25(conn, scored, limit, among=expression)
-        return _top_by_bm25(conn, expression, limit)
+            return _top_by_bm25(conn, scored, limit, among=expression, only=only)
+        return _top_by_bm25(conn, expression, limit, only=only)
 
     limit = want + 1
     while True:
@@ -330,7 +339,11 @@ _AMONG = " AND +notes_fts.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts 
 
 
 def _top_by_bm25(
-    conn: sqlite3.Connection, expression: str, limit: int, among: str | None = None
+    conn: sqlite3.Connection,
+    expression: str,
+    limit: int,
+    among: str | None = None,
+    only: tuple[str, list[object]] | None = None,
 ) -> list[tuple[int, float]]:
     """The ``limit`` best (rowid, bm25) matches of ``expression``, best first, exactly as
     ``ORDER BY rank`` ranks them; with ``among``, only of the notes that match ``among`` too
@@ -339,7 +352,8 @@ def _top_by_bm25(
     Not ``ORDER BY rank``: for that, FTS5 copies every match with the positions of each of its
     terms into a sorter of its own, all of them, before the limit applies (at 50,000 notes a
     12-word question's any-word pass spent two thirds of its time there).  SQLite's sorter
-    keeps the ``limit`` best rows only.  ``among`` filters the rows (:data:`_AMONG`).
+    keeps the ``limit`` best rows only.  ``among`` filters the rows (:data:`_AMONG`), and so
+    does ``only`` (the query's filters, :meth:`Restriction.fts_sql`), before any is scored.
     """
     weights = f"{', '.join(map(str, BM25_WEIGHTS))}"
     restrict = ""
@@ -347,6 +361,9 @@ def _top_by_bm25(
     if among is not None:
         restrict = _AMONG
         params.append(among)
+    if only is not None:
+        restrict += only[0]
+        params.extend(only[1])
     return [
         (int(rowid), float(score))
         for rowid, score in conn.execute(
@@ -363,6 +380,7 @@ def _top_of_any(
     limit: int,
     shortcut_matches: int = ANY_WORD_SHORTCUT_MATCHES,
     holding: Counted | None = None,
+    only: tuple[str, list[object]] | None = None,
 ) -> list[tuple[int, float]]:
     """:func:`_top_by_bm25` of ``part OR part OR …``, scoring only the notes that can be in it.
 
@@ -375,15 +393,17 @@ def _top_of_any(
     the list is the one of scoring every match).  The rarer terms
     start as the rarest few; if the scores found show that too many terms were left out, the
     terms the bound needs are added and the query runs once more (or, with every term needed,
-    plainly).  ``holding`` (if given) counts the notes each part is in.
+    plainly).  ``holding`` (if given) counts the notes each part is in.  With ``only`` (the
+    query's filters) the bounds still hold, bm25 counting over every note: the best ``limit``
+    of the notes it passes are found the same way.
     """
     expression = " OR ".join(parts)
     if not all(_single_phrase(p) for p in parts):
-        return _top_by_bm25(conn, expression, limit)
+        return _top_by_bm25(conn, expression, limit, only=only)
     counted = holding or Counted(conn)
     counts = [counted(part) for part in parts]
     if sum(counts) <= shortcut_matches:
-        return _top_by_bm25(conn, expression, limit)
+        return _top_by_bm25(conn, expression, limit, only=only)
     notes = counted.rows()
     bound = [(BM25_K1 + 1) * _bm25_idf(notes, n) * (1 + 1e-9) for n in counts]
     order = sorted(range(len(parts)), key=lambda i: (counts[i], i))  # rarest first
@@ -395,12 +415,12 @@ def _top_of_any(
         # but not scored, as in the all-words pass (:func:`_scored_words`).
         kept = order[:rare] + [i for i in order[rare:] if not _idf_clamped(counts[i], notes)]
         scored = " OR ".join(parts[i] for i in sorted(kept))
-        rows = _top_by_bm25(conn, scored, limit, among)
+        rows = _top_by_bm25(conn, scored, limit, among, only)
         needed = _terms_needed(order, bound, -rows[-1][1] if len(rows) >= limit else 0.0)
         if needed <= rare:
             return rows
         rare = needed
-    return _top_by_bm25(conn, expression, limit)
+    return _top_by_bm25(conn, expression, limit, only=only)
 
 
 def _terms_needed(order: list[int], bound: list[float], worst: float) -> int:

@@ -78,6 +78,12 @@ class SearchOptions:
     min_sim: float = 0.0
     min_rel: float = 0.0
     limit: int = 20
+    #: The weight of the recency prior (:func:`explorer.search.fusion.recency_prior`): a third
+    #: contribution beside the two lists', larger the more recently a note was modified; 0 (the
+    #: default) leaves it out.
+    recency: float = 0.0
+    #: The days after which a note's recency halves.
+    half_life: float = 30.0
     #: The order of the hits shown (:mod:`explorer.search.order`): the fused ranking cut to
     #: the limit, then by this.
     sort: str = "relevance"
@@ -299,6 +305,22 @@ PARAMETERS: tuple[Parameter, ...] = (
     ),
     Parameter("limit", int, "hits to show", low=1, high=MAX_LIMIT),
     Parameter(
+        "recency",
+        float,
+        "weight of the recency prior: a third contribution, ½ every half-life since a note was "
+        "modified (0: off)",
+        low=0,
+        high=1,
+    ),
+    Parameter(
+        "half_life",
+        float,
+        "days after which the recency prior of a note halves",
+        low=0,
+        low_open=True,
+        high=100_000,
+    ),
+    Parameter(
         "sort",
         _text,
         "order of the hits shown: the fused ranking (relevance), or by date, title or path",
@@ -443,6 +465,8 @@ def ignored(options: SearchOptions, given: Iterable[str]) -> list[str]:
         unused["k"] = f"the {options.fusion} fusion does not use RRF's k"
     if options.mode == Mode.FTS:
         unused |= dict.fromkeys(("min_sim", "min_rel"), "fts mode has no vector list")
+    if options.recency == 0:
+        unused["half_life"] = "the recency prior is off (--recency 0)"
     return [
         f"{parameter_named(name).flag} is ignored: {unused[name]}"
         for name in given

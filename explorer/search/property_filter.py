@@ -82,9 +82,15 @@ class PropertyFilter:
 
     def sql(self, alias: str = "n") -> tuple[str, list[object]]:
         """SQL condition on ``notes`` as ``alias``: the note passes this filter."""
+        inner, params = self.ids_sql()
+        return f"{alias}.id {'NOT IN' if self.negative else 'IN'} ({inner})", params
+
+    def ids_sql(self) -> tuple[str, list[object]]:
+        """The ``SELECT`` of the ids of the notes with a value that matches (those the filter
+        passes, or with :attr:`negative` those it removes), from the property rows alone."""
         condition, params = self.condition("p")
         inner = f"SELECT p.note_id FROM note_props p WHERE p.key = ? AND {condition}"
-        return f"{alias}.id {'NOT IN' if self.negative else 'IN'} ({inner})", [self.key, *params]
+        return inner, [self.key, *params]
 
 
 def parse_property_filter(token: str) -> PropertyFilter:

@@ -8,6 +8,7 @@ re-fuses without searching again.  Data only: no I/O.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,6 +101,9 @@ class Candidates:
     #: (what the coverage weighs words by: :func:`explorer.search.evidence.weighted_coverage`).
     term_notes: tuple[int, ...] = ()
     note_count: int = 0
+    #: When the lists were made (seconds since 1970): what a note's age, and so its recency,
+    #: is counted from, however often they are fused again.
+    now: float = field(default_factory=time.time, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +135,12 @@ class Hit:
     #: The best chunk's number in the note, and the note's second-best chunk.
     best_chunk_seq: int | None = None
     runner_up_chunk: ChunkScore | None = None
+    #: Its place in the fused (relevance) ranking, 1-based: what a reader of hits put in
+    #: another order (``--sort``) still sees.
+    fused_rank: int | None = None
+    #: How recent it is, ½ every half-life since it was modified (0..1), when the recency
+    #: prior is on (its contribution is ``contributions["recency"]``); else ``None``.
+    recency: float | None = None
 
     @property
     def demoted(self) -> bool:
@@ -144,6 +154,7 @@ class Hit:
             "title": self.title,
             "snippet": self.snippet,
             "fusedScore": self.fused_score,
+            "fusedRank": self.fused_rank,
             "contributions": dict(self.contributions),
             "ftsRank": self.fts_rank,
             "vectorRank": self.vector_rank,
@@ -198,6 +209,11 @@ class SearchResponse:
                 "k": int(o.k) if float(o.k).is_integer() else o.k,
                 "weights": o.weights,
                 "depth": o.depth,
+                **(
+                    {"recency": {"weight": o.recency, "halfLifeDays": o.half_life}}
+                    if o.recency
+                    else {}
+                ),
             },
             "semantic": {
                 "available": self.semantic.available,

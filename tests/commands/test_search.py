@@ -292,6 +292,25 @@ def test_sort_on_the_command_line(
     assert paths == sorted(paths) and len(paths) == 2
 
 
+@pytest.mark.parametrize("sort", ("path", "title", "modified", "created"))
+def test_sorted_json_keeps_each_hits_fused_rank(
+    notes: Path, write: Write, capsys: pytest.CaptureFixture[str], sort: str
+) -> None:
+    write("a/cache.md", "# Cache notes\n\nthe cache\n")
+    write("z/cache.md", "# Cache\n\ncache cache cache, the cache of caches\n")
+    args = ["search", str(notes), "cache", "--mode", "fts", "--json"]
+    assert main(args) == 0
+    relevance = [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]]
+    assert main([*args, "--sort", sort]) == 0
+    hits = json.loads(capsys.readouterr().out)["hits"]
+    # Each hit still says where it stood in the relevance order.
+    assert {h["path"]: h["fusedRank"] for h in hits} == {
+        path: rank for rank, path in enumerate(relevance, start=1)
+    }
+    if sort == "path":
+        assert [h["path"] for h in hits] != relevance  # the test sees a reordering
+
+
 def test_save_run_list_and_delete_a_saved_search(
     notes: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

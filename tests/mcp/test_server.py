@@ -315,6 +315,16 @@ def test_the_search_tool_reads_the_property_and_date_syntax_and_sorts() -> None:
     assert "sort" in schema["properties"]
 
 
+def test_the_search_tool_takes_the_recency_prior() -> None:
+    from explorer.mcp.server import TOOLS
+
+    properties = TOOLS["search"].arguments.model_json_schema()["properties"]
+    assert {"recency", "half_life"} <= set(properties)
+    assert "recency prior" in str(properties["recency"])
+    args = TOOLS["search"].arguments.model_validate({"query": "x", "recency": 0.2})
+    assert args.recency == 0.2
+
+
 def test_the_saved_searches_tool_lists_what_the_owner_saved_and_writes_nothing(
     reader: tuple[VaultReader, GatedModel], vault: Path, data_dir: Path
 ) -> None:

@@ -89,6 +89,7 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             "demoted",
             "bestChunk",
             "runnerUpChunk",
+            "fusedRank",
         }
         if hit["bestChunk"] is not None:
             assert set(hit["bestChunk"]) == {"start", "end", "seq", "cosine"}

@@ -10,13 +10,14 @@ from the left, so its file name stays whole; its tooltip holds all of it).
 
 The bar's full width is the top hit's fused score, so rows compare at a glance; the blue part is
 the lexical contribution, the amber part the vector contribution (the same colours as the row
-tints and the legend), faded like the rows' tints when no hit is a close match.
+tints and the legend), and with the recency prior on a green part its contribution, a third
+one; faded like the rows' tints when no hit is a close match.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QStyle,
@@ -26,12 +27,26 @@ from PySide6.QtWidgets import (
 
 from explorer.gui.core.theme import tints, washed
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, alignment
+from explorer.preview.style import recency_colour
+from explorer.search.results import Hit
 
 Index = QModelIndex | QPersistentModelIndex
 
 BAR_HEIGHT = 8
 BAR_MARGIN = 6
 TEXT_MARGIN = 5
+
+
+def recency_share(hit: Hit | None, share: tuple[float, float]) -> float:
+    """The recency prior's part of ``hit``'s bar, on the scale of the lists' parts ``share``
+    (each a contribution over the top hit's score), 0 when the prior is off."""
+    if hit is None:
+        return 0.0
+    prior = hit.contributions.get("recency", 0.0)
+    lists = hit.contributions.get("fts", 0.0) + hit.contributions.get("vector", 0.0)
+    if prior <= 0 or lists <= 0:
+        return 0.0
+    return prior * (share[0] + share[1]) / lists
 
 
 def elide_mode(column: int) -> Qt.TextElideMode:
@@ -80,7 +95,9 @@ class ResultsDelegate(QStyledItemDelegate):
         rect: QRect = opt.rect
         palette: QPalette = opt.palette
         if column == Column.SHARE:
-            self._paint_bar(painter, rect, model.share(row), palette, selected, model.muted)
+            share = model.share(row)
+            parts = (*share, recency_share(model.hit(row), share))
+            self._paint_bar(painter, rect, parts, palette, selected, model.muted)
             return
         if not text:
             return
@@ -98,32 +115,34 @@ class ResultsDelegate(QStyledItemDelegate):
     def _paint_bar(
         painter: QPainter,
         rect: QRect,
-        share: tuple[float, float],
+        share: tuple[float, ...],
         palette: QPalette,
         selected: bool,
         muted: bool = False,
     ) -> None:
-        lexical, vector = (max(0.0, min(1.0, float(x))) for x in share)
-        if lexical + vector <= 0:
+        """``share``: the lexical, vector and (if given) recency parts, as fractions of the
+        width, painted side by side in that order."""
+        parts = [max(0.0, min(1.0, float(x))) for x in share]
+        if sum(parts) <= 0:
             return
         colours = tints(palette)
-        fts_bar, vector_bar = colours.fts_bar, colours.vector_bar
+        fills = [colours.fts_bar, colours.vector_bar, QColor(recency_colour(colours.dark))]
         if muted:
             base = palette.color(QPalette.ColorRole.Base)
-            fts_bar, vector_bar = washed(fts_bar, base), washed(vector_bar, base)
+            fills = [washed(fill, base) for fill in fills]
         width = max(0, rect.width() - 2 * BAR_MARGIN)
         top = rect.top() + (rect.height() - BAR_HEIGHT) // 2
         x = rect.left() + BAR_MARGIN
-        lex_w = round(width * lexical)
-        vec_w = round(width * vector)
-        if lex_w:
-            painter.fillRect(QRect(x, top, lex_w, BAR_HEIGHT), fts_bar)
-        if vec_w:
-            painter.fillRect(QRect(x + lex_w, top, vec_w, BAR_HEIGHT), vector_bar)
+        drawn = 0
+        for part, fill in zip(parts, fills, strict=False):
+            part_w = round(width * part)
+            if part_w:
+                painter.fillRect(QRect(x + drawn, top, part_w, BAR_HEIGHT), fill)
+            drawn += part_w
         if selected:  # the bar's blue would melt into the selection colour without an outline
             painter.save()
             painter.setPen(palette.color(QPalette.ColorRole.HighlightedText))
-            painter.drawRect(QRect(x - 1, top - 1, lex_w + vec_w + 1, BAR_HEIGHT + 1))
+            painter.drawRect(QRect(x - 1, top - 1, drawn + 1, BAR_HEIGHT + 1))
             painter.restore()
 
     def sizeHint(self, option: QStyleOptionViewItem, index: Index) -> QSize:

@@ -12,6 +12,13 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.core.theme import tints
+from explorer.preview.style import recency_colour
+
+#: What the bar's colours are, on its swatch.
+BAR_TIP = (
+    "Each hit's bar: the lexical list's contribution (blue), the vector list's (amber) and, when "
+    "the recency prior is on, the prior's (green); its full width is the top hit's score"
+)
 
 
 class Legend(QWidget):
@@ -29,7 +36,7 @@ class Legend(QWidget):
             ("fts", "lexical only"),
             ("vector", "vector only"),
             ("both", "both lists"),
-            ("bar", "share of the fused score"),  # by its two-colour swatch: the bar
+            ("bar", "share of the fused score"),  # by its swatch of the bar's colours
         ):
             swatch = QLabel(self)
             label = QLabel(text, self)
@@ -53,7 +60,13 @@ class Legend(QWidget):
         self._swatches["fts"].setPixmap(_swatch(size, [t.fts], frame))
         self._swatches["vector"].setPixmap(_swatch(size, [t.vector], frame))
         self._swatches["both"].setPixmap(_swatch(size, [base], frame))
-        self._swatches["bar"].setPixmap(_swatch(size, [t.fts_bar, t.vector_bar], frame, 2))
+        # The bar's parts: the lexical list's, the vector list's and the recency prior's (a
+        # third part when the prior is on), in one swatch as wide as two: the legend must fit
+        # a laptop's results pane.
+        recency = QColor(recency_colour(t.dark))
+        bar = _swatch(size, [t.fts_bar, t.vector_bar, recency], frame, 2)
+        self._swatches["bar"].setPixmap(bar)
+        self._swatches["bar"].setToolTip(BAR_TIP)
         self.note.setText("" if tinted else "(tints mark Hybrid results)")
 
     def changeEvent(self, event: QEvent) -> None:

@@ -1,20 +1,14 @@
-"""The Help menu's texts: the query syntax and the about box."""
+"""The Help menu's texts: the query syntax (the core's table, :mod:`explorer.search.syntax`)
+and the about box."""
 
 from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox, QWidget
 
+from explorer.search import syntax
+
 SYNTAX_HELP = (
-    "<p><b>words</b> — notes with all of them first, then any of them<br>"
-    '<b>"a phrase"</b> — the words in this order<br>'
-    "<b>-word</b> — leave out notes with it<br>"
-    "<b>a OR b</b> — either word<br>"
-    "<b>pre*</b> — words starting with it<br>"
-    "<b>tag:name</b>, <b>path:folder/</b> — filters (click a tag or folder in the preview to "
-    "add one)<br>"
-    '<b>linkto:Note</b>, <b>linkedfrom:"Some note"</b> — notes that link to a note, notes a '
-    "note links to (a path, a name or an alias)</p>"
-    "<p>An empty query lists the 20 most recently modified notes.</p>"
+    syntax.html_table() + "<p>Clicking a tag or a folder in the preview adds its filter.</p>"
     "<p>Keys: Ctrl+K / Ctrl+L search field · Esc clear · ↓ to the results · Enter open the "
     "note · Ctrl+C copy its path · 0–3 grade it for the query (Delete removes the grade) · "
     "Ctrl+1/2/3 mode · Ctrl+B pin the "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication
@@ -29,3 +30,35 @@ def test_other_text_elides_at_its_end(qapp: QApplication) -> None:
     shown = elided(title, Column.TITLE, metrics, metrics.horizontalAdvance("Architecture re…"))
     assert shown.startswith("Architecture") and shown.endswith("…")
     assert elide_mode(Column.TITLE) == Qt.TextElideMode.ElideRight
+
+
+def _bar_colours(share: tuple[float, ...]) -> set[str]:
+    from PySide6.QtCore import QRect
+    from PySide6.QtGui import QColor, QImage, QPainter, QPalette
+
+    from explorer.gui.results.delegates import ResultsDelegate
+
+    image = QImage(200, 20, QImage.Format.Format_RGB32)
+    image.fill(QColor("white"))
+    painter = QPainter(image)
+    palette = QPalette(QColor("white"))
+    ResultsDelegate._paint_bar(painter, QRect(0, 0, 200, 20), share, palette, False)
+    painter.end()
+    return {image.pixelColor(x, 10).name() for x in range(200)}
+
+
+def test_the_share_bar_paints_the_recency_prior_as_a_third_part(qapp: QApplication) -> None:
+    from explorer.gui.results.delegates import recency_share
+    from explorer.preview.style import recency_colour
+    from explorer.search.results import Hit
+
+    contributions = {"fts": 0.4, "vector": 0.2, "recency": 0.15}
+    hit = Hit("a.md", "A", "", 0.75, contributions, 1, 2, 1.0, 0.5, "both", None)
+    share = (0.4 / 0.75, 0.2 / 0.75)  # over the top hit's score: this one
+    third = recency_share(hit, share)
+    assert third == pytest.approx(0.15 / 0.75)
+    green = recency_colour(dark=False)
+    assert green in _bar_colours((*share, third))
+    assert green not in _bar_colours(share)
+    plain = Hit("b.md", "B", "", 0.6, {"fts": 0.4, "vector": 0.2}, 1, 2, 1.0, 0.5, "both", None)
+    assert recency_share(plain, share) == 0.0

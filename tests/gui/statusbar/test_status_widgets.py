@@ -268,3 +268,16 @@ def test_a_narrow_progress_bar_elides_its_words_with_all_of_them_in_the_tooltip(
     qtbot.waitUntil(lambda: not bar.elided)
     assert bar.text() == words
     assert bar.toolTip() == "<p>312 of 1,140 notes searchable by meaning</p>"
+
+
+def test_the_legend_s_bar_swatch_has_the_recency_prior_s_colour(qtbot: QtBot) -> None:
+    from explorer.gui.statusbar.legend import Legend
+    from explorer.preview.style import recency_colour
+
+    legend = Legend()
+    qtbot.addWidget(legend)
+    swatch = legend._swatches["bar"]
+    image = swatch.pixmap().toImage()
+    colours = {image.pixelColor(x, image.height() // 2).name() for x in range(image.width())}
+    assert {recency_colour(dark=False), recency_colour(dark=True)} & colours
+    assert "recency prior" in swatch.toolTip() and "green" in swatch.toolTip()

@@ -26,3 +26,10 @@ def test_the_placeholder_is_the_longest_the_field_shows_whole(qtbot: QtBot) -> N
         room = field.width() - field.height() - 24
         assert field.fontMetrics().horizontalAdvance(placeholder) <= room
     assert "linkto:" in field.toolTip() and "Query Syntax" in field.toolTip()
+
+
+def test_the_syntax_help_is_the_core_s_table() -> None:
+    from explorer.gui.window.help import SYNTAX_HELP
+    from explorer.search import syntax
+
+    assert SYNTAX_HELP.startswith(syntax.html_table())
