@@ -1,4 +1,5 @@
-"""The fusion controls: the method, k, the two weights, the candidate depth and the floors.
+"""The fusion controls: the method, k, the two weights, the candidate depth, the floors and the
+recency prior (off at 0; its half-life greyed while it is off).
 
 They edit the ranking part of a :class:`SearchOptions` (the mode is the search bar's).  Every
 change emits ``changed`` at once (the window re-fuses the cached lists, no new query); "Reset"
@@ -113,6 +114,16 @@ class FusionControls(QWidget):
             "this fraction of the query's best match are left out (0: none). A clear best match "
             "stays even when its cosine is modest."
         )
+        self.recency_box = QDoubleSpinBox(self)
+        self.recency_box.setRange(0.0, 1.0)
+        self.recency_box.setDecimals(2)
+        self.recency_box.setSingleStep(0.05)
+        self.recency_box.setToolTip(help_of["recency"].capitalize())
+        self.half_life_box = QDoubleSpinBox(self)
+        self.half_life_box.setRange(0.1, 100_000.0)
+        self.half_life_box.setDecimals(1)
+        self.half_life_box.setSuffix(" d")
+        self.half_life_box.setToolTip(help_of["half_life"].capitalize())
         self.reset_button = QPushButton("Reset", self)
         self.reset_button.setToolTip(
             "Back to the defaults: " + ", ".join(f"{k} {v}" for k, v in _ranking(DEFAULTS))
@@ -136,6 +147,8 @@ class FusionControls(QWidget):
             ("depth", self.depth_box),
             ("min-sim", self.min_sim_box),
             ("min-rel", self.min_rel_box),
+            ("recency", self.recency_box),
+            ("half-life", self.half_life_box),
         ):
             pair = QWidget(self)
             caption = QLabel(label, pair)
@@ -154,7 +167,14 @@ class FusionControls(QWidget):
         self.method_box.currentIndexChanged.connect(self._emit)
         for box in (self.k_box, self.depth_box):
             box.valueChanged.connect(self._emit)
-        for dbox in (self.w_fts_box, self.w_vec_box, self.min_sim_box, self.min_rel_box):
+        for dbox in (
+            self.w_fts_box,
+            self.w_vec_box,
+            self.min_sim_box,
+            self.min_rel_box,
+            self.recency_box,
+            self.half_life_box,
+        ):
             dbox.valueChanged.connect(self._emit)
 
     def append(self, widget: QWidget) -> None:
@@ -181,6 +201,8 @@ class FusionControls(QWidget):
             depth=int(self.depth_box.value()),
             min_sim=round(self.min_sim_box.value(), 4),
             min_rel=round(self.min_rel_box.value(), 4),
+            recency=round(self.recency_box.value(), 4),
+            half_life=round(self.half_life_box.value(), 4),
         )
 
     def set_options(self, options: SearchOptions, *, emit: bool = False) -> None:
@@ -195,6 +217,8 @@ class FusionControls(QWidget):
             self.depth_box.setValue(options.depth)
             self.min_sim_box.setValue(max(0.0, options.min_sim))
             self.min_rel_box.setValue(options.min_rel)
+            self.recency_box.setValue(options.recency)
+            self.half_life_box.setValue(options.half_life)
         finally:
             self._quiet = False
         self._grey_ignored()
@@ -215,6 +239,13 @@ class FusionControls(QWidget):
         self.k_box.setEnabled("k" not in why)
         self.k_box.setToolTip(why.get("k", self._help["k"]))
         self.method_box.setToolTip(METHOD_TIPS.get(method, self._help["fusion"].capitalize()))
+        prior_on = self.recency_box.value() > 0
+        self.half_life_box.setEnabled(prior_on)
+        self.half_life_box.setToolTip(
+            self._help["half_life"].capitalize()
+            if prior_on
+            else "The half-life is the recency prior's: it is off (recency 0)"
+        )
         tip = WEIGHT_TIPS.get(method)
         for box in (self.w_fts_box, self.w_vec_box):  # above 1 calibrated scores saturate
             box.setMaximum(CALIBRATED_MAX_WEIGHT if method == Fusion.CALIBRATED else MAX_WEIGHT)

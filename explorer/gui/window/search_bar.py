@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from explorer.search import syntax
 from explorer.search.options import MODES, SearchOptions
 
 DEBOUNCE_MS = 150
@@ -37,9 +38,8 @@ PLACEHOLDERS = (
     "Search notes",
 )
 TOOLTIP = (
-    'Words, "a phrase", -exclude, a OR b, pre*, tag:name, path:folder/, linkto:Note, '
-    "linkedfrom:Note, [status:open], modified:<7d (Help ▸ Query Syntax). Esc clears, ↓ goes to "
-    "the results, ↑ or Alt+↓ lists your recent queries."
+    f"{syntax.forms()} (Help ▸ Query Syntax). Esc clears, ↓ goes to the results, ↑ or Alt+↓ "
+    "lists your recent queries."
 )
 
 

@@ -95,10 +95,30 @@ def test_the_controls_wrap_onto_two_lines_rather_than_widen_the_window(qtbot: Qt
     controls.show()
     qtbot.waitExposed(controls)
     assert len(controls.flow.lines(controls.width())) == 1
-    half = wide // 2 + 40
+    widest = max(controls.flow.itemAt(i).sizeHint().width() for i in range(controls.flow.count()))
+    half = wide // 2 + widest  # the greedy first line then holds at least half of the row
     controls.resize(half, controls.heightForWidth(half))
     qtbot.waitUntil(lambda: controls.width() == half)
     assert len(controls.flow.lines(half)) == 2
     for box in (controls.method_box, controls.min_rel_box, controls.reset_button):
         corner = box.mapTo(controls, box.rect().bottomRight())
         assert controls.rect().contains(corner)  # each one whole, on one of the two lines
+
+
+def test_the_recency_prior_is_a_control_its_half_life_greyed_while_it_is_off(
+    qtbot: QtBot,
+) -> None:
+    controls = FusionControls()
+    qtbot.addWidget(controls)
+    assert controls.options().recency == 0
+    assert not controls.half_life_box.isEnabled()
+    assert "off" in controls.half_life_box.toolTip()
+    with qtbot.waitSignal(controls.changed):
+        controls.recency_box.setValue(0.3)
+    assert controls.half_life_box.isEnabled()
+    with qtbot.waitSignal(controls.changed):
+        controls.half_life_box.setValue(7.5)
+    assert (controls.options().recency, controls.options().half_life) == (0.3, 7.5)
+    chosen = replace(SearchOptions(), recency=0.15, half_life=90.0)
+    controls.set_options(chosen)
+    assert controls.options() == chosen

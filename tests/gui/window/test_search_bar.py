@@ -33,3 +33,11 @@ def test_the_syntax_help_is_the_core_s_table() -> None:
     from explorer.search import syntax
 
     assert SYNTAX_HELP.startswith(syntax.html_table())
+
+
+def test_the_field_s_tooltip_lists_the_core_s_forms() -> None:
+    from explorer.gui.window.search_bar import TOOLTIP
+    from explorer.search import syntax
+
+    assert TOOLTIP.startswith(syntax.forms())
+    assert "[prop:value]" in TOOLTIP and "modified:" in TOOLTIP
