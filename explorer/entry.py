@@ -9,10 +9,10 @@ has to import a layer above it.
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Sequence
 
-from explorer.commands import program
-from explorer.console import UsageError
+from explorer.commands import warm
 
 
 def run_window(args: argparse.Namespace) -> int:
@@ -20,10 +20,20 @@ def run_window(args: argparse.Namespace) -> int:
     try:
         from explorer.gui.window.app import run_gui
     except ImportError as exc:
+        from explorer.console import UsageError
+
         raise UsageError(f"the window needs PySide6 ({exc})") from exc
     return run_gui(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``vault-explorer``."""
+    """``vault-explorer``: a running ``watch`` or window of the vault answers ``search``,
+    ``explain`` and ``related`` when it can (:mod:`explorer.commands.warm`), before any command
+    module is imported — the warm path's client costs a few milliseconds, not the commands'
+    imports; otherwise the command works alone."""
+    answered = warm.answer(sys.argv[1:] if argv is None else argv)
+    if answered is not None:
+        return answered
+    from explorer.commands import program
+
     return program.main(argv, gui=run_window)

@@ -19,7 +19,14 @@ from typing import Any
 from explorer.console import UsageError, env_number, say, whole_number
 from explorer.embed.threads import ENV_EMBED_THREADS, MAX_THREADS, default_threads, use_threads
 from explorer.errors import Fault, classify
-from explorer.index.db import IndexDB, IndexUnavailable, index_path, no_index_text
+from explorer.index.db import (
+    ENV_DATA_DIR,
+    IndexDB,
+    IndexUnavailable,
+    data_dir,
+    index_path,
+    no_index_text,
+)
 from explorer.live.problems import fault_line
 from explorer.search import options as search_options
 
@@ -132,3 +139,17 @@ def report(exc: Exception, args: argparse.Namespace) -> int:
     line = fault_line(exc, fault, getattr(args, "vault", None), args.data_dir)
     say(f"vault-explorer: {line}", sys.stderr)
     return 2 if fault is Fault.USER else 1
+
+
+def check_data_dir(override: str | None) -> None:
+    """Refuse a data folder that is a file (or lies below one): bad input, exit status 2."""
+    folder = data_dir(override)
+    named = f"--data-dir {folder}" if override else f"the data folder {folder}"
+    if not override and os.environ.get(ENV_DATA_DIR):
+        named = f"${ENV_DATA_DIR} {folder}"
+    probe = folder
+    while not probe.exists() and probe.parent != probe:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        where = "" if probe == folder else f" ({probe} is a file)"
+        raise UsageError(f"{named} is not a folder{where}; give a folder (created if missing)")

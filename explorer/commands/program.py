@@ -32,12 +32,11 @@ from explorer.commands import (
     warm,
     watch,
 )
-from explorer.commands.common import Command, Registrar, report, run
-from explorer.console import UsageError
+from explorer.commands.common import Command, Registrar, check_data_dir, report, run
 from explorer.display import safe_text
 from explorer.embed.sbert import ENV_MODEL
 from explorer.home import expand_home
-from explorer.index.db import ENV_DATA_DIR, data_dir
+from explorer.index.db import data_dir
 from explorer.index.model_choice import model_for
 from explorer.logs import configure, log_file
 
@@ -97,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+warm.use_parser(build_parser)  # a watch or window of this process parses what it serves
+
+
 def _vault_of(args: argparse.Namespace) -> Path | None:
     """The vault a command works on, where it names one (the window resolves its own)."""
     vault = getattr(args, "vault", None)
@@ -117,14 +119,11 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
     args.data_dir = getattr(args, "data_dir", None)
     _configure_logging(args)
     try:
-        _check_data_dir(args.data_dir)
+        check_data_dir(args.data_dir)
         _check_model(getattr(args, "model", None))
         args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
     except Exception as exc:
         return report(exc, args)
-    answered = warm.answer(args)  # a running watch or window of the vault answers
-    if answered is not None:
-        return answered
     return run(args)
 
 
@@ -146,17 +145,3 @@ def _check_model(given: str | None) -> None:
     chosen = given or os.environ.get(ENV_MODEL)
     if chosen:
         expand_home(chosen)
-
-
-def _check_data_dir(override: str | None) -> None:
-    """Refuse a data folder that is a file (or lies below one): bad input, exit status 2."""
-    folder = data_dir(override)
-    named = f"--data-dir {folder}" if override else f"the data folder {folder}"
-    if not override and os.environ.get(ENV_DATA_DIR):
-        named = f"${ENV_DATA_DIR} {folder}"
-    probe = folder
-    while not probe.exists() and probe.parent != probe:
-        probe = probe.parent
-    if probe.exists() and not probe.is_dir():
-        where = "" if probe == folder else f" ({probe} is a file)"
-        raise UsageError(f"{named} is not a folder{where}; give a folder (created if missing)")

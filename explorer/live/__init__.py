@@ -19,28 +19,57 @@ its own subscribers whenever it changes (:mod:`explorer.live.health`); what goes
 apart as the machine's or a bug (:mod:`explorer.live.problems`).
 """
 
-from explorer.live.embedder import EMBED_BATCH
-from explorer.live.events import (
-    EmbedDone,
-    ErrorEvent,
-    Event,
-    LiveEvent,
-    NoticeEvent,
-    SyncEvent,
-    VectorsStored,
-    WatcherEvent,
-)
-from explorer.live.health import (
-    EmbeddingHealth,
-    EmbeddingState,
-    Health,
-    LastBatch,
-    WatcherHealth,
-    WatcherState,
-)
-from explorer.live.problems import Problem, ProblemKind
-from explorer.live.state import persisted_batch, persisted_watcher, stored_health
-from explorer.live.writer import LiveIndex
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from explorer.live.embedder import EMBED_BATCH
+    from explorer.live.events import (
+        EmbedDone,
+        ErrorEvent,
+        Event,
+        LiveEvent,
+        NoticeEvent,
+        SyncEvent,
+        VectorsStored,
+        WatcherEvent,
+    )
+    from explorer.live.health import (
+        EmbeddingHealth,
+        EmbeddingState,
+        Health,
+        LastBatch,
+        WatcherHealth,
+        WatcherState,
+    )
+    from explorer.live.problems import Problem, ProblemKind
+    from explorer.live.state import persisted_batch, persisted_watcher, stored_health
+    from explorer.live.writer import LiveIndex
+
+_WHERE = {
+    "EMBED_BATCH": "explorer.live.embedder",
+    "EmbedDone": "explorer.live.events",
+    "EmbeddingHealth": "explorer.live.health",
+    "EmbeddingState": "explorer.live.health",
+    "ErrorEvent": "explorer.live.events",
+    "Event": "explorer.live.events",
+    "Health": "explorer.live.health",
+    "LastBatch": "explorer.live.health",
+    "LiveEvent": "explorer.live.events",
+    "LiveIndex": "explorer.live.writer",
+    "NoticeEvent": "explorer.live.events",
+    "Problem": "explorer.live.problems",
+    "ProblemKind": "explorer.live.problems",
+    "SyncEvent": "explorer.live.events",
+    "VectorsStored": "explorer.live.events",
+    "WatcherEvent": "explorer.live.events",
+    "WatcherHealth": "explorer.live.health",
+    "WatcherState": "explorer.live.health",
+    "persisted_batch": "explorer.live.state",
+    "persisted_watcher": "explorer.live.state",
+    "stored_health": "explorer.live.state",
+}
+
 
 __all__ = [
     "EMBED_BATCH",
@@ -65,3 +94,14 @@ __all__ = [
     "persisted_watcher",
     "stored_health",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """The names above, imported when first used: a process that needs only
+    :mod:`explorer.live.serve` (the warm command line) does not load the model's libraries."""
+    where = _WHERE.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(where), name)
+    globals()[name] = value
+    return value

@@ -40,8 +40,12 @@ from explorer.errors import UserError
 
 log = logging.getLogger(__name__)
 
-#: The wire format's version: a request of another is refused.
-PROTOCOL = 1
+#: The wire format's version: a request of another is refused.  2: a command line goes as its
+#: words (operation ``command``), and the MCP tools have operations of their own (``tool.NAME``).
+PROTOCOL = 2
+
+#: ``0`` turns the warm path off: every command and the MCP server work alone.
+ENV_WARM = "VAULT_EXPLORER_WARM"
 
 #: The longest request line accepted, in bytes (the newline included).
 MAX_REQUEST = 64 * 1024

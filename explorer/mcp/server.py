@@ -59,6 +59,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from explorer import __version__
 from explorer.display import safe_text
 from explorer.errors import Fault, classify
+from explorer.index.db import data_dir
+from explorer.live import serve as warm
 from explorer.live.problems import fault_line
 from explorer.mcp.framing import Framing
 from explorer.mcp.reader import VaultReader
@@ -314,6 +316,57 @@ TOOLS: dict[str, ToolSpec] = {
 # ----------------------------------------------------------------------------- the server
 
 
+#: The tools a running ``watch`` or window of the same vault answers (with its model loaded).
+WARM_TOOLS = frozenset({"search", "explain", "related"})
+
+
+def tool_reply(
+    reader: VaultReader, name: str, arguments: dict[str, Any], vault: Any, data: str | None
+) -> dict[str, Any]:
+    """The tool ``name``'s answer to ``arguments`` as the warm path's reply: ``data`` and
+    ``text`` (:class:`Reply`), or ``error``, the line a call that failed says (its faults told of
+    with ``vault`` and ``data``, the asking server's).  A bug is raised."""
+    spec = TOOLS[name]
+    try:
+        args = spec.arguments.model_validate(arguments)
+    except ValidationError as exc:
+        return {"error": f"{spec.name}: {argument_errors(exc)}"}
+    try:
+        reply = spec.answer(reader, args)
+    except Exception as exc:
+        fault = classify(exc)
+        if fault is Fault.BUG:
+            raise
+        return {"error": fault_line(exc, fault, vault, data)}
+    return {"data": reply.data, "text": reply.text}
+
+
+def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> Reply | str | None:
+    """The tool ``name``'s answer from a running ``watch`` or window of the same vault, index and
+    model (:mod:`explorer.commands.warm`): a :class:`Reply`, a failed call's line, or ``None``
+    (said in the log) when none answers — then this server answers itself."""
+    if name not in WARM_TOOLS or os.environ.get(warm.ENV_WARM, "").strip() == "0":
+        return None
+    fields = {
+        "vault": str(reader.vault),
+        "data": reader.data,
+        "data_dir": str(data_dir(reader.data)),
+        "model": reader.provider.name,
+        "arguments": arguments,
+    }
+    answer = warm.ask(reader.path, f"tool.{name}", fields)
+    if answer is None:
+        return None
+    log.info("%s answered by %s", name, answer.get("server", "a running process"))
+    if isinstance(answer.get("error"), str):
+        return str(answer["error"])
+    data, text = answer.get("data"), answer.get("text")
+    if not isinstance(data, dict) or not isinstance(text, str):
+        log.info("answering %s here: a reply without its answer", name)
+        return None
+    return Reply(data, text)
+
+
 def build_server(reader: VaultReader) -> Server[Any]:
     """The MCP server over ``reader``: the tools above, their calls answered off the event loop
     (so one waiting for the model does not hold up the others)."""
@@ -335,6 +388,16 @@ def build_server(reader: VaultReader) -> Server[Any]:
             args = spec.arguments.model_validate(params.arguments or {})
         except ValidationError as exc:
             return _error(f"{spec.name}: {argument_errors(exc)}")
+        warmed = await anyio.to_thread.run_sync(
+            warm_reply, reader, spec.name, params.arguments or {}
+        )
+        if isinstance(warmed, str):
+            return _error(warmed)
+        if warmed is not None:
+            return CallToolResult(
+                content=[TextContent(type="text", text=warmed.text)],
+                structured_content=warmed.data,
+            )
         try:
             reply = await anyio.to_thread.run_sync(spec.answer, reader, args)
         except Exception as exc:

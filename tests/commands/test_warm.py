@@ -14,6 +14,7 @@ import pytest
 
 from explorer.index.db import index_path
 from explorer.live import serve
+from tests.mcp_lines import LineClient
 from tests.waiting import wait_until
 
 #: The real command line with the fake embedder registered as the model ``fakewarm``, so the
@@ -25,7 +26,8 @@ FAKE_MAIN = textwrap.dedent(
     from explorer.embed import provider
     from explorer.embed.base import FakeEmbedder
 
-    provider._SHARED["fakewarm"] = provider.EmbedderProvider.of(FakeEmbedder(name="fakewarm"))
+    for name in ("fakewarm", "fakeother"):
+        provider._SHARED[name] = provider.EmbedderProvider.of(FakeEmbedder(name=name))
     sys.exit(main(sys.argv[1:]))
     """
 )
@@ -73,6 +75,7 @@ COMMANDS = [
     ("related", "ops/cdn.md"),
     ("related", "ops/cdn.md", "--json"),
     ("related", "no/such.md"),  # bad input: the same line, the same exit status 2
+    ("search", "cache purge", "--mode", "nosuch"),  # a usage error: the parser's line, status 2
 ]
 
 
@@ -94,6 +97,81 @@ def test_output_is_the_same_through_the_watch_and_alone(
     assert "answered by vault-explorer watch" in said
     said = _run(data_dir, "search", str(notes), "cache purge", "-v", alone=True).stderr
     assert "answered by" not in said
+    # A usage error too is the watch's to say (parsed there with the real parser).
+    said = _run(data_dir, "-v", "search", str(notes), "x", "--mode", "nosuch").stderr
+    assert "answered by vault-explorer watch" in said and "invalid choice" in said
+
+
+def test_a_request_for_another_model_is_refused_and_works_alone(
+    notes: Path, data_dir: Path, watching: Path
+) -> None:
+    argv = ["search", str(notes), "cache purge", "--data-dir", str(data_dir), "-v"]
+    result = subprocess.run(
+        [sys.executable, "-c", FAKE_MAIN, *argv, "--model", "fakeother"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "this server has the model fakewarm" in result.stderr
+    assert "answered by" not in result.stderr
+    assert result.returncode == 0, result.stderr
+
+
+def _mcp_calls(notes: Path, data_dir: Path, log: Path, *, alone: bool) -> list[dict[str, object]]:
+    """The results of the MCP server's search, explain and related tools, through a watch or
+    alone."""
+    argv = ["mcp", str(notes), "--data-dir", str(data_dir), "--model", "fakewarm", "-v"]
+    env = {**os.environ, "VAULT_EXPLORER_WARM": "0" if alone else "1"}
+    client = LineClient([sys.executable, "-c", FAKE_MAIN, *argv], env, log)
+    calls = [
+        ("search", {"query": "cache purge"}),
+        ("search", {"query": "cache purge", "mode": "fts", "limit": 3}),
+        ("explain", {"query": "cache purge", "path": "ops/cdn.md"}),
+        ("related", {"path": "ops/cdn.md"}),
+        ("related", {"path": "no/such.md"}),  # a refusal: the same line
+    ]
+    try:
+        client.initialize()
+        results = [client.call(tool, arguments)["result"] for tool, arguments in calls]
+        assert client.close() == 0
+    finally:
+        client.kill()
+    return results
+
+
+def test_the_mcp_server_answers_the_same_through_the_watch_and_alone(
+    notes: Path, data_dir: Path, watching: Path, tmp_path: Path
+) -> None:
+    alone = _mcp_calls(notes, data_dir, tmp_path / "alone.log", alone=True)
+    warm = _mcp_calls(notes, data_dir, tmp_path / "warm.log", alone=False)
+    assert warm == alone
+    assert alone[-1]["isError"] and not alone[0].get("isError")
+    assert "search answered by vault-explorer watch" in (tmp_path / "warm.log").read_text()
+    assert "answered by" not in (tmp_path / "alone.log").read_text()
+
+
+def test_the_mcp_server_answers_alone_once_the_watch_is_gone(
+    notes: Path,
+    data_dir: Path,
+    watching: Path,
+    tmp_path: Path,
+    procs: list[subprocess.Popen[bytes]],
+) -> None:
+    log = tmp_path / "mcp.log"
+    argv = ["mcp", str(notes), "--data-dir", str(data_dir), "--model", "fakewarm", "-v"]
+    client = LineClient([sys.executable, "-c", FAKE_MAIN, *argv], dict(os.environ), log)
+    try:
+        client.initialize()
+        first = client.call("search", {"query": "cache purge"})["result"]
+        procs[0].kill()  # the watch dies mid-session, its socket left behind
+        procs[0].wait()
+        second = client.call("search", {"query": "cache purge"})["result"]
+        assert client.close() == 0
+    finally:
+        client.kill()
+    assert first == second
+    said = log.read_text()
+    assert "search answered by vault-explorer watch" in said and "nobody listens" in said
 
 
 def test_a_dead_watch_leaves_a_socket_the_next_command_ignores_and_removes(

@@ -51,7 +51,12 @@ def _raw(path: Path, data: bytes) -> dict[str, Any]:
 
 
 def _request(index: Path, changes: dict[str, Any] | None = None) -> bytes:
-    request = {"protocol": 1, "version": __version__, "index": str(index), "op": "search"}
+    request = {
+        "protocol": serve.PROTOCOL,
+        "version": __version__,
+        "index": str(index),
+        "op": "search",
+    }
     request["args"] = {"q": 1}
     request.update(changes or {})
     return json.dumps(request).encode() + b"\n"
@@ -64,7 +69,7 @@ def test_the_socket_is_the_owners_alone(server: serve.Server, index: Path) -> No
     assert stat.S_IMODE(path.lstat().st_mode) == 0o600
     assert stat.S_IMODE(path.parent.lstat().st_mode) == 0o700
     assert serve.ask(index, "search", {"q": 1}) == {
-        "protocol": 1,
+        "protocol": serve.PROTOCOL,
         "ok": True,
         "echo": ["search", {"q": 1}],
     }
@@ -103,7 +108,7 @@ def test_malformed_and_oversized_requests_are_refused(
     [
         ({"op": "index"}, "unknown operation"),
         ({"op": None}, "unknown operation"),
-        ({"protocol": 2}, "protocol"),
+        ({"protocol": 1}, "protocol"),
         ({"version": "0.0.0-other"}, "version"),
         ({"index": "/elsewhere/other.sqlite"}, "another index"),
         ({"args": "q"}, "no arguments"),
@@ -254,4 +259,4 @@ def test_another_users_request_is_refused_by_its_credentials(nobody: serve.Serve
     os.chmod(server.path, 0o666)
     result = _as_nobody(server.path)
     reply = json.loads(result.stdout)
-    assert reply == {"protocol": 1, "ok": False, "error": "another user"}
+    assert reply == {"protocol": serve.PROTOCOL, "ok": False, "error": "another user"}

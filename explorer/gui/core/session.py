@@ -108,7 +108,9 @@ class VaultSession(QObject):
             self.bridge.liveEvent.connect(self._live_event)
             self.bridge.healthChanged.connect(self._health_changed)
             self.bridge.start()
-            self.server = serve_vault(self.vault, self.data_dir, self.provider.name, "the window")
+            self.server = serve_vault(
+                self.vault, self.data_dir, self.provider.name, "the window", self.provider
+            )
         reply = self.query(lambda ctx: list(ctx.db.notices), group="open", priority=URGENT)
         reply.answered.connect(self._opened)
         reply.failed.connect(lambda exc: self.openFailed.emit(str(exc)))

@@ -17,7 +17,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from explorer.commands import program
+from explorer import entry
 from explorer.embed import provider as provider_module
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import SearchResult, VaultSession
@@ -129,10 +129,10 @@ def test_an_open_vault_answers_the_command_line_as_it_would_alone(
         argv = ["search", str(vault), "deploy", "--data-dir", str(data_dir), "--json"]
         argv += ["--model", fake_provider.name, "--mode", "fts"]
         monkeypatch.setenv("VAULT_EXPLORER_WARM", "0")
-        assert program.main(argv) == 0
+        assert entry.main(argv) == 0
         alone = capsys.readouterr()
         monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
-        assert program.main([*argv, "-v"]) == 0
+        assert entry.main([*argv, "-v"]) == 0
         warm = capsys.readouterr()
         assert "answered by the window" in warm.err
         assert warm.out == alone.out and "n0.md" in alone.out
