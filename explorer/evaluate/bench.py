@@ -432,7 +432,7 @@ def _format_filter_cost(result: dict[str, Any]) -> list[str]:
             r = row[name]
             verdict = "within budget" if r["withinBudget"] else "OVER BUDGET"
             lines.append(
-                f"    {name:<9}{text:<18} p95 {r['p95']:>7.2f}  +{r['overP95']:.2f}  {verdict}"
+                f"    {name:<9}{text:<18} p95 {r['p95']:>7.2f}  {r['overP95']:+.2f}  {verdict}"
             )
     return lines
 

@@ -67,6 +67,7 @@ def test_bench_smoke(tmp_path: Path) -> None:
         assert cost["unfiltered"]["n"] == cost["property"]["n"] == cost["date"]["n"] == 5
         assert isinstance(cost["date"]["withinBudget"], bool)
     assert "filters, ms over the same query unfiltered (budget 5 at p95)" in format_bench(result)
+    assert "+-" not in format_bench(result)  # a filter that costs less is "-1.65", not "+-1.65"
     questions = result["questionLatencyMs"]
     assert questions["short"]["n"] == questions["long"]["n"] == 5
     assert 12 <= questions["longWords"][0] <= questions["longWords"][1] <= 16
