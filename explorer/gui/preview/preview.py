@@ -77,9 +77,13 @@ from explorer.preview.obsidian import (
 )
 from explorer.preview.style import Colours, document_css
 from explorer.search.chunk_scores import ChunkView, NoteChunks
+from explorer.search.note_dates import NoteDates, note_dates
 from explorer.search.query import Query
 from explorer.search.results import Hit
 from explorer.vault.obsidian import is_obsidian_vault
+
+#: The reader's group of the preview's questions about the shown note's dates.
+DATES_GROUP = "preview-dates"
 
 #: The most of the preview's height the explain block takes (it scrolls beyond that).
 EXPLAIN_SHARE = 0.55
@@ -256,6 +260,13 @@ class PreviewPane(QWidget):
             button.setAutoRaise(True)
             top.addWidget(button)
         top.addWidget(self.title, 1)
+        #: When the shown note was modified and created, and where creation comes from.
+        self.dates = QLabel(self)
+        self.dates.setObjectName("previewDates")
+        self.dates.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.dates.setWordWrap(True)
+        self.dates.setEnabled(False)  # drawn muted, as the note's other facts
+        self.dates.hide()  # until the index has answered for the shown note
         self.chunk_strip = ChunkStrip(self)
         self.chunk_strip.hide()  # until the shown hit's chunks are read
         self.chunk_strip.chunkClicked.connect(self.scroll_to_chunk)
@@ -281,6 +292,7 @@ class PreviewPane(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
         layout.addLayout(top)
+        layout.addWidget(self.dates)
         layout.addWidget(self.splitter, 1)
         self._renders = f"preview-render-{id(self)}"  # its group of BACKGROUND's jobs
         self._place: _Place | None = None
@@ -445,6 +457,7 @@ class PreviewPane(QWidget):
             self.title.setText(f"<b>{html.escape(safe_text(PurePosixPath(place.path).stem))}</b>")
             self.explain.setHtml(opened_from_link_html(place.path, place.via, colours))
         self._ask_chunks(place)
+        self._ask_dates(place.path)
         if place.key() == self._shown_key and not keep_scroll:
             self._position(place)  # the same note rendered the same: only move to the spot
             return
@@ -549,6 +562,22 @@ class PreviewPane(QWidget):
 
     def _has_anchor(self, name: str) -> bool:
         return f'name="{name}"' in self._shown_html
+
+    def _ask_dates(self, path: str) -> None:
+        """Read when ``path`` was modified and created on the reader's thread."""
+        session = self.session
+        if session is None:
+            self.dates.hide()
+            return
+        reply = session.query(lambda c: note_dates(c.db.conn, path), group=DATES_GROUP)
+        reply.answered.connect(lambda dates: self._dates_read(path, dates))
+        reply.failed.connect(lambda _exc: self._dates_read(path, None))
+
+    def _dates_read(self, path: str, dates: NoteDates | None) -> None:
+        if not shiboken6.isValid(self) or self._place is None or self._place.path != path:
+            return  # another note is shown now
+        self.dates.setVisible(dates is not None)
+        self.dates.setText(dates.line() if dates is not None else "")
 
     # ------------------------------------------------------------------ the chunk strip
 

@@ -1,0 +1,31 @@
+"""The preview says when the shown note was modified and created, and where creation comes
+from (issue 35: "the window says which")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from explorer.embed.provider import EmbedderProvider
+from tests.gui.conftest import WindowFactory, wait_indexed
+from tests.gui.driver import drive
+
+
+def test_the_preview_names_where_a_note_s_creation_time_comes_from(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    dates = window.preview.dates
+
+    ui.search("alpha plan")
+    ui.select(ui.row_of("projects/alpha.md"))
+    qtbot.waitUntil(lambda: "created 2024-01-10 (" in dates.text() and dates.isVisible())
+    assert "(from its frontmatter)" in dates.text() and dates.text().startswith("modified ")
+
+    ui.search("meeting")  # no frontmatter date: the file's birth time, or its first index
+    ui.select(ui.row_of("meeting.md"))
+    qtbot.waitUntil(lambda: "frontmatter" not in dates.text() and "created" in dates.text())
+    assert "birth time" in dates.text() or "first indexed" in dates.text()
