@@ -99,6 +99,33 @@ def build_parser() -> argparse.ArgumentParser:
 warm.use_parser(build_parser)  # a watch or window of this process parses what it serves
 
 
+def _names_a_vault(parser: argparse.ArgumentParser, words: list[str]) -> bool:
+    """Whether the first word that is no option (nor an option's value) is a folder rather
+    than a command: a path (``~/notes``, ``./notes``, ``/srv/notes``) or a folder that exists
+    here.  Any other word stays a command, so a mistyped one is still said as such."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    gui = sub.choices["gui"]
+    takes_value = {
+        option
+        for action in (*parser._actions, *gui._actions)
+        if action.nargs != 0
+        for option in action.option_strings
+    }
+    skip = False
+    for word in words:
+        if skip:
+            skip = False
+        elif word == "--":
+            return False
+        elif word.startswith("-"):
+            skip = word in takes_value  # ``--query deploy``: the next word is its value
+        else:
+            if word in sub.choices:
+                return False
+            return word.startswith(("/", "~", ".")) or os.sep in word or Path(word).is_dir()
+    return False
+
+
 def _vault_of(args: argparse.Namespace) -> Path | None:
     """The vault a command works on, where it names one (the window resolves its own)."""
     vault = getattr(args, "vault", None)
@@ -112,9 +139,12 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
     :func:`explorer.gui.window.app.main` pass it;
     without it ``gui`` says this build has no window."""
     parser = build_parser()
-    args = parser.parse_args(argv)  # --help, --version, a usage error: SystemExit (0 or 2)
+    words = list(sys.argv[1:] if argv is None else argv)
+    if _names_a_vault(parser, words):
+        words = ["gui", *words]  # ``vault-explorer ~/notes``: the window on that vault
+    args = parser.parse_args(words)  # --help, --version, a usage error: SystemExit (0 or 2)
     if args.command is None:
-        args = parser.parse_args(["gui", *(argv or sys.argv[1:])])
+        args = parser.parse_args(["gui", *words])
     args.gui_runner = gui
     args.data_dir = getattr(args, "data_dir", None)
     _configure_logging(args)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -359,3 +360,28 @@ def test_a_hostile_vault_name_in_errors_is_escaped(
     err = capsys.readouterr().err
     _assert_no_raw_controls(err)
     assert "missing\\x1b]0;pwned" in err
+
+
+def test_a_folder_alone_opens_the_window_on_it_and_a_mistyped_command_stays_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from explorer.commands import program
+
+    opened: list[tuple[str | None, str | None]] = []
+
+    def window(args: argparse.Namespace) -> int:
+        opened.append((args.vault, args.query))
+        return 0
+
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert program.main([str(vault), "--query", "deploy", *data], gui=window) == 0
+    assert program.main([*data, "--query", "search", str(vault)], gui=window) == 0
+    monkeypatch.chdir(tmp_path)
+    assert program.main(["notes", *data], gui=window) == 0  # a folder that exists here
+    assert opened == [(str(vault), "deploy"), (str(vault), "search"), ("notes", "")]
+    with pytest.raises(SystemExit) as exited:  # no such folder, no path: a command mistyped
+        program.main(["serach", *data], gui=window)
+    assert exited.value.code == 2
+    assert "invalid choice: 'serach'" in capsys.readouterr().err
