@@ -341,10 +341,10 @@ def tool_reply(
     return {"data": reply.data, "text": reply.text}
 
 
-def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> Reply | str | None:
+def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
     """The tool ``name``'s answer from a running ``watch`` or window of the same vault, index and
-    model (:mod:`explorer.commands.warm`): a :class:`Reply`, a failed call's line, or ``None``
-    (said in the log) when none answers — then this server answers itself."""
+    model (:mod:`explorer.commands.warm`), in :func:`tool_reply`'s shape, or ``None`` (said in
+    the log) when none answers — then this server answers itself."""
     if name not in WARM_TOOLS or os.environ.get(warm.ENV_WARM, "").strip() == "0":
         return None
     fields = {
@@ -359,12 +359,12 @@ def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> Rep
         return None
     log.info("%s answered by %s", name, answer.get("server", "a running process"))
     if isinstance(answer.get("error"), str):
-        return str(answer["error"])
+        return {"error": answer["error"]}
     data, text = answer.get("data"), answer.get("text")
     if not isinstance(data, dict) or not isinstance(text, str):
         log.info("answering %s here: a reply without its answer", name)
         return None
-    return Reply(data, text)
+    return {"data": data, "text": text}
 
 
 def build_server(reader: VaultReader) -> Server[Any]:
@@ -384,30 +384,25 @@ def build_server(reader: VaultReader) -> Server[Any]:
             raise MCPError(
                 INVALID_PARAMS, f"unknown tool {params.name!r}; the tools are {', '.join(TOOLS)}"
             )
+        arguments = params.arguments or {}
         try:
-            args = spec.arguments.model_validate(params.arguments or {})
+            spec.arguments.model_validate(arguments)  # a bad argument goes to no other process
         except ValidationError as exc:
             return _error(f"{spec.name}: {argument_errors(exc)}")
-        warmed = await anyio.to_thread.run_sync(
-            warm_reply, reader, spec.name, params.arguments or {}
-        )
-        if isinstance(warmed, str):
-            return _error(warmed)
-        if warmed is not None:
-            return CallToolResult(
-                content=[TextContent(type="text", text=warmed.text)],
-                structured_content=warmed.data,
-            )
-        try:
-            reply = await anyio.to_thread.run_sync(spec.answer, reader, args)
-        except Exception as exc:
-            fault = classify(exc)
-            if fault is not Fault.BUG:
-                return _error(fault_line(exc, fault, reader.vault, reader.data))
-            log.exception("%s failed", spec.name)  # a bug: said, logged, and the server goes on
-            return _error(f"{spec.name} failed: {type(exc).__name__}: {exc}")
+        answer = await anyio.to_thread.run_sync(warm_reply, reader, spec.name, arguments)
+        if answer is None:
+            try:
+                answer = await anyio.to_thread.run_sync(
+                    tool_reply, reader, spec.name, arguments, reader.vault, reader.data
+                )
+            except Exception as exc:  # a bug: said, logged, and the server goes on
+                log.exception("%s failed", spec.name)
+                return _error(f"{spec.name} failed: {type(exc).__name__}: {exc}")
+        if "error" in answer:
+            return _error(answer["error"])
         return CallToolResult(
-            content=[TextContent(type="text", text=reply.text)], structured_content=reply.data
+            content=[TextContent(type="text", text=answer["text"])],
+            structured_content=answer["data"],
         )
 
     server = Server(
