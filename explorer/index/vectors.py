@@ -290,13 +290,13 @@ class VectorIndex:
         query: Matrix,
         depth: int,
         *,
-        allowed: set[int] | NoteMask | None = None,
+        allowed: NoteMask | None = None,
         min_sim: float = 0.0,
     ) -> list[VectorHit]:
         """The ``depth`` notes with the best chunk cosine, best first (ties: lower note id).
 
-        ``allowed`` restricts to those note ids, or to those a mask passes (the query's
-        filters); ``min_sim`` drops notes whose best chunk is below that cosine.
+        ``allowed`` restricts to the note ids it passes (the query's filters); ``min_sim`` drops
+        notes whose best chunk is below that cosine.
         """
         return self.search(query, depth, allowed=allowed, min_sim=min_sim)[0]
 
@@ -305,7 +305,7 @@ class VectorIndex:
         query: Matrix,
         depth: int,
         *,
-        allowed: set[int] | NoteMask | None = None,
+        allowed: NoteMask | None = None,
         min_sim: float = 0.0,
     ) -> tuple[list[VectorHit], CosineSpread]:
         """:meth:`top_notes`, and how the query's cosines spread over every note of the vault
@@ -322,16 +322,13 @@ class VectorIndex:
         sims: Matrix,
         note_best: Matrix,
         depth: int,
-        allowed: set[int] | NoteMask | None,
+        allowed: NoteMask | None,
         min_sim: float,
     ) -> list[VectorHit]:
         if depth <= 0:
             return []
-        if callable(allowed):
+        if allowed is not None:
             note_best = np.where(allowed(self.segment_notes), note_best, -np.inf)
-        elif allowed is not None:
-            mask = np.isin(self.segment_notes, np.fromiter(allowed, dtype=np.int64))
-            note_best = np.where(mask, note_best, -np.inf)
         if min_sim > 0:
             note_best = np.where(note_best >= min_sim, note_best, -np.inf)
         filtered = allowed is not None or min_sim > 0

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from itertools import permutations
 
 from explorer.search import evidence
@@ -237,8 +237,18 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     vector = candidates.vector[:depth]
     if candidates.listing:
         hits = [
-            replace(
-                _hit(candidates, path, snippet, 0.0, {}, None, None, None, None, None, None),
+            _hit(
+                candidates,
+                path,
+                snippet,
+                0.0,
+                {},
+                None,
+                None,
+                None,
+                None,
+                None,
+                None,
                 fused_rank=rank,
             )
             for rank, (path, _, snippet) in enumerate(lexical, start=1)
