@@ -51,7 +51,7 @@ ENV_MODEL = "VAULT_EXPLORER_MODEL"
 COMMANDS = frozenset({"search", "explain", "related"})
 
 #: The MCP tools a server answers.
-TOOLS = frozenset({"search", "explain", "related"})
+TOOLS = serve.TOOLS
 
 #: The operations of the protocol: a command line, or an MCP tool's call.
 COMMAND_OP = "command"

@@ -47,6 +47,9 @@ PROTOCOL = 2
 #: ``0`` turns the warm path off: every command and the MCP server work alone.
 ENV_WARM = "VAULT_EXPLORER_WARM"
 
+#: The MCP tools a server answers (operations ``tool.NAME``), with the model it has loaded.
+TOOLS = frozenset({"search", "explain", "related"})
+
 #: The longest request line accepted, in bytes (the newline included).
 MAX_REQUEST = 64 * 1024
 

@@ -316,10 +316,6 @@ TOOLS: dict[str, ToolSpec] = {
 # ----------------------------------------------------------------------------- the server
 
 
-#: The tools a running ``watch`` or window of the same vault answers (with its model loaded).
-WARM_TOOLS = frozenset({"search", "explain", "related"})
-
-
 def tool_reply(
     reader: VaultReader, name: str, arguments: dict[str, Any], vault: Any, data: str | None
 ) -> dict[str, Any]:
@@ -345,7 +341,7 @@ def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> dic
     """The tool ``name``'s answer from a running ``watch`` or window of the same vault, index and
     model (:mod:`explorer.commands.warm`), in :func:`tool_reply`'s shape, or ``None`` (said in
     the log) when none answers — then this server answers itself."""
-    if name not in WARM_TOOLS or os.environ.get(warm.ENV_WARM, "").strip() == "0":
+    if name not in warm.TOOLS or os.environ.get(warm.ENV_WARM, "").strip() == "0":
         return None
     fields = {
         "vault": str(reader.vault),
