@@ -20,16 +20,9 @@ class Colours:
     code: str = "#f2f2f2"
     fts: str = "#3b7ddd"
     vector: str = "#e69b00"
-    #: The recency prior's part of the share bar and its swatch (:func:`recency_colour`).
-    recency: str = "#2e9e4f"
+    recency: str = "#2e9e4f"  # the recency prior's part of the share bar
     dark: bool = False
     surface: str = "#ffffff"  # the preview's background
-
-
-def recency_colour(dark: bool) -> str:
-    """The colour of the recency prior's contribution (a green apart from the lexical blue and
-    the vector amber), for a light or a dark palette."""
-    return "#5fd17a" if dark else "#2e9e4f"
 
 
 def document_css(colours: Colours) -> str:

@@ -25,6 +25,7 @@ class Tints:
     vector: QColor  # row wash of vector-only hits (amber)
     fts_bar: QColor
     vector_bar: QColor
+    recency_bar: QColor  # the recency prior's part of the share bar (green)
     highlight: QColor  # query terms in the preview
     highlight_text: QColor
     chunk: QColor  # best chunk background in the preview
@@ -38,6 +39,7 @@ _LIGHT = Tints(
     vector=QColor("#FFE9BF"),
     fts_bar=QColor("#3b7ddd"),
     vector_bar=QColor("#e69b00"),
+    recency_bar=QColor("#2e9e4f"),
     highlight=QColor("#ffe066"),
     highlight_text=QColor("#000000"),
     chunk=QColor("#fff6d6"),
@@ -50,6 +52,7 @@ _DARK = Tints(
     vector=QColor("#4d3a12"),
     fts_bar=QColor("#5b9bf0"),
     vector_bar=QColor("#f0b030"),
+    recency_bar=QColor("#5fd17a"),
     highlight=QColor("#8a6d00"),
     highlight_text=QColor("#ffffff"),
     chunk=QColor("#3a3320"),

@@ -105,6 +105,7 @@ def palette_colours(palette: QPalette) -> Colours:
         code="#2b2b2e" if dark else "#f2f2f2",
         fts=t.fts_bar.name(),
         vector=t.vector_bar.name(),
+        recency=t.recency_bar.name(),
         dark=dark,
         surface=palette.color(QPalette.ColorRole.Base).name(),
     )

@@ -17,7 +17,7 @@ one; faded like the rows' tints when no hit is a close match.
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QStyle,
@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
 
 from explorer.gui.core.theme import tints, washed
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, alignment
-from explorer.preview.style import recency_colour
 from explorer.search.results import Hit
 
 Index = QModelIndex | QPersistentModelIndex
@@ -126,7 +125,7 @@ class ResultsDelegate(QStyledItemDelegate):
         if sum(parts) <= 0:
             return
         colours = tints(palette)
-        fills = [colours.fts_bar, colours.vector_bar, QColor(recency_colour(colours.dark))]
+        fills = [colours.fts_bar, colours.vector_bar, colours.recency_bar]
         if muted:
             base = palette.color(QPalette.ColorRole.Base)
             fills = [washed(fill, base) for fill in fills]

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.core.theme import tints
-from explorer.preview.style import recency_colour
 
 #: What the bar's colours are, on its swatch.
 BAR_TIP = (
@@ -63,8 +62,7 @@ class Legend(QWidget):
         # The bar's parts: the lexical list's, the vector list's and the recency prior's (a
         # third part when the prior is on), in one swatch as wide as two: the legend must fit
         # a laptop's results pane.
-        recency = QColor(recency_colour(t.dark))
-        bar = _swatch(size, [t.fts_bar, t.vector_bar, recency], frame, 2)
+        bar = _swatch(size, [t.fts_bar, t.vector_bar, t.recency_bar], frame, 2)
         self._swatches["bar"].setPixmap(bar)
         self._swatches["bar"].setToolTip(BAR_TIP)
         self.note.setText("" if tinted else "(tints mark Hybrid results)")

@@ -347,3 +347,25 @@ def test_hostile_notes_are_shown_within_the_budgets(
     else:
         assert shown.count("characters the preview embeds: shown as a link") == 20
         assert len(shown) < EMBED_CHARS
+
+
+def test_the_preview_draws_every_contribution_in_the_share_bar_s_colours(qapp: object) -> None:
+    """The explain block's swatches are the share bar's, in a dark palette too (the recency
+    prior's green was the light one whatever the palette)."""
+    from PySide6.QtGui import QColor, QPalette
+
+    from explorer.gui.core.theme import tints
+    from explorer.gui.preview.preview import palette_colours
+
+    for base in ("white", "#1e1e1e"):
+        palette = QPalette(QColor(base))
+        colours, bar = palette_colours(palette), tints(palette)
+        assert (colours.fts, colours.vector, colours.recency) == (
+            bar.fts_bar.name(),
+            bar.vector_bar.name(),
+            bar.recency_bar.name(),
+        )
+    assert (
+        palette_colours(QPalette(QColor("#1e1e1e"))).recency
+        != palette_colours(QPalette(QColor("white"))).recency
+    )

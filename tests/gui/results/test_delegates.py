@@ -48,8 +48,10 @@ def _bar_colours(share: tuple[float, ...]) -> set[str]:
 
 
 def test_the_share_bar_paints_the_recency_prior_as_a_third_part(qapp: QApplication) -> None:
+    from PySide6.QtGui import QColor, QPalette
+
+    from explorer.gui.core.theme import tints
     from explorer.gui.results.delegates import recency_share
-    from explorer.preview.style import recency_colour
     from explorer.search.results import Hit
 
     contributions = {"fts": 0.4, "vector": 0.2, "recency": 0.15}
@@ -57,7 +59,7 @@ def test_the_share_bar_paints_the_recency_prior_as_a_third_part(qapp: QApplicati
     share = (0.4 / 0.75, 0.2 / 0.75)  # over the top hit's score: this one
     third = recency_share(hit, share)
     assert third == pytest.approx(0.15 / 0.75)
-    green = recency_colour(dark=False)
+    green = tints(QPalette(QColor("white"))).recency_bar.name()
     assert green in _bar_colours((*share, third))
     assert green not in _bar_colours(share)
     plain = Hit("b.md", "B", "", 0.6, {"fts": 0.4, "vector": 0.2}, 1, 2, 1.0, 0.5, "both", None)

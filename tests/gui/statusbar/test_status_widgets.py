@@ -271,13 +271,13 @@ def test_a_narrow_progress_bar_elides_its_words_with_all_of_them_in_the_tooltip(
 
 
 def test_the_legend_s_bar_swatch_has_the_recency_prior_s_colour(qtbot: QtBot) -> None:
+    from explorer.gui.core.theme import tints
     from explorer.gui.statusbar.legend import Legend
-    from explorer.preview.style import recency_colour
 
     legend = Legend()
     qtbot.addWidget(legend)
     swatch = legend._swatches["bar"]
     image = swatch.pixmap().toImage()
     colours = {image.pixelColor(x, image.height() // 2).name() for x in range(image.width())}
-    assert {recency_colour(dark=False), recency_colour(dark=True)} & colours
+    assert tints(legend.palette()).recency_bar.name() in colours
     assert "recency prior" in swatch.toolTip() and "green" in swatch.toolTip()
