@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QTextBrowser
@@ -12,6 +13,8 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.window.main_window import MainWindow
+from explorer.index.migrations import LATEST_VERSION
+from explorer.index.status import IndexReport
 from explorer.search.fusion import fuse
 from explorer.search.options import SearchOptions
 from explorer.search.results import SearchResponse
@@ -66,3 +69,21 @@ def shown_images(browser: QTextBrowser) -> dict[str, object]:
 def vault_files(vault: Path) -> set[str]:
     """Every file and folder under ``vault``, relative: what a test checks nothing was added to."""
     return {str(p.relative_to(vault)) for p in vault.rglob("*")}
+
+
+def index_report(**changes: Any) -> IndexReport:
+    """An index's report as the status bar reads it: a vault of 100 notes, every chunk
+    embedded with all-MiniLM-L6-v2, with ``changes``."""
+    report = IndexReport(
+        vault="/v",
+        database="/d",
+        database_bytes=0,
+        schema_version=LATEST_VERSION,
+        tokenizer="",
+        notes=100,
+        chunks=100,
+        model="all-MiniLM-L6-v2",
+        vectors=100,
+        pending_embeddings=0,
+    )
+    return replace(report, **changes)

@@ -12,13 +12,12 @@ from pytestqt.qtbot import QtBot
 from explorer.gui.statusbar.elided import ElidedLabel, ProgressBar
 from explorer.gui.statusbar.index_status import IndexStatus
 from explorer.gui.statusbar.no_close_match import QUOTED_QUERY, no_close_match_text
-from explorer.index.migrations import LATEST_VERSION
-from explorer.index.status import IndexReport
 from explorer.live import EmbeddingHealth, EmbeddingState, Health, WatcherHealth, WatcherState
 from explorer.live.power import ON_BATTERY
 from explorer.search.fusion import fuse
 from explorer.search.options import SearchOptions
 from explorer.search.results import SemanticStatus
+from tests.gui.helpers import index_report
 from tests.search.helpers import candidates
 
 
@@ -52,17 +51,7 @@ def test_the_status_bar_says_the_vault_s_languages_and_what_the_model_reads(qtbo
     bar = QStatusBar()
     qtbot.addWidget(bar)
     status = IndexStatus(bar)
-    report = IndexReport(
-        vault="/v",
-        database="/d",
-        database_bytes=0,
-        schema_version=LATEST_VERSION,
-        tokenizer="",
-        notes=100,
-        chunks=100,
-        model="all-MiniLM-L6-v2",
-        vectors=100,
-        pending_embeddings=0,
+    report = index_report(
         languages={"de": 72, "en": 28},
     )
     status.show_health(Health("/v", "/d", index=report), "all-MiniLM-L6-v2 (ready)")
@@ -149,17 +138,9 @@ def test_short_status_labels_stay_whole_while_the_long_line_gives_way(qtbot: QtB
     bar = QStatusBar()
     qtbot.addWidget(bar)
     status = IndexStatus(bar)
-    report = IndexReport(
-        vault="/v",
-        database="/d",
-        database_bytes=0,
-        schema_version=LATEST_VERSION,
-        tokenizer="",
+    report = index_report(
         notes=51,
-        chunks=100,
-        model="all-MiniLM-L6-v2",
         vectors=276,
-        pending_embeddings=0,
         languages={"de": 72, "en": 28},
     )
     status.show_health(Health("/v", "/d", index=report), "model: all-MiniLM-L6-v2 (ready)")
@@ -173,15 +154,9 @@ def test_short_status_labels_stay_whole_while_the_long_line_gives_way(qtbot: QtB
 
 
 def _embedding_health(embedding: EmbeddingHealth, searchable: int | None = 312) -> Health:
-    report = IndexReport(
-        vault="/v",
-        database="/d",
-        database_bytes=0,
-        schema_version=LATEST_VERSION,
-        tokenizer="",
+    report = index_report(
         notes=1140,
         chunks=9870,
-        model="all-MiniLM-L6-v2",
         vectors=embedding.done,
         pending_embeddings=embedding.total - embedding.done,
         searchable_notes=searchable,

@@ -25,8 +25,6 @@ from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import WANTED_SIZE, MainWindow
 from explorer.gui.window.placement import FRAME_GUESS, first_geometry
 from explorer.gui.window.settings import Settings
-from explorer.index.migrations import LATEST_VERSION
-from explorer.index.status import IndexReport
 from explorer.live import Health
 from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
@@ -41,6 +39,7 @@ from tests.gui.conftest import (
     wait_indexed,
 )
 from tests.gui.driver import drive
+from tests.gui.helpers import index_report
 from tests.sample_vault_facts import (
     ERROR_PASTE_QUERY,
     ERROR_PASTE_TARGET,
@@ -723,15 +722,8 @@ def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
     window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=gui_settings)
     qtbot.addWidget(window)
     assert window.font().pointSize() == app_font.pointSize()
-    report = IndexReport(
-        vault="/v",
-        database="/d",
-        database_bytes=0,
-        schema_version=LATEST_VERSION,
-        tokenizer="",
+    report = index_report(
         notes=123_456,
-        chunks=100,
-        model="all-MiniLM-L6-v2",
         vectors=1_234_567,
         pending_embeddings=123_456,
         languages={"de": 72, "en": 28},
