@@ -38,10 +38,13 @@ class SavedSearch:
     def to_json(self) -> dict[str, Any]:
         return {"query": self.query, "options": self.options.changed()}
 
+    def settings(self, sep: str = ", ") -> str:
+        """The settings that differ from the defaults: ``setting=value`` joined by ``sep``."""
+        return sep.join(f"{k}={v}" for k, v in self.options.changed().items())
+
     def line(self, name: str) -> str:
-        """How a listing shows it: ``NAME: QUERY  (setting=value,…)``, the settings that differ
-        from the defaults."""
-        changed = ",".join(f"{k}={v}" for k, v in self.options.changed().items())
+        """How a listing shows it: ``NAME: QUERY  (setting=value,…)``."""
+        changed = self.settings(",")
         return f"{name}: {self.query}" + (f"  ({changed})" if changed else "")
 
     @classmethod

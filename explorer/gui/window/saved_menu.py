@@ -33,7 +33,7 @@ from explorer.search.saved import SavedSearch
 
 def saved_tip(saved: SavedSearch) -> str:
     """A saved search's query and the settings that differ from the defaults, one line each."""
-    changed = ", ".join(f"{k}={v}" for k, v in saved.options.changed().items())
+    changed = saved.settings()
     return safe_text(saved.query) + (f"\n{safe_text(changed)}" if changed else "")
 
 
@@ -110,7 +110,7 @@ class SavedSearchesDialog(QDialog):
         current = self.selected()
         self.list.clear()
         for name, search in self.history.saved().items():
-            changed = ", ".join(f"{k}={v}" for k, v in search.options.changed().items())
+            changed = search.settings()
             line = f"{menu_text(name)}  —  {menu_text(search.query)}"
             item = QListWidgetItem(line + (f"   ({safe_text(changed)})" if changed else ""))
             item.setData(Qt.ItemDataRole.UserRole, name)
