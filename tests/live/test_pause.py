@@ -4,6 +4,8 @@ health change or an event, never on time."""
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,6 +14,7 @@ import pytest
 
 from explorer.embed.base import FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
+from explorer.embed.threads import BACKGROUND_NICENESS
 from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
 from explorer.live import EmbeddingState, Health, LiveIndex
@@ -125,6 +128,32 @@ def test_a_paused_queue_takes_no_batch_until_it_is_resumed(
     states = [_state(h) for h in watch.seen]
     first_pause = states.index(EmbeddingState.PAUSED)
     assert EmbeddingState.EMBEDDING in states[first_pause:]
+
+
+class NiceWatcher(FakeEmbedder):
+    """Notes the nice value of the thread each batch of passages is embedded on."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.nice: list[int] = []
+
+    def embed(self, texts: list[str]) -> Matrix:
+        self.nice.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
+        return super().embed(texts)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice: Linux")
+def test_the_background_embedding_runs_below_the_rest_of_the_process(
+    notes: Path, data_dir: Path, lives: list[LiveIndex]
+) -> None:
+    embedder = NiceWatcher()
+    live = LiveIndex(notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1)
+    lives.append(live)
+    live.start()
+    assert live.wait_idle(30)
+    here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    assert embedder.nice and set(embedder.nice) == {min(19, here + BACKGROUND_NICENESS)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here  # only that thread
 
 
 def test_a_queue_paused_while_idle_holds_the_next_run(
