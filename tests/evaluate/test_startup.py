@@ -50,3 +50,20 @@ def test_every_figure_has_a_label_and_a_budget() -> None:
 def test_startup_needs_the_model() -> None:
     with pytest.raises(BenchError, match="--startup"):
         run_bench(BenchSettings(notes=5, embed=False, startup=True))
+
+
+def test_a_figure_without_a_budget_and_what_the_first_results_were_found_by() -> None:
+    first = _figure(2.4, 30.0) | {"foundBy": "words"}
+    figures = {
+        "query": "q",
+        "servedByWatcher": True,
+        "figures": {
+            "windowColdFirstResultsSeconds": first,
+            "windowColdSettledSeconds": {"seconds": 81.2, "budgetSeconds": None, "pass": None},
+        },
+    }
+    results, settled = format_startup(figures)[1:]
+    assert results.endswith("pass (by words)") and "2.40 s" in results
+    assert "81.20 s" in settled and "no budget" in settled
+    assert "pass" not in settled and "FAIL" not in settled
+    assert BUDGETS["windowColdSettledSeconds"] is None
