@@ -54,8 +54,7 @@ class ModelGate:
         for another question.  While it runs, no passage batch starts and the one under way
         waits at its next :meth:`pause_point`."""
         with self._changed:
-            self._questions += 1
-            self._changed.notify_all()
+            self._questions += 1  # nobody waits for more questions: no one to tell
         try:
             with self._asking:
                 yield

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -144,8 +145,8 @@ class SentenceTransformerEmbedder:
         #: For questions, each model's twin: its weights shared, its tokenizer its own (a fast
         #: tokenizer fails when two threads use it at once), so a question runs beside a batch.
         self._twins = {name: _twin(each) for name, each in self._models.items()}
-        for each in self._models.values():
-            _pause_between_layers(each, self._pause_point)
+        for each in self._models.values():  # only passages run on these: they give way
+            _pause_between_layers(each, self._gate.pause_point)
 
     @property
     def name(self) -> str:
@@ -222,14 +223,14 @@ class SentenceTransformerEmbedder:
             with self._gate.question():
                 twin = self._question_model()
                 for rows, _ in self.batches(texts, self._token_budget, twin.tokenizer):
-                    _encode_into(twin, texts, rows, out)
+                    out[rows] = _encoded(twin, [texts[i] for i in rows])
             return normalize_rows(out)
         with self._gate.turn():
             batches = self.batches(texts, self.passage_tokens)
         for rows, work in batches:
             with self._gate.turn():
                 self._run(texts, rows, work, out)
-            if len(rows) > 1:  # a question's one text frees little; outside the turn
+            if len(rows) > 1:  # one text frees little; outside the turn
                 release_freed_memory()
         return normalize_rows(out)
 
@@ -238,27 +239,19 @@ class SentenceTransformerEmbedder:
         twins = self._twins  # the passage thread may drop one while the picker decides
         return twins.get(self._picker.current.name) or next(iter(twins.values()))
 
-    def _pause_point(self) -> None:
-        """Between two layers of the model: a passage batch lets a question go first."""
-        if getattr(self._local, "passages", False):
-            self._gate.pause_point()
-
     def _run(self, texts: list[str], rows: list[int], work: int, out: Matrix) -> None:
         """Embed the passages ``texts[rows]`` into ``out[rows]`` (inside a turn at the model)."""
-        self._local.passages = True
-        try:
-            with self._picker.run([texts[i] for i in rows], work) as name:
-                _encode_into(self._models[name], texts, rows, out)
-        finally:
-            self._local.passages = False
+        batch = [texts[i] for i in rows]
+        with self._picker.run(batch, work) as name:
+            out[rows] = _encoded(self._models[name], batch)
         chosen = self._picker.chosen
         if chosen is not None and len(self._models) > 1:  # the other goes
             self._models = {chosen.name: self._models[chosen.name]}
             self._twins = {chosen.name: self._twins[chosen.name]}
 
 
-def _encode_into(model: Any, texts: list[str], rows: list[int], out: Matrix) -> None:
-    batch = [texts[i] for i in rows]
+def _encoded(model: Any, batch: list[str]) -> Matrix:
+    """``batch`` embedded by ``model`` in one call, as float32 rows, not yet normalised."""
     vectors = model.encode(
         batch,
         batch_size=len(batch),
@@ -266,7 +259,7 @@ def _encode_into(model: Any, texts: list[str], rows: list[int], out: Matrix) -> 
         normalize_embeddings=False,
         show_progress_bar=False,
     )
-    out[rows] = np.asarray(vectors, dtype=np.float32)
+    return np.asarray(vectors, dtype=np.float32)
 
 
 def _twin(model: Any) -> Any:
@@ -276,7 +269,7 @@ def _twin(model: Any) -> Any:
     return copy.deepcopy(model, memo)
 
 
-def _pause_between_layers(model: Any, pause: Any) -> None:
+def _pause_between_layers(model: Any, pause: Callable[[], None]) -> None:
     """Call ``pause()`` before each step of ``model``'s stacks of layers (each
     ``torch.nn.ModuleList``: a transformer's encoder layers, and every module inside each:
     attention, its projections, the feed-forward), a millisecond or so of work apart."""

@@ -203,20 +203,22 @@ def measure_startup(
             seconds[f"window{start}FirstResultsSeconds"] = results
             seconds[f"window{start}SettledSeconds"] = settled
             found_by[f"window{start}FirstResultsSeconds"] = by
-    out["figures"] = {key: _figure(value, BUDGETS[key]) for key, value in seconds.items()}
-    for key, by in found_by.items():
-        out["figures"][key]["foundBy"] = by
+    out["figures"] = {
+        key: _figure(value, BUDGETS[key], found_by.get(key)) for key, value in seconds.items()
+    }
     return out
 
 
-def _figure(seconds: float | None, budget: float | None) -> dict[str, Any]:
-    """A figure as ``bench`` reports it: ``pass`` is ``None`` when it has no budget."""
+def _figure(seconds: float | None, budget: float | None, found_by: str | None) -> dict[str, Any]:
+    """A figure as ``bench`` reports it: ``pass`` is ``None`` when it has no budget;
+    ``foundBy`` (first results only) what found them."""
     verdict = None if budget is None else seconds is not None and seconds <= budget
-    return {
+    figure = {
         "seconds": None if seconds is None else round(seconds, 3),
         "budgetSeconds": budget,
         "pass": verdict,
     }
+    return figure if found_by is None else {**figure, "foundBy": found_by}
 
 
 def format_startup(figures: dict[str, Any]) -> list[str]:

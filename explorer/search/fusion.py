@@ -237,20 +237,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     vector = candidates.vector[:depth]
     if candidates.listing:
         hits = [
-            _hit(
-                candidates,
-                path,
-                snippet,
-                0.0,
-                {},
-                None,
-                None,
-                None,
-                None,
-                None,
-                None,
-                fused_rank=rank,
-            )
+            _hit(candidates, path, snippet, 0.0, {}, fused_rank=rank)
             for rank, (path, _, snippet) in enumerate(lexical, start=1)
         ]
         return SearchResponse(
@@ -574,12 +561,12 @@ def _hit(
     snippet: str,
     score: float,
     contributions: dict[str, float],
-    fts_rank: int | None,
-    vector_rank: int | None,
-    fts_score: float | None,
-    vector_score: float | None,
-    source: str | None,
-    chunk: tuple[int, int] | None,
+    fts_rank: int | None = None,
+    vector_rank: int | None = None,
+    fts_score: float | None = None,
+    vector_score: float | None = None,
+    source: str | None = None,
+    chunk: tuple[int, int] | None = None,
     strength: dict[str, float] | None = None,
     vec: VectorCandidate | None = None,
     weighted: Mapping[str, float] | None = None,

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from explorer.embed.base import EmbedderUnavailable
+from explorer.embed.gate import ModelGate
 from explorer.embed.provider import EmbedderProvider
 from explorer.embed.sbert import (
     BUNDLED_SHA256,
@@ -181,16 +182,24 @@ def _first_layer(model: Any) -> Any:
 
 @pytest.mark.model
 def test_a_question_runs_beside_a_passage_batch_and_the_batch_gives_way(
-    fp32_embedder: SentenceTransformerEmbedder,
+    fp32_embedder: SentenceTransformerEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A question does not wait for the passage batch under way: it is answered while that
     batch is held inside the model.  And while a question runs, the batch under way stops at
     its next step through the model until the question is done.  Both come out right."""
+    stop, paused = threading.Event(), threading.Event()
+    real_pause = ModelGate.pause_point
+
+    def pause_point(gate: ModelGate) -> None:  # patched before the model is made, which keeps it
+        if gate.questions_waiting:
+            paused.set()
+        real_pause(gate)
+
+    monkeypatch.setattr(ModelGate, "pause_point", pause_point)
     embedder = SentenceTransformerEmbedder(resolve_model(None), precision="fp32")
     passages = [f"note {i}: a line about topic {i % 7}" for i in range(64)]
     batch_inside, batch_go = threading.Event(), threading.Event()
     question_inside, question_go = threading.Event(), threading.Event()
-    stop, paused = threading.Event(), threading.Event()
     out: dict[str, Any] = {}
 
     def hold_once(inside: threading.Event, go: threading.Event) -> Callable[..., None]:
@@ -204,15 +213,6 @@ def test_a_question_runs_beside_a_passage_batch_and_the_batch_gives_way(
     _first_layer(embedder._models["fp32"]).register_forward_pre_hook(
         hold_once(batch_inside, batch_go)
     )
-    gate = embedder._gate
-    real_pause = gate.pause_point
-
-    def pause_point() -> None:
-        if gate.questions_waiting:
-            paused.set()
-        real_pause()
-
-    gate.pause_point = pause_point  # type: ignore[method-assign]
 
     def background() -> None:
         while not stop.is_set():

@@ -9,10 +9,11 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from explorer.embed.base import FakeEmbedder, Matrix
+from explorer.embed.base import Embedder, FakeEmbedder, Matrix
 from explorer.embed.provider import EmbedderProvider
 from explorer.embed.threads import BACKGROUND_NICENESS
 from explorer.index.db import IndexDB
@@ -76,11 +77,24 @@ def notes(vault: Path) -> Path:
     return vault
 
 
+MakeLive = Callable[..., LiveIndex]
+
+
 @pytest.fixture
-def lives() -> Iterator[list[LiveIndex]]:
-    started: list[LiveIndex] = []
-    yield started
-    for live in started:
+def make_live(data_dir: Path) -> Iterator[MakeLive]:
+    """A live index of a vault with an embedder (0.1 s of quiet; other settings as given),
+    not started yet, stopped after the test."""
+    made: list[LiveIndex] = []
+
+    def make(vault: Path, embedder: Embedder, **settings: Any) -> LiveIndex:
+        live = LiveIndex(
+            vault, str(data_dir), EmbedderProvider.of(embedder), **{"quiet": 0.1, **settings}
+        )
+        made.append(live)
+        return live
+
+    yield make
+    for live in made:
         live.stop()
 
 
@@ -93,11 +107,10 @@ def _pending(vault: Path, data_dir: Path, model: str) -> int:
 
 
 def test_a_paused_queue_takes_no_batch_until_it_is_resumed(
-    notes: Path, data_dir: Path, lives: list[LiveIndex]
+    notes: Path, data_dir: Path, make_live: MakeLive
 ) -> None:
     embedder = GatedEmbedder()
-    live = LiveIndex(notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1, embed_batch=2)
-    lives.append(live)
+    live = make_live(notes, embedder, embed_batch=2)
     watch = HealthWatch(live)
     said: list[str] = []
     live.subscribe(lambda event: said.append(event.message))
@@ -144,11 +157,10 @@ class NiceWatcher(FakeEmbedder):
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a thread's own nice: Linux")
 def test_the_background_embedding_runs_below_the_rest_of_the_process(
-    notes: Path, data_dir: Path, lives: list[LiveIndex]
+    notes: Path, make_live: MakeLive
 ) -> None:
     embedder = NiceWatcher()
-    live = LiveIndex(notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1)
-    lives.append(live)
+    live = make_live(notes, embedder)
     live.start()
     assert live.wait_idle(30)
     here = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
@@ -156,12 +168,9 @@ def test_the_background_embedding_runs_below_the_rest_of_the_process(
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == here  # only that thread
 
 
-def test_a_queue_paused_while_idle_holds_the_next_run(
-    vault: Path, data_dir: Path, lives: list[LiveIndex]
-) -> None:
+def test_a_queue_paused_while_idle_holds_the_next_run(vault: Path, make_live: MakeLive) -> None:
     embedder = FakeEmbedder()
-    live = LiveIndex(vault, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1)
-    lives.append(live)
+    live = make_live(vault, embedder)
     watch = HealthWatch(live)
     live.start()
     assert live.wait_idle(30)
@@ -177,7 +186,7 @@ def test_a_queue_paused_while_idle_holds_the_next_run(
 
 
 def test_on_battery_embedding_waits_for_the_charger(
-    notes: Path, data_dir: Path, lives: list[LiveIndex], monkeypatch: pytest.MonkeyPatch
+    notes: Path, data_dir: Path, make_live: MakeLive, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("VAULT_EXPLORER_EMBED_ON_BATTERY", raising=False)
     embedder = FakeEmbedder()
@@ -189,15 +198,7 @@ def test_on_battery_embedding_waits_for_the_charger(
         return not plugged.is_set()
 
     clock = FakeClock()
-    live = LiveIndex(
-        notes,
-        str(data_dir),
-        EmbedderProvider.of(embedder),
-        quiet=0.1,
-        battery=battery,
-        clock=clock,
-    )
-    lives.append(live)
+    live = make_live(notes, embedder, battery=battery, clock=clock)
     watch = HealthWatch(live)
     messages: list[str] = []
     live.subscribe(lambda event: messages.append(event.message))
@@ -223,14 +224,11 @@ def test_on_battery_embedding_waits_for_the_charger(
 
 
 def test_embedding_on_battery_when_the_user_says_so(
-    notes: Path, data_dir: Path, lives: list[LiveIndex], monkeypatch: pytest.MonkeyPatch
+    notes: Path, data_dir: Path, make_live: MakeLive, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("VAULT_EXPLORER_EMBED_ON_BATTERY", "1")
     embedder = FakeEmbedder()
-    live = LiveIndex(
-        notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1, battery=lambda: True
-    )
-    lives.append(live)
+    live = make_live(notes, embedder, battery=lambda: True)
     watch = HealthWatch(live)
     live.start()
     assert live.wait_idle(30)
@@ -239,23 +237,20 @@ def test_embedding_on_battery_when_the_user_says_so(
 
 
 def test_a_battery_that_cannot_be_read_does_not_hold_embedding(
-    notes: Path, data_dir: Path, lives: list[LiveIndex], monkeypatch: pytest.MonkeyPatch
+    notes: Path, make_live: MakeLive, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv("VAULT_EXPLORER_EMBED_ON_BATTERY", raising=False)
 
     def broken() -> bool:
         raise OSError("no power supply class")
 
-    live = LiveIndex(
-        notes, str(data_dir), EmbedderProvider.of(FakeEmbedder()), quiet=0.1, battery=broken
-    )
-    lives.append(live)
+    live = make_live(notes, FakeEmbedder(), battery=broken)
     live.start()
     assert live.wait_idle(30)
     assert live.health().pending_embeddings == 0
 
 
-def test_a_paused_queue_stops_at_once(notes: Path, data_dir: Path, lives: list[LiveIndex]) -> None:
+def test_a_paused_queue_stops_at_once(notes: Path, data_dir: Path) -> None:
     embedder = FakeEmbedder()
     live = LiveIndex(notes, str(data_dir), EmbedderProvider.of(embedder), quiet=0.1)
     live.pause_embedding()
