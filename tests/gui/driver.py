@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 from explorer.gui.panels.skipped_dialog import SkippedDialog
 from explorer.gui.panels.sweep_panel import SweepPanel
 from explorer.gui.panels.why_not import WhyNotDialog
+from explorer.gui.results.delegates import TEXT_MARGIN, elided
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
@@ -121,6 +122,24 @@ class WindowDriver:
         """The text shown at a view row (after sorting) and column."""
         return str(self.window.proxy.index(row, column).data())
 
+    def shown_cell(self, row: int, column: Column) -> str:
+        """The text a cell shows at its width (cut, where it must be, as the table cuts it)."""
+        table = self.window.table
+        width = table.columnWidth(column) - 2 * TEXT_MARGIN
+        return elided(self.cell(row, column), column, table.fontMetrics(), width)
+
+    def column_width(self, column: Column) -> int:
+        """How wide the results' ``column`` is on screen (0 when hidden)."""
+        table = self.window.table
+        return 0 if table.isColumnHidden(column) else table.columnWidth(column)
+
+    def field_width(self) -> int:
+        """How wide the query field is on screen."""
+        return self.window.search_field.width()
+
+    def preview_width(self) -> int:
+        return self.window.preview.width()
+
     def data(self, row: int, role: Role, column: Column = Column.RANK) -> object:
         return self.window.proxy.index(row, column).data(role)
 
@@ -208,6 +227,16 @@ class WindowDriver:
         action = self.window.action(Action.FACETS)
         if not action.isChecked():
             action.trigger()
+
+    def show_around(self, shown: bool) -> None:
+        """View ▸ Around This Note, checked or not."""
+        action = self.window.action(Action.AROUND)
+        if action.isChecked() != shown:
+            action.trigger()
+
+    def panel_visible(self, name: str) -> bool:
+        """Whether the dock ``name`` ("facets", "around", "quality") shows."""
+        return bool(getattr(self.window, name).isVisible())
 
     def facets(self) -> dict[str, list[tuple[str, int, bool]]]:
         """The facets panel's groups: title → (value, count, active), as listed."""

@@ -195,6 +195,10 @@ class _Place:
         return (self.path, hit, self.toggled)
 
 
+#: The preview's narrowest, in average characters.
+MIN_CHARS = 34
+
+
 class PreviewPane(QWidget):
     """Explain block above, the rendered note below (in a splitter), with a history.
 
@@ -213,6 +217,8 @@ class PreviewPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # A column of a few words is no preview: the panels beside the window give way first.
+        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * MIN_CHARS)
         self.explain = QTextBrowser(self)
         self.explain.setObjectName("explain")
         self.explain.setOpenLinks(False)

@@ -1,8 +1,9 @@
 """The results table view: columns sized for numbers, the share bar, keyboard actions.
 
 The title takes the room the other columns leave (at least :data:`TITLE_CHARS` characters) and
-the path shares it down to :data:`PATH_CHARS` (elided from the left, so the file name stays
-whole; the tooltip holds all of it); on a window too narrow for that, the two contribution
+the path shares it down to :data:`PATH_CHARS` (cut as "folder/…/name.md", so the file name stays
+whole; the tooltip holds all of it); the view is never narrower than that (the panels around it
+give way first); on a window too narrow for that, the two contribution
 columns step aside (their numbers are in the Share column's tooltip and the explain block) and
 come back when there is room, so the share bar is always in view without a horizontal scroll
 bar.  A path width the reader chose (dragging the column's edge) is
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QMenu,
+    QStyle,
     QTableView,
     QWidget,
 )
@@ -179,11 +181,12 @@ class ResultsView(QTableView):
         if not self.widths or header.count() != len(Column):
             return
         room = self.viewport().width()
-        if self.path_chosen:
-            path_least = header.sectionSize(Column.PATH)
-        else:
-            chars = self.fontMetrics().averageCharWidth()
-            path_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
+        chars = self.fontMetrics().averageCharWidth()
+        fitted_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
+        path_least = header.sectionSize(Column.PATH) if self.path_chosen else fitted_least
+        least = self.least_width(min(path_least, fitted_least))
+        if self.minimumWidth() != least:
+            self.setMinimumWidth(least)
         fixed = sum(
             header.sectionSize(c)
             for c in Column
@@ -206,6 +209,19 @@ class ResultsView(QTableView):
                 header.resizeSection(Column.PATH, path)
         finally:
             self._fitting = False
+
+    def least_width(self, path_least: int) -> int:
+        """The narrowest this view may be: every column that always shows at its width, the
+        title at :meth:`title_room` and the path at ``path_least`` (the panels around the
+        table give way before the title does)."""
+        header = self.horizontalHeader()
+        fixed = sum(
+            header.sectionSize(c)
+            for c in Column
+            if c not in (Column.TITLE, Column.PATH, *OPTIONAL) and not self.isColumnHidden(c)
+        )
+        scroll = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+        return fixed + self.title_room() + path_least + scroll + 2 * self.frameWidth() + 2
 
     def setColumnHidden(self, column: int, hide: bool) -> None:
         """As Qt's, and the columns are fitted again (the Base column comes and goes)."""
