@@ -196,7 +196,7 @@ class _Place:
 
 
 #: The preview's narrowest, in average characters.
-MIN_CHARS = 34
+MIN_CHARS = 26
 
 
 class PreviewPane(QWidget):
