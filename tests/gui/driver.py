@@ -42,8 +42,9 @@ class WindowDriver:
 
     # ------------------------------------------------------------------ vaults and waiting
 
-    def open_vault(self, path: Path) -> None:
-        self.window.open_vault(path)
+    def open_vault(self, path: Path, query: str | None = None) -> None:
+        """Open ``path`` (on ``query``, as ``--query`` does; else on the vault's own)."""
+        self.window.open_vault(path, query=query)
 
     def wait_indexed(self, timeout: int = 20_000) -> None:
         """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
@@ -221,6 +222,13 @@ class WindowDriver:
         """Choose ``sort`` in the sort control, as a person does."""
         box = self.window.sort_control.box
         box.setCurrentIndex(box.findData(sort))
+
+    def sort_arrow(self) -> Column | None:
+        """The column whose header shows the sort arrow, if any does."""
+        header = self.window.table.horizontalHeader()
+        if not header.isSortIndicatorShown():
+            return None
+        return Column(header.sortIndicatorSection())
 
     def show_facets(self) -> None:
         """View ▸ Facets, checked."""

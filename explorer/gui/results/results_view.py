@@ -54,10 +54,14 @@ SAMPLES = {
     Column.SHARE: "▆▆▆▆▆▆▆",
     Column.GRADE: "3",
 }
+#: The column each order of the search (``SearchOptions.sort``) sorts by, where one shows it.
+SORT_COLUMNS = {"relevance": Column.RANK, "title": Column.TITLE, "path": Column.PATH}
 #: The least room the title gets, in average characters, before columns step aside.
 TITLE_CHARS = 26
 #: The least room the path gets (elided from the left) while the title needs more.
 PATH_CHARS = 14
+#: The least room of the path on the narrowest window ("folder/…/name.md" still fits a name).
+PATH_LEAST_CHARS = 10
 #: Columns left out, all together, when the title would get less than :data:`TITLE_CHARS`.
 OPTIONAL = (Column.FTS_CONTRIB, Column.VEC_CONTRIB)
 #: Keys that grade the selected hit, and the grade each gives (None removes it).
@@ -133,6 +137,7 @@ class ResultsView(QTableView):
         header.setMinimumSectionSize(28)
         self.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)
         header.sectionResized.connect(self._section_resized)
+        header.sectionClicked.connect(lambda _: header.setSortIndicatorShown(True))
         self.fit_columns()
 
     def _section_resized(self, column: int, _old: int, new: int) -> None:
@@ -184,7 +189,7 @@ class ResultsView(QTableView):
         chars = self.fontMetrics().averageCharWidth()
         fitted_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
         path_least = header.sectionSize(Column.PATH) if self.path_chosen else fitted_least
-        least = self.least_width(min(path_least, fitted_least))
+        least = self.least_width(min(path_least, chars * PATH_LEAST_CHARS))
         if self.minimumWidth() != least:
             self.setMinimumWidth(least)
         fixed = sum(
@@ -197,6 +202,8 @@ class ResultsView(QTableView):
         # The room beyond both columns' least goes a third to the path, the rest to the title.
         spare = room - fixed - (0 if crowded else optional) - self.title_room() - path_least
         path = min(self.widths[Column.PATH], path_least + max(0, spare) // 3)
+        if spare < 0 and not self.path_chosen:  # the title's least first, then the path's
+            path = max(chars * PATH_LEAST_CHARS, path + spare)
         self._fitting = True
         try:
             if crowded != self.crowded or any(self.isColumnHidden(c) != crowded for c in OPTIONAL):
@@ -231,6 +238,21 @@ class ResultsView(QTableView):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit_columns()
+
+    def show_order(self, sort: str) -> None:
+        """Show the rows in the order of the search (``SearchOptions.sort``): the header's
+        arrow on the column sorted by (# for relevance), on none for a date no column shows."""
+        self.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)  # the search's own order
+        header = self.horizontalHeader()
+        column = SORT_COLUMNS.get(sort)
+        header.setSortIndicatorShown(column is not None)
+        if column is not None and column != Column.RANK:
+            header.blockSignals(True)  # the arrow only: the rows are in that order already
+            try:
+                header.setSortIndicator(column, Qt.SortOrder.AscendingOrder)
+            finally:
+                header.blockSignals(False)
+            header.viewport().update()
 
     def current_hit(self) -> Hit | None:
         index = self.currentIndex()

@@ -86,7 +86,7 @@ from explorer.gui.window.model_menu import ModelMenu
 from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
 from explorer.gui.window.saved_menu import SavedMenu
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
-from explorer.gui.window.settings import Settings
+from explorer.gui.window.settings import Settings, VaultState
 from explorer.gui.window.sort_control import SortControl
 from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
@@ -358,12 +358,12 @@ class MainWindow(QMainWindow):
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
 
     def save_settings(self) -> None:
+        self._keep_vault_state()
         s = self.settings
         s.set(opt.GEOMETRY, self.saveGeometry())
         s.set(opt.SPLITTER, self.splitter.saveState())
         s.set(opt.HEADER, self.table.header_state())
         s.set_search_options(self.options())
-        s.set(opt.LAST_QUERY, self.search_field.text())
         s.sync()
 
     def action(self, key: Action) -> QAction:
@@ -410,8 +410,9 @@ class MainWindow(QMainWindow):
 
     # ================================================================== vaults
 
-    def open_vault(self, path: Path) -> None:
-        """Switch to ``path``: close the old vault (in the background), open this one."""
+    def open_vault(self, path: Path, *, query: str | None = None) -> None:
+        """Switch to ``path``: close the old vault (in the background), open this one as it
+        was left (its query, sort and panels), or on ``query`` sorted by relevance."""
         try:
             path = expand_home(path).resolve()
         except HomeUnknown as exc:
@@ -420,9 +421,11 @@ class MainWindow(QMainWindow):
         if not path.is_dir():
             QMessageBox.warning(self, "Open Vault", f"Not a folder: {safe_text(str(path))}")
             return
+        self._keep_vault_state()
         self._close_session()
         self._use_provider(self._provider_for(path))
         self.vault = path
+        self._restore_vault_state(path, query)
         self.history.open_vault(path, self.data_dir)
         self.settings.remember_vault(str(path))
         self.settings.sync()
@@ -444,6 +447,26 @@ class MainWindow(QMainWindow):
         self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)
+
+    def _keep_vault_state(self) -> None:
+        """Remember what the open vault shows, for the next time it is opened."""
+        if self.vault is None:
+            return
+        state = VaultState(
+            query=self.search_field.text(),
+            sort=self.sort_control.sort(),
+            panels=self.saveState(),
+        )
+        self.settings.set_vault_state(str(self.vault), state)
+
+    def _restore_vault_state(self, path: Path, query: str | None) -> None:
+        """Show ``path`` as it was left; a ``query`` given (``--query``) starts by relevance."""
+        state = self.settings.vault_state(str(path))
+        if not state.panels.isEmpty():
+            self.restoreState(state.panels)
+        self.sort_control.set_sort("relevance" if query is not None else state.sort)
+        self.table.show_order(self.sort_control.sort())
+        self.set_query(state.query if query is None else query, search=False)
 
     def use_model(self, name: str) -> None:
         """Read this vault's meaning with the model ``name`` from now on: the choice is
@@ -659,9 +682,9 @@ class MainWindow(QMainWindow):
         self.set_query(toggled_query(self.search_field.text(), token))
 
     def _sort_changed(self, _sort: str) -> None:
-        """A new order of the hits: the table's header goes back to the # column (so the
-        chosen order shows) and the kept lists are shown in it (no new search)."""
-        self.table.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)
+        """A new order of the hits: the table shows the rows in it (its arrow on the column
+        sorted by) and the kept lists are shown in it (no new search)."""
+        self.table.show_order(self.sort_control.sort())
         self.flow.settings_changed(compare=False)
 
     # ================================================================== history, saved searches
