@@ -24,8 +24,18 @@ class NoteDates:
 
     def line(self, *, tz: dt.tzinfo | None = None) -> str:
         """ "modified 2026-12-01 14:03 · created 2024-03-14 (from its frontmatter)", in ``tz``
-        (default: the machine's time zone)."""
-        text = f"modified {_moment(self.modified_ns, tz)}"
+        (default: the machine's time zone); never created after modified, except as a note's
+        frontmatter says."""
+        modified = _moment(self.modified_ns, tz)
+        text = f"modified {modified}"
+        if (
+            self.created_ns is not None
+            and self.created_from != "frontmatter"
+            and self.created_ns > self.modified_ns
+        ):
+            # A copied file's birth, or the first index, came after the last change: the note
+            # existed by then, and nothing records since when.
+            return f"{text} · created {modified} or before (not recorded)"
         if self.created_ns is not None:
             source = CREATED_FROM.get(self.created_from or "", self.created_from or "")
             if self.created_from == "frontmatter":  # the day as written, not moved to a zone

@@ -164,6 +164,11 @@ class WindowDriver:
         """The note the preview shows."""
         return self.window.preview.shown_path
 
+    def preview_dates(self) -> str:
+        """The line of dates under the preview's title ("" while none shows)."""
+        dates = self.window.preview.dates
+        return dates.text() if dates.isVisible() else ""
+
     def preview_text(self) -> str:
         """The preview's text as shown."""
         return self.window.preview.note.toPlainText()

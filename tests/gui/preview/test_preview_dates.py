@@ -29,3 +29,20 @@ def test_the_preview_names_where_a_note_s_creation_time_comes_from(
     ui.select(ui.row_of("meeting.md"))
     qtbot.waitUntil(lambda: "frontmatter" not in dates.text() and "created" in dates.text())
     assert "birth time" in dates.text() or "first indexed" in dates.text()
+
+
+def test_a_note_is_never_said_to_be_created_after_it_was_modified(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """ "modified 2026-12-05 19:22 · created 2026-12-05 19:39 (when it was first indexed)"
+    (issue 46): a note indexed after its last change existed by that change."""
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("meeting")  # modified 5 days ago, first indexed now, no frontmatter date
+    ui.select(ui.row_of("meeting.md"))
+    qtbot.waitUntil(lambda: ui.preview_dates().startswith("modified "))
+    line = ui.preview_dates()
+    modified = line.removeprefix("modified ").split(" · ")[0]
+    assert f"created {modified} or before" in line, line
+    assert "first indexed" not in line
