@@ -11,7 +11,7 @@ from dataclasses import dataclass
 CREATED_FROM = {
     "frontmatter": "from its frontmatter",
     "file": "the file's birth time",
-    "indexed": "when it was first indexed",
+    "indexed": "not recorded",
 }
 
 
@@ -28,14 +28,14 @@ class NoteDates:
         frontmatter says."""
         modified = _moment(self.modified_ns, tz)
         text = f"modified {modified}"
-        if (
-            self.created_ns is not None
-            and self.created_from != "frontmatter"
-            and self.created_ns > self.modified_ns
+        if self.created_ns is not None and (
+            self.created_from == "indexed"
+            or (self.created_from == "file" and self.created_ns > self.modified_ns)
         ):
-            # A copied file's birth, or the first index, came after the last change: the note
-            # existed by then, and nothing records since when.
-            return f"{text} · created {modified} or before (not recorded)"
+            # The first index, or a copied file's birth after its last change, says only that
+            # the note existed by then (by its last change at the latest), not since when.
+            when = _moment(min(self.created_ns, self.modified_ns), tz)
+            return f"{text} · created {when} or before (not recorded)"
         if self.created_ns is not None:
             source = CREATED_FROM.get(self.created_from or "", self.created_from or "")
             if self.created_from == "frontmatter":  # the day as written, not moved to a zone
