@@ -197,7 +197,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     table = (
         '<table cellspacing="0" cellpadding="1">'
         f"<tr {muted}><td {pad}></td><td {pad}>rank</td>"
-        f"<td align=right>contribution</td></tr>{cells}</table>"
+        f'<td align=right style="white-space: nowrap">contribution</td></tr>{cells}</table>'
     )
     if mode != Mode.SEMANTIC and hit.fts_rank is not None:
         notes.append("bm25 is negated: higher is better")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import html
 import logging
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,12 @@ log = logging.getLogger(__name__)
 RESULT_LIMIT = 100
 #: The size the first window would like: shrunk to the screen's available area when larger.
 WANTED_SIZE = QSize(1360, 820)
+
+
+def chosen(options: SearchOptions) -> SearchOptions:
+    """``options`` as a person chose them: the window's own number of rows is not a setting
+    (a saved search listed "(limit=100)")."""
+    return replace(options, limit=SearchOptions().limit)
 
 
 class MainWindow(QMainWindow):
@@ -692,7 +699,7 @@ class MainWindow(QMainWindow):
     def remember_query(self) -> None:
         """Keep the field's query among the vault's recent ones (Enter, moving into the
         results, opening a note: see :mod:`~explorer.gui.window.history`)."""
-        self.history.remember(self.search_field.text(), self.options())
+        self.history.remember(self.search_field.text(), chosen(self.options()))
 
     def recall(self, query: str) -> None:
         """A recent query chosen from the history: search it with the settings on screen."""
@@ -712,7 +719,7 @@ class MainWindow(QMainWindow):
             if not ok:
                 return False
         try:
-            self.history.save(name, self.search_field.text(), self.options())
+            self.history.save(name, self.search_field.text(), chosen(self.options()))
         except (QueryError, OSError) as exc:
             QMessageBox.warning(self, "Save Search", safe_text(str(exc)))
             return False

@@ -15,12 +15,14 @@ import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import (
     QDesktopServices,
+    QFontMetrics,
     QImage,
     QPixmap,
     QTextCursor,
     QTextDocument,
     QTextFrame,
 )
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.preview.preview import NoteBrowser, PreviewPane
@@ -369,3 +371,32 @@ def test_the_preview_draws_every_contribution_in_the_share_bar_s_colours(qapp: o
         palette_colours(QPalette(QColor("#1e1e1e"))).recency
         != palette_colours(QPalette(QColor("white"))).recency
     )
+
+
+def test_no_word_of_the_explain_block_is_broken_on_the_narrowest_preview(
+    qapp: QApplication,
+) -> None:
+    """The header "contribution" broke into "contribut" / "ion" at 1366 (issue 46)."""
+    from explorer.preview.explain import explain_html
+    from explorer.preview.style import Colours
+    from tests.preview.helpers import hit
+
+    options = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3)
+    ctx = ExplainContext(options, 2, 20, 34, 50, True)
+    document = QTextDocument()
+    document.setDefaultFont(qapp.font())
+    document.setHtml(explain_html(hit(best_chunk=(10, 400)), ctx, Colours()))
+    document.setTextWidth(26 * QFontMetrics(qapp.font()).averageCharWidth())
+    size = document.documentLayout().documentSize()
+    assert 0 < size.width() <= document.textWidth()  # laid out, no wider than the pane
+    lines = []
+    block = document.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            lines.append(block.text()[line.textStart() : line.textStart() + line.textLength()])
+        block = block.next()
+    words = {w for line in lines for w in line.split()}
+    assert "contribution" in words, lines
+    assert not any(w.startswith("contribut") and w != "contribution" for w in words), lines

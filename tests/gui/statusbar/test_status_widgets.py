@@ -256,3 +256,24 @@ def test_the_legend_s_bar_swatch_has_the_recency_prior_s_colour(qtbot: QtBot) ->
     colours = {image.pixelColor(x, image.height() // 2).name() for x in range(image.width())}
     assert tints(legend.palette()).recency_bar.name() in colours
     assert "recency prior" in swatch.toolTip() and "green" in swatch.toolTip()
+
+
+def test_the_legend_s_note_is_cut_with_an_ellipsis_and_whole_in_its_tooltip(
+    qtbot: QtBot,
+) -> None:
+    """ "(tints mark Hybrid" was cut with no "…" on a laptop (issue 46)."""
+    from explorer.gui.statusbar.legend import Legend
+
+    legend = Legend()
+    qtbot.addWidget(legend)
+    legend.update_legend(False)
+    legend.show()
+    qtbot.waitExposed(legend)
+    whole = "(tints mark Hybrid results)"
+    room = legend.note.x() + legend.fontMetrics().horizontalAdvance("(tints mark Hy")
+    legend.resize(room, legend.height())
+    qtbot.waitUntil(lambda: legend.note.shown_text().endswith("…"))
+    assert whole.startswith(legend.note.shown_text().rstrip("…"))
+    assert whole in legend.note.toolTip()
+    legend.resize(legend.note.x() + 2 * legend.fontMetrics().horizontalAdvance(whole), 40)
+    qtbot.waitUntil(lambda: legend.note.shown_text() == whole)
