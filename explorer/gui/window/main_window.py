@@ -682,11 +682,13 @@ class MainWindow(QMainWindow):
         text = self.search_field.text().strip()
         if token not in text.split():
             self.set_query(f"{text} {token}".strip())
+            self.remember_query()
 
     def toggle_filter(self, token: str) -> None:
         """A facet's click: add its filter ``token`` to the query, or remove it when the query
         holds it already, and search."""
         self.set_query(toggled_query(self.search_field.text(), token))
+        self.remember_query()  # a query made by a click is one the person asked for
 
     def _sort_changed(self, _sort: str) -> None:
         """A new order of the hits: the table shows the rows in it (its arrow on the column
@@ -733,6 +735,7 @@ class MainWindow(QMainWindow):
         self.sort_control.set_sort(options.sort)
         self.set_mode(options.mode)
         self.set_query(saved.query)
+        self.remember_query()
 
     # ================================================================== live index
 

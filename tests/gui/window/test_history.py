@@ -77,3 +77,23 @@ def test_opening_a_note_remembers_the_query(
     assert hit is not None
     window.open_note(hit)
     assert opened and ui.recent_queries() == ["beta"]
+
+
+def test_a_facet_s_query_and_a_saved_search_s_enter_the_history(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """Facet and saved-search queries never entered the history (issue 46)."""
+    window = make_window(fake_provider, property_vault)
+    ui = drive(window, qtbot)
+    ui.show_facets()
+    ui.search("deploy plan")
+    qtbot.waitUntil(lambda: "status" in ui.facets())
+    ui.click_facet("status", "open")
+    ui.wait_for_results("deploy plan [status:open]")
+    assert ui.recent_queries()[0] == "deploy plan [status:open]"
+    ui.search("gamma")
+    assert ui.save_search("g")
+    ui.search("beta")
+    ui.run_saved("g")
+    ui.wait_for_results("gamma")
+    assert ui.recent_queries()[0] == "gamma"
