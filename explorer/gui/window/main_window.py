@@ -602,6 +602,9 @@ class MainWindow(QMainWindow):
         """Show the query on screen: the table, the comparison, the panels below it."""
         if new_query:
             self.table.chosen_path = None  # a new query: follow its top hit
+        else:  # the same query re-ranked (vectors arriving, a setting): the note read stays
+            hit = self.table.current_hit()
+            self.table.chosen_path = hit.path if hit is not None else self.table.chosen_path
         response, baseline = shown.response, shown.baseline
         assert response is not None  # the flow shows what its lists answer
         if baseline is not None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -760,3 +761,25 @@ def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
     bar = window.statusBar()
     right = max(w.geometry().right() for w in (status.counts, status.languages, status.watcher))
     assert status.mapTo(bar, status.rect().topLeft()).x() + right <= bar.width()
+
+
+def test_the_note_in_the_preview_stays_selected_while_the_list_re_ranks(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """During a first embedding the list re-ranked every few seconds and the selected note
+    changed under the reader's eyes (issue 46): the top hit, selected by itself, was replaced
+    by the new top hit."""
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.set_options(replace(ui.options(), fusion="rrf", w_fts=1.0, w_vec=0.0), emit=True)
+    ui.search("deploy plan")
+    first = ui.rows()[0]
+    qtbot.waitUntil(lambda: ui.preview_path() == first)
+    ui.set_options(replace(ui.options(), w_fts=0.0, w_vec=1.0), emit=True)  # re-ranked
+    qtbot.waitUntil(lambda: ui.rows()[0] != first)
+    current = ui.current_hit()
+    assert current is not None and current.path == first
+    assert ui.preview_path() == first
+    ui.search("beta")  # a new query follows its own top hit
+    qtbot.waitUntil(lambda: ui.preview_path() == ui.rows()[0])
