@@ -135,6 +135,47 @@ def test_best_chunk_is_scrolled_into_view(qtbot: QtBot, tmp_path: Path) -> None:
     assert "needle" in html
 
 
+def _in_view(pane: PreviewPane, words: str) -> bool:
+    """Whether ``words`` of the shown note are within the note's viewport."""
+    found = pane.note.document().find(words)
+    if found.isNull():
+        return False
+    rect = pane.note.cursorRect(found)
+    return pane.note.viewport().rect().contains(rect.center())
+
+
+def test_the_passage_read_stays_in_view_when_the_preview_is_resized(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """The preview was often not scrolled to the best passage after a resize, while the strip
+    still marked it (issue 46): the scroll bar kept its pixels while the text above the
+    passage reflowed."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    paragraphs = [
+        f"Paragraph {i} about nothing in particular, long enough to wrap on a narrow pane "
+        "when the pane is made narrower than it was."
+        for i in range(120)
+    ]
+    paragraphs[90] = "The needle paragraph, the one that matched."
+    text = "# Long\n\n" + "\n\n".join(paragraphs) + "\n"
+    (vault / "long.md").write_text(text, encoding="utf-8")
+    start = text.index("The needle")
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(900, 500)
+    pane.show()
+    pane.set_vault(vault)
+    show(qtbot, pane, make_hit("long.md", (start, start + 44)), "needle")
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+    pane.resize(420, 500)  # the text above the passage now takes twice the lines
+    qtbot.waitUntil(lambda: pane.note.width() < 450)
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+    pane.resize(1000, 500)
+    qtbot.waitUntil(lambda: pane.note.width() > 600)
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+
+
 def test_the_explain_block_is_as_tall_as_its_text_until_the_reader_drags(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
