@@ -600,13 +600,15 @@ class MainWindow(QMainWindow):
 
     def _show(self, shown: Shown, compare: bool, new_query: bool) -> None:
         """Show the query on screen: the table, the comparison, the panels below it."""
-        if new_query:
-            self.table.chosen_path = None  # a new query: follow its top hit
+        response, baseline = shown.response, shown.baseline
+        assert response is not None  # the flow shows what its lists answer
+        # The whole answer replacing the words' answer (the model was loading) is a new one.
+        whole = response.semantic.available and not self.model.tinted
+        if new_query or (whole and response.options.mode == Mode.HYBRID):
+            self.table.chosen_path = None  # a new answer: follow its top hit
         else:  # the same query re-ranked (vectors arriving, a setting): the note read stays
             hit = self.table.current_hit()
             self.table.chosen_path = hit.path if hit is not None else self.table.chosen_path
-        response, baseline = shown.response, shown.baseline
-        assert response is not None  # the flow shows what its lists answer
         if baseline is not None:
             self.compare_bar.show_comparison(baseline, shown.comparison)
         self._show_grades()

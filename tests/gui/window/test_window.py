@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -783,3 +784,34 @@ def test_the_note_in_the_preview_stays_selected_while_the_list_re_ranks(
     assert ui.preview_path() == first
     ui.search("beta")  # a new query follows its own top hit
     qtbot.waitUntil(lambda: ui.preview_path() == ui.rows()[0])
+
+
+def test_the_first_answer_with_meaning_selects_its_own_top_hit(
+    qtbot: QtBot, make_window: WindowFactory, property_vault: Path
+) -> None:
+    """The words' answer comes first while the model loads; the whole answer that replaces it
+    is a new one: its top hit is selected (the note read is kept only as the list re-ranks)."""
+    release = threading.Event()
+    fake = FakeEmbedder()
+
+    def load() -> FakeEmbedder:
+        release.wait(SAFETY_MS / 1000)
+        return fake
+
+    window = make_window(EmbedderProvider(fake.name, load), property_vault)
+    ui = drive(window, qtbot)
+    ui.set_options(replace(ui.options(), fusion="rrf", w_fts=0.01, w_vec=1.0), emit=True)
+    words = ui.search("deploy plan")
+    assert not words.semantic.available
+    lexical = ui.rows()
+    qtbot.waitUntil(lambda: ui.preview_path() == lexical[0])
+    release.set()
+
+    def whole() -> None:
+        response = ui.response()
+        assert response is not None and response.semantic.available
+
+    qtbot.waitUntil(whole, timeout=SAFETY_MS)
+    assert ui.rows() != lexical  # the test sees a re-ranking
+    current = ui.current_hit()
+    assert current is not None and current.path == ui.rows()[0]
