@@ -221,7 +221,7 @@ class _Place:
 
 
 #: The preview's narrowest, in average characters.
-MIN_CHARS = 26
+MIN_CHARS = 34
 
 
 class PreviewPane(QWidget):

@@ -40,9 +40,9 @@ def test_the_title_and_the_query_keep_their_room_with_facets_and_around_open(
     def readable() -> None:
         assert window.size() == room
         assert driver.column_width(Column.TITLE) >= 26 * chars
-        assert driver.column_width(Column.PATH) >= 10 * chars
+        assert driver.column_width(Column.PATH) >= 14 * chars
         assert driver.field_width() >= 24 * chars
-        assert driver.preview_width() >= 26 * chars
+        assert driver.preview_width() >= 32 * chars
         assert driver.panel_visible("facets") and driver.panel_visible("around")
 
     qtbot.waitUntil(readable)
