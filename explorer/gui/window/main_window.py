@@ -49,7 +49,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QInputDialog,
     QLabel,
-    QMainWindow,
     QMessageBox,
     QSplitter,
     QVBoxLayout,
@@ -84,6 +83,7 @@ from explorer.gui.window.dialogs import WindowDialogs
 from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
+from explorer.gui.window.parts import WindowParts
 from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
 from explorer.gui.window.saved_menu import SavedMenu
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
@@ -124,11 +124,11 @@ def chosen(options: SearchOptions) -> SearchOptions:
     return replace(options, limit=SearchOptions().limit)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowParts):
     """The one window of the application."""
 
     resultsShown = Signal(object)  # SearchResponse, each time the table changes
-    vaultOpened = Signal(object)  # Path
+    dialogs: WindowDialogs
 
     def __init__(
         self,
