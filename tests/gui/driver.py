@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
@@ -150,6 +150,23 @@ class WindowDriver:
             if self.data(row, Role.PATH) == path:
                 return row
         return -1
+
+    def record_opened(self) -> list[QUrl]:
+        """From now on, the URLs the window opens (a note, Obsidian) are listed, not opened."""
+        opened: list[QUrl] = []
+        self.window.notes.open_url = opened.append
+        return opened
+
+    def open_note(self, hit: Hit) -> None:
+        """Enter on ``hit``: open its note."""
+        self.window.notes.open_note(hit)
+
+    def copy_path(self, path: str) -> None:
+        """Ctrl+C on the hit of ``path``: copy its note's full path."""
+        model = self.window.model
+        hit = model.hit(model.row_of(path))
+        assert hit is not None, f"no hit {path!r}"
+        self.window.notes.copy_path(hit)
 
     def select(self, row: int) -> None:
         """Select view row ``row`` (as a click does)."""

@@ -30,14 +30,11 @@ from PySide6.QtCore import (
     QSize,
     Qt,
     QTimer,
-    QUrl,
     Signal,
 )
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
-    QDesktopServices,
-    QGuiApplication,
     QIcon,
     QKeySequence,
     QShortcut,
@@ -83,6 +80,7 @@ from explorer.gui.window.dialogs import WindowDialogs
 from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
+from explorer.gui.window.note_actions import NoteActions
 from explorer.gui.window.parts import WindowParts
 from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
 from explorer.gui.window.saved_menu import SavedMenu
@@ -109,7 +107,7 @@ from explorer.search.query import QueryError
 from explorer.search.results import Hit, SearchResponse
 from explorer.search.saved import SavedSearch
 from explorer.search.shown import Shown
-from explorer.vault.obsidian import is_obsidian_vault, open_uri
+from explorer.vault.obsidian import is_obsidian_vault
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +152,6 @@ class MainWindow(WindowParts):
         self.last_event: LiveEvent | None = None
         self._model_state: ModelState | None = None
         self._problem: Problem | None = None  # what the banner says keeps the index behind
-        self.open_url = QDesktopServices.openUrl  # tests replace it
         self.dialogs = WindowDialogs(self)  # Skipped Files, Tune on Judgments, Why Not
         #: The geometry the window was placed at (first size or restored, fitted to the
         #: screen), until it is shown and its real frame checked (:meth:`_keep_on_screen`).
@@ -164,6 +161,10 @@ class MainWindow(WindowParts):
         if icon_path().exists():
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
+        # The controllers: each does one part of the window's work with what it is given.
+        self.notes = NoteActions(
+            lambda: self.vault, self.statusBar().showMessage, self.remember_query, self
+        )
         self._actions = make_actions(self)
         self.menus = build_menus(self, self._actions)
         self.saved_menu = SavedMenu(
@@ -317,16 +318,16 @@ class MainWindow(WindowParts):
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._row_clicked)
         self.table.clicked.connect(self.remember_query)
-        self.table.openRequested.connect(self.open_note)
-        self.table.copyRequested.connect(self.copy_path)
+        self.table.openRequested.connect(self.notes.open_note)
+        self.table.copyRequested.connect(self.notes.copy_path)
         self.table.whyRequested.connect(lambda hit: self.dialogs.show_why_not(hit.path))
         self.table.gradeRequested.connect(self.grade)
-        self.table.obsidianRequested.connect(lambda hit: self.open_in_obsidian(hit.path))
+        self.table.obsidianRequested.connect(lambda hit: self.notes.open_in_obsidian(hit.path))
         self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
 
         self.preview.filterRequested.connect(self.add_filter)
         self.preview.message.connect(lambda text: self.statusBar().showMessage(text, 5000))
-        self.preview.obsidianRequested.connect(self.open_in_obsidian)
+        self.preview.obsidianRequested.connect(self.notes.open_in_obsidian)
         self.preview.note_opened.connect(self.around.show_note)
         self.around.openRequested.connect(self.preview.open_note)
 
@@ -829,27 +830,6 @@ class MainWindow(WindowParts):
     def _show_grades(self) -> None:
         grades, judged = self.quality.grades(self.flow.graded_query)
         self.model.set_grades(grades, judged=judged)
-
-    def open_note(self, hit: Hit) -> None:
-        """Open the note in the system's default editor (Enter, double click)."""
-        self.remember_query()
-        if self.vault is not None:
-            self.open_url(QUrl.fromLocalFile(str(self.vault / hit.path)))
-            self.statusBar().showMessage(f"Opened {safe_text(hit.path)}", 3000)
-
-    def open_in_obsidian(self, path: str) -> None:
-        """Open the note in Obsidian (the results' and the preview's menus offer it for an
-        Obsidian vault)."""
-        if self.vault is not None:
-            self.open_url(QUrl(open_uri(self.vault, path), QUrl.ParsingMode.StrictMode))
-            self.statusBar().showMessage(f"Opened {safe_text(path)} in Obsidian", 3000)
-
-    def copy_path(self, hit: Hit) -> None:
-        """Copy the note's full path (Ctrl+C in the results)."""
-        if self.vault is not None:
-            path = str(self.vault / hit.path)
-            QGuiApplication.clipboard().setText(path)
-            self.statusBar().showMessage(f"Copied {safe_text(path)}", 3000)
 
     def focus_search(self) -> None:
         self.search_bar.focus()

@@ -68,14 +68,13 @@ def test_opening_a_note_remembers_the_query(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
 ) -> None:
     window = make_window(fake_provider, property_vault)
-    opened: list[object] = []
-    window.open_url = opened.append  # type: ignore[assignment]
+    opened = drive(window).record_opened()
     wait_indexed(qtbot, window)
     ui = drive(window, qtbot)
     ui.search("beta")
     hit = ui.current_hit()
     assert hit is not None
-    window.open_note(hit)
+    ui.open_note(hit)
     assert opened and ui.recent_queries() == ["beta"]
 
 

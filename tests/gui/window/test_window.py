@@ -230,8 +230,7 @@ def test_keyboard_alone(
     sample_copy: Path,
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    opened: list[QUrl] = []
-    window.open_url = opened.append  # type: ignore[method-assign,assignment]
+    opened = drive(window).record_opened()
     window.activateWindow()
     qtbot.waitUntil(lambda: _assert_equal(QGuiApplication.focusWindow() is not None, True))
     window.table.setFocus()
@@ -432,7 +431,7 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     header = drive(window).preview_text().split("\n")[0]
     assert "sub\\u202edir" in header and "\u202e" not in header
     # The status bar and the skipped-files dialog.
-    window.copy_path(window.model.hits[window.model.row_of("evil\u202egpj.md")])
+    drive(window).copy_path("evil\u202egpj.md")
     message = drive(window).status()
     assert "evil\\u202egpj.md" in message and "\u202e" not in message
     assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
@@ -566,8 +565,7 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
     vault = sample_copy.rename(tmp_path / "My #1 & notes")
     assert (vault / ".obsidian").is_dir()
     window = open_sample(qtbot, make_window, fake_provider, vault)
-    opened: list[QUrl] = []
-    window.open_url = opened.append  # type: ignore[method-assign,assignment]
+    opened = drive(window).record_opened()
     drive(window).set_query(TAR_QUERY)
     wait_for_results(qtbot, window, TAR_QUERY)
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), TAR_TARGET))
