@@ -314,7 +314,7 @@ class WindowDriver:
 
     def save_search(self, name: str) -> bool:
         """Search ▸ Save Search… with ``name`` typed."""
-        return self.window.save_search(name)
+        return self.window.searches.save(name)
 
     def saved_names(self) -> list[str]:
         """Search ▸ Saved Searches, as it lists them when opened."""

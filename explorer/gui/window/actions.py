@@ -135,7 +135,7 @@ def _save_search(window: WindowParts) -> QAction:
     action = QAction("&Save Search…", window)
     action.setShortcut(QKeySequence.StandardKey.Save)
     action.setToolTip("Keep the query with its mode, fusion settings and sort under a name")
-    action.triggered.connect(lambda: window.save_search())
+    action.triggered.connect(lambda: window.searches.save())
     return action
 
 

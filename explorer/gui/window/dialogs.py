@@ -84,7 +84,7 @@ class WindowDialogs:
         dialog = self.saved
         if dialog is None:
             dialog = SavedSearchesDialog(self.window.history, self.window)
-            dialog.runRequested.connect(self.window.run_saved)
+            dialog.runRequested.connect(self.window.searches.run)
             self.saved = dialog
         dialog.refill()
         dialog.show()

@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 import logging
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +43,6 @@ from PySide6.QtWidgets import (
     QApplication,
     QFileDialog,
     QHBoxLayout,
-    QInputDialog,
     QLabel,
     QMessageBox,
     QSplitter,
@@ -85,6 +83,7 @@ from explorer.gui.window.parts import WindowParts
 from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
 from explorer.gui.window.saved_menu import SavedMenu
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
+from explorer.gui.window.searches import Searches
 from explorer.gui.window.settings import Settings, VaultState
 from explorer.gui.window.sort_control import SortControl
 from explorer.home import HomeUnknown, expand_home
@@ -103,9 +102,7 @@ from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
 from explorer.search.options import Mode, SearchOptions
-from explorer.search.query import QueryError
 from explorer.search.results import Hit, SearchResponse
-from explorer.search.saved import SavedSearch
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault
 
@@ -114,12 +111,6 @@ log = logging.getLogger(__name__)
 RESULT_LIMIT = 100
 #: The size the first window would like: shrunk to the screen's available area when larger.
 WANTED_SIZE = QSize(1360, 820)
-
-
-def chosen(options: SearchOptions) -> SearchOptions:
-    """``options`` as a person chose them: the window's own number of rows is not a setting
-    (a saved search listed "(limit=100)")."""
-    return replace(options, limit=SearchOptions().limit)
 
 
 class MainWindow(WindowParts):
@@ -162,15 +153,27 @@ class MainWindow(WindowParts):
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
         # The controllers: each does one part of the window's work with what it is given.
+        self.searches = Searches(
+            self.history,
+            self.search_field,
+            self.options,
+            fusion=self.fusion,
+            sort=self.sort_control,
+            set_mode=self.set_mode,
+            set_query=self.set_query,
+            focus=self.focus_search,
+            say=self.statusBar().showMessage,
+            window=self,
+        )
         self.notes = NoteActions(
-            lambda: self.vault, self.statusBar().showMessage, self.remember_query, self
+            lambda: self.vault, self.statusBar().showMessage, self.searches.remember, self
         )
         self._actions = make_actions(self)
         self.menus = build_menus(self, self._actions)
         self.saved_menu = SavedMenu(
             self.menus.saved,
             self.history,
-            self.run_saved,
+            self.searches.run,
             [self.action(Action.SAVE_SEARCH), self.action(Action.MANAGE_SAVED)],
         )
         self.model_menu = ModelMenu(self, self.menus.search)
@@ -301,10 +304,10 @@ class MainWindow(WindowParts):
         self.search_bar.searchRequested.connect(self.search_now)
         self.search_bar.modeChanged.connect(self._mode_changed)
         self.search_bar.downPressed.connect(self.table.enter)  # Down: into the results
-        self.search_bar.downPressed.connect(self.remember_query)
-        self.search_field.returnPressed.connect(self.remember_query)
+        self.search_bar.downPressed.connect(self.searches.remember)
+        self.search_field.returnPressed.connect(self.searches.remember)
         self.search_bar.historyRequested.connect(lambda: self.history.show_menu(self.search_field))
-        self.history.recalled.connect(self.recall)
+        self.history.recalled.connect(self.searches.recall)
         self.sort_control.changed.connect(self._sort_changed)
         self.facets.toggled.connect(self.toggle_filter)
         self.fusion.changed.connect(self._fusion_changed)
@@ -317,7 +320,7 @@ class MainWindow(WindowParts):
 
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._row_clicked)
-        self.table.clicked.connect(self.remember_query)
+        self.table.clicked.connect(self.searches.remember)
         self.table.openRequested.connect(self.notes.open_note)
         self.table.copyRequested.connect(self.notes.copy_path)
         self.table.whyRequested.connect(lambda hit: self.dialogs.show_why_not(hit.path))
@@ -688,13 +691,13 @@ class MainWindow(WindowParts):
         text = self.search_field.text().strip()
         if token not in text.split():
             self.set_query(f"{text} {token}".strip())
-            self.remember_query()
+            self.searches.remember()
 
     def toggle_filter(self, token: str) -> None:
         """A facet's click: add its filter ``token`` to the query, or remove it when the query
         holds it already, and search."""
         self.set_query(toggled_query(self.search_field.text(), token))
-        self.remember_query()  # a query made by a click is one the person asked for
+        self.searches.remember()  # a query made by a click is one the person asked for
 
     def _sort_changed(self, _sort: str) -> None:
         """A new order of the hits: the table shows the rows in it (its arrow on the column
@@ -703,45 +706,6 @@ class MainWindow(WindowParts):
         self.flow.settings_changed(compare=False)
 
     # ================================================================== history, saved searches
-
-    def remember_query(self) -> None:
-        """Keep the field's query among the vault's recent ones (Enter, moving into the
-        results, opening a note: see :mod:`~explorer.gui.window.history`)."""
-        self.history.remember(self.search_field.text(), chosen(self.options()))
-
-    def recall(self, query: str) -> None:
-        """A recent query chosen from the history: search it with the settings on screen."""
-        self.set_query(query)
-        self.focus_search()
-
-    def save_search(self, name: str | None = None) -> bool:
-        """Search ▸ Save Search…: keep the query and the settings on screen as ``name`` (asked
-        for when not given); whether it was saved."""
-        if self.history.store is None:
-            self.statusBar().showMessage("Open a vault to save its searches", 5000)
-            return False
-        if name is None:
-            name, ok = QInputDialog.getText(
-                self, "Save Search", "Name of the search:", text=self.search_field.text()[:60]
-            )
-            if not ok:
-                return False
-        try:
-            self.history.save(name, self.search_field.text(), chosen(self.options()))
-        except (QueryError, OSError) as exc:
-            QMessageBox.warning(self, "Save Search", safe_text(str(exc)))
-            return False
-        self.statusBar().showMessage(f"Saved search “{safe_text(name.strip())}”", 5000)
-        return True
-
-    def run_saved(self, saved: SavedSearch) -> None:
-        """Run a saved search: its settings on screen (mode, fusion, sort), then its query."""
-        options = saved.options
-        self.fusion.set_options(options)
-        self.sort_control.set_sort(options.sort)
-        self.set_mode(options.mode)
-        self.set_query(saved.query)
-        self.remember_query()
 
     # ================================================================== live index
 

@@ -24,9 +24,9 @@ from explorer.gui.preview.around import AroundPanel
 from explorer.gui.results.compare_bar import CompareBar
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.window.history import SearchHistory
+from explorer.gui.window.searches import Searches
 from explorer.live import Health
 from explorer.search.options import SearchOptions
-from explorer.search.saved import SavedSearch
 
 
 class Dialogs(Protocol):
@@ -60,6 +60,7 @@ class WindowParts(QMainWindow):
     distributions: DistributionsPanel
     history: SearchHistory
     dialogs: Dialogs
+    searches: Searches
 
     @property
     def health(self) -> Health | None:
@@ -89,10 +90,4 @@ class WindowParts(QMainWindow):
         raise NotImplementedError
 
     def set_theme(self, theme: str) -> None:
-        raise NotImplementedError
-
-    def save_search(self, name: str | None = None) -> bool:
-        raise NotImplementedError
-
-    def run_saved(self, saved: SavedSearch) -> None:
         raise NotImplementedError
