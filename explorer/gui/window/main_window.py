@@ -62,7 +62,7 @@ from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.preview.around import AroundPanel
 from explorer.gui.preview.preview import PreviewPane
-from explorer.gui.results.compare_bar import CompareBar, Pair
+from explorer.gui.results.compare_bar import CompareBar
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results.results_view import ResultsView
@@ -74,6 +74,7 @@ from explorer.gui.statusbar.stall import StallMonitor
 from explorer.gui.statusbar.summary import summary_text
 from explorer.gui.window import settings as opt
 from explorer.gui.window.actions import Action, make_actions
+from explorer.gui.window.comparing import Comparing
 from explorer.gui.window.dialogs import WindowDialogs
 from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.menus import build_menus
@@ -153,6 +154,9 @@ class MainWindow(WindowParts):
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
         # The controllers: each does one part of the window's work with what it is given.
+        self.comparing = Comparing(
+            self.flow, self.compare_bar, self.table, self.fusion, self.options, self.set_mode, self
+        )
         self.searches = Searches(
             self.history,
             self.search_field,
@@ -314,9 +318,6 @@ class MainWindow(WindowParts):
         self.flow.searchStarted.connect(lambda: self.summary.setText("searching…"))
         self.flow.showing.connect(self._show)
         self.flow.failed.connect(self._search_failed)
-        self.compare_bar.pinRequested.connect(self.pin_baseline)
-        self.compare_bar.unpinRequested.connect(self.unpin_baseline)
-        self.compare_bar.pairRequested.connect(self.compare_pair)
 
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         self.table.clicked.connect(self._row_clicked)
@@ -628,31 +629,6 @@ class MainWindow(WindowParts):
         self._update_summary(response)
         self._update_banner()
         self.resultsShown.emit(response)
-
-    # ================================================================== the baseline
-
-    def pin_baseline(self) -> None:
-        """Compare every result from now on with the settings on screen (Ctrl+B)."""
-        self._pin(self.options())
-
-    def unpin_baseline(self) -> None:
-        """Back to the plain results: no Base column, moves at the last step (Ctrl+Shift+B)."""
-        self.compare_bar.unpinned()
-        self.table.setColumnHidden(Column.BASE, True)
-        self.flow.pin(None)
-
-    def compare_pair(self, pair: Pair) -> None:
-        """Pin the first settings of ``pair`` and show the second (Compare ▸ …), one click."""
-        baseline, tried = pair.settings(self.options())
-        self.fusion.set_options(tried)
-        self.flow.set_baseline(baseline)  # before the mode changes: its re-fuse compares
-        self.set_mode(tried.mode)
-        self._pin(baseline)
-
-    def _pin(self, baseline: SearchOptions) -> None:
-        self.compare_bar.show_comparison(baseline, None)
-        self.table.setColumnHidden(Column.BASE, False)
-        self.flow.pin(baseline)
 
     def _restore_selection(self) -> None:
         """Select the hit the user chose if it is still there, else the first row."""

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results.compare_bar import PAIRS, overlap_line
 from explorer.gui.results.results_model import Column
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.search.cached import CachedLists
 from explorer.search.compare import compare_lists, describe, rbo
@@ -197,7 +198,7 @@ def test_a_failed_search_leaves_nothing_compared(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
-    window.pin_baseline()
+    drive(window).trigger(Action.PIN_BASELINE)
     assert "Jaccard@10 1.00" in drive(window).compare_text()
     too_long = "word " * (MAX_QUERY_CHARS // 5 + 1)
     drive(window).set_query(too_long)
