@@ -76,6 +76,7 @@ from explorer.gui.window import settings as opt
 from explorer.gui.window.actions import Action, make_actions
 from explorer.gui.window.comparing import Comparing
 from explorer.gui.window.dialogs import WindowDialogs
+from explorer.gui.window.grading import Grading
 from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
@@ -154,6 +155,8 @@ class MainWindow(WindowParts):
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
         # The controllers: each does one part of the window's work with what it is given.
+        say = self.statusBar().showMessage
+        self.grading = Grading(self.quality, self.flow, self.model, say, self)
         self.comparing = Comparing(
             self.flow, self.compare_bar, self.table, self.fusion, self.options, self.set_mode, self
         )
@@ -325,7 +328,7 @@ class MainWindow(WindowParts):
         self.table.openRequested.connect(self.notes.open_note)
         self.table.copyRequested.connect(self.notes.copy_path)
         self.table.whyRequested.connect(lambda hit: self.dialogs.show_why_not(hit.path))
-        self.table.gradeRequested.connect(self.grade)
+        self.table.gradeRequested.connect(self.grading.grade)
         self.table.obsidianRequested.connect(lambda hit: self.notes.open_in_obsidian(hit.path))
         self.table.leaveRequested.connect(self.focus_search)  # Esc: back to the query
 
@@ -336,8 +339,6 @@ class MainWindow(WindowParts):
         self.around.openRequested.connect(self.preview.open_note)
 
         self.quality.queryActivated.connect(self.set_query)
-        self.quality.judging.changed.connect(self._show_grades)
-        self.quality.judging.saved.connect(lambda text: self.statusBar().showMessage(text, 10_000))
 
         self.index_status.skippedClicked.connect(self.dialogs.show_skipped)
         self.index_status.modelOffered.connect(self.model_menu.choose)
@@ -616,7 +617,7 @@ class MainWindow(WindowParts):
             self.table.chosen_path = hit.path if hit is not None else self.table.chosen_path
         if baseline is not None:
             self.compare_bar.show_comparison(baseline, shown.comparison)
-        self._show_grades()
+        self.grading.show()
         self.model.set_response(
             response, compare=compare, baseline=shown.comparison, order=self.flow.order
         )
@@ -760,16 +761,6 @@ class MainWindow(WindowParts):
         if hit is None or self.response is None or self.preview.shown_path == hit.path:
             return
         self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit))
-
-    def grade(self, hit: Hit, grade: int | None) -> None:
-        """Keys 0–3 (Delete: None) on a hit: save its grade for the shown query at once."""
-        refused = self.quality.grade(self.flow.graded_query, hit, grade)
-        if refused is not None:  # else it shows at once; ``saved`` tells when it is on disk
-            self.statusBar().showMessage(refused, 10_000)
-
-    def _show_grades(self) -> None:
-        grades, judged = self.quality.grades(self.flow.graded_query)
-        self.model.set_grades(grades, judged=judged)
 
     def focus_search(self) -> None:
         self.search_bar.focus()
