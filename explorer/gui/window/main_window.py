@@ -86,8 +86,9 @@ from explorer.gui.window.placement import fit_restored, keep_on_screen, place_fi
 from explorer.gui.window.saved_menu import SavedMenu
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
 from explorer.gui.window.searches import Searches
-from explorer.gui.window.settings import Settings, VaultState
+from explorer.gui.window.settings import Settings
 from explorer.gui.window.sort_control import SortControl
+from explorer.gui.window.vault_state import VaultStates
 from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
 from explorer.live import (
@@ -155,6 +156,9 @@ class MainWindow(WindowParts):
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
         # The controllers: each does one part of the window's work with what it is given.
+        self.vault_states = VaultStates(
+            self.settings, self, self.search_field, self.sort_control, self.table, self.set_query
+        )
         say = self.statusBar().showMessage
         self.grading = Grading(self.quality, self.flow, self.model, say, self)
         self.comparing = Comparing(
@@ -371,7 +375,7 @@ class MainWindow(WindowParts):
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
 
     def save_settings(self) -> None:
-        self._keep_vault_state()
+        self.vault_states.keep(self.vault)
         s = self.settings
         s.set(opt.GEOMETRY, self.saveGeometry())
         s.set(opt.SPLITTER, self.splitter.saveState())
@@ -434,11 +438,11 @@ class MainWindow(WindowParts):
         if not path.is_dir():
             QMessageBox.warning(self, "Open Vault", f"Not a folder: {safe_text(str(path))}")
             return
-        self._keep_vault_state()
+        self.vault_states.keep(self.vault)
         self._close_session()
         self._use_provider(self._provider_for(path))
         self.vault = path
-        self._restore_vault_state(path, query)
+        self.vault_states.restore(path, query)
         self.history.open_vault(path, self.data_dir)
         self.settings.remember_vault(str(path))
         self.settings.sync()
@@ -460,26 +464,6 @@ class MainWindow(WindowParts):
         self.flow.attach(session)
         session.open()
         self.vaultOpened.emit(path)
-
-    def _keep_vault_state(self) -> None:
-        """Remember what the open vault shows, for the next time it is opened."""
-        if self.vault is None:
-            return
-        state = VaultState(
-            query=self.search_field.text(),
-            sort=self.sort_control.sort(),
-            panels=self.saveState(),
-        )
-        self.settings.set_vault_state(str(self.vault), state)
-
-    def _restore_vault_state(self, path: Path, query: str | None) -> None:
-        """Show ``path`` as it was left; a ``query`` given (``--query``) starts by relevance."""
-        state = self.settings.vault_state(str(path))
-        if not state.panels.isEmpty():
-            self.restoreState(state.panels)
-        self.sort_control.set_sort("relevance" if query is not None else state.sort)
-        self.table.show_order(self.sort_control.sort())
-        self.set_query(state.query if query is None else query, search=False)
 
     def use_model(self, name: str) -> None:
         """Read this vault's meaning with the model ``name`` from now on: the choice is
