@@ -155,7 +155,8 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
     explain = window.preview.explain.toPlainText()
     assert "RRF" in explain and "Calibrated" not in explain
-    assert f"= {top.fused_score:.5f}" in explain
+    read = drive(window).current_hit()  # the note read stays selected as the rows re-rank
+    assert read is not None and f"= {read.fused_score:.5f}" in explain
 
     window.fusion.reset()
     assert drive(window).options().fusion == SearchOptions().fusion == "calibrated"
