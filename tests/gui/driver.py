@@ -23,6 +23,7 @@ from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.gui.window.saved_menu import SavedSearchesDialog
+from explorer.search.compare import Comparison
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit, SearchResponse
 
@@ -64,7 +65,7 @@ class WindowDriver:
             response = self.window.response
             assert response is not None, "no results yet"
             assert response.query == query, f"showing {response.query!r}"
-            assert not self.window.searching
+            assert not self.window.flow.searching
             if check is not None:
                 check(self.window)
 
@@ -107,8 +108,16 @@ class WindowDriver:
         """What the table shows."""
         return self.window.response
 
+    def searching(self) -> bool:
+        """Whether a search is on its way."""
+        return self.window.flow.searching
+
+    def comparison(self) -> Comparison | None:
+        """The pinned baseline against what is shown."""
+        return self.window.flow.shown.comparison
+
     def baseline(self) -> SearchOptions | None:
-        return self.window.baseline
+        return self.window.flow.shown.baseline
 
     # ------------------------------------------------------------------ the results
 

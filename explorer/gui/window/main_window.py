@@ -103,7 +103,6 @@ from explorer.live import (
 from explorer.live.problems import Problem
 from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
-from explorer.search.compare import Comparison
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.results import Hit, SearchResponse
 from explorer.search.shown import Shown
@@ -371,7 +370,7 @@ class MainWindow(WindowParts):
         self.fusion.set_options(options)
         self.sort_control.set_sort(options.sort)
         self.set_mode(options.mode)
-        self.table.setColumnHidden(Column.BASE, self.baseline is None)
+        self.table.setColumnHidden(Column.BASE, self.flow.shown.baseline is None)
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
 
     def save_settings(self) -> None:
@@ -398,28 +397,9 @@ class MainWindow(WindowParts):
         return self.session.health if self.session is not None else None
 
     @property
-    def searching(self) -> bool:
-        return self.flow.searching
-
-    @property
-    def shown(self) -> Shown:
-        """The query on screen (lists, settings, baseline; the rest derived)."""
-        return self.flow.shown
-
-    @property
     def response(self) -> SearchResponse | None:
         """What the table shows."""
-        return self.shown.response
-
-    @property
-    def baseline(self) -> SearchOptions | None:
-        """The pinned settings, compared with."""
-        return self.shown.baseline
-
-    @property
-    def comparison(self) -> Comparison | None:
-        """The baseline against what is shown."""
-        return self.shown.comparison
+        return self.flow.shown.response
 
     def live_settled(self) -> bool:
         """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
@@ -642,7 +622,7 @@ class MainWindow(WindowParts):
         self._update_banner()
 
     def _fusion_changed(self) -> None:
-        if self.shown.lists is not None:
+        if self.flow.shown.lists is not None:
             self.flow.refuse(compare=True)
         self.quality.schedule()  # the judged queries' scores under the new settings
 
@@ -730,7 +710,7 @@ class MainWindow(WindowParts):
         if hit is None or response is None:
             self.preview.clear()
             return
-        self.preview.show_hit(hit, self.shown.query, self._explain_context(hit))
+        self.preview.show_hit(hit, self.flow.shown.query, self._explain_context(hit))
 
     def _explain_context(self, hit: Hit) -> ExplainContext:
         rank = self.model.rank_of(hit.path) or self.model.row_of(hit.path) + 1
@@ -744,7 +724,7 @@ class MainWindow(WindowParts):
         hit = self.table.current_hit()
         if hit is None or self.response is None or self.preview.shown_path == hit.path:
             return
-        self.preview.reopen_hit(hit, self.shown.query, self._explain_context(hit))
+        self.preview.reopen_hit(hit, self.flow.shown.query, self._explain_context(hit))
 
     def focus_search(self) -> None:
         self.search_bar.focus()
@@ -803,7 +783,7 @@ class MainWindow(WindowParts):
             "query": response.query if response else None,
             "hits": len(response.hits) if response else 0,
             "semantic": response.semantic.available if response else None,
-            "searching": self.searching,
+            "searching": self.flow.searching,
             "model": self.provider.state.value,
             "pending": self.health.pending_embeddings if self.health else None,
             "settled": self.live_settled(),

@@ -69,7 +69,7 @@ class ScreenshotDriver:
     def settled(self) -> bool:
         w = self.window
         response = w.response
-        if response is None or w.searching or response.query != self.query:
+        if response is None or w.flow.searching or response.query != self.query:
             return False
         if w.session is None or w.refresh_timer.isActive() or w.debounce.isActive():
             return False
