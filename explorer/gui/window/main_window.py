@@ -23,8 +23,6 @@ from typing import Any
 
 from PySide6.QtCore import (
     QEvent,
-    QItemSelection,
-    QModelIndex,
     QRect,
     QSize,
     Qt,
@@ -86,6 +84,7 @@ from explorer.gui.window.placement import fit_restored, keep_on_screen, place_fi
 from explorer.gui.window.saved_menu import SavedMenu
 from explorer.gui.window.search_bar import MODE_BUTTONS, SearchBar
 from explorer.gui.window.searches import Searches
+from explorer.gui.window.selection import Selection
 from explorer.gui.window.settings import Settings
 from explorer.gui.window.sort_control import SortControl
 from explorer.gui.window.vault_state import VaultStates
@@ -101,10 +100,9 @@ from explorer.live import (
     SyncEvent,
 )
 from explorer.live.problems import Problem
-from explorer.preview.explain import ExplainContext
 from explorer.preview.note import filter_token
 from explorer.search.options import Mode, SearchOptions
-from explorer.search.results import Hit, SearchResponse
+from explorer.search.results import SearchResponse
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault
 
@@ -155,6 +153,15 @@ class MainWindow(WindowParts):
             self.setWindowIcon(QIcon(str(icon_path())))
         self._build_widgets()
         # The controllers: each does one part of the window's work with what it is given.
+        self.selection = Selection(
+            self.table,
+            self.model,
+            self.flow,
+            self.preview,
+            self.distributions,
+            self.search_field,
+            self,
+        )
         self.vault_states = VaultStates(
             self.settings, self, self.search_field, self.sort_control, self.table, self.set_query
         )
@@ -325,8 +332,6 @@ class MainWindow(WindowParts):
         self.flow.showing.connect(self._show)
         self.flow.failed.connect(self._search_failed)
 
-        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        self.table.clicked.connect(self._row_clicked)
         self.table.clicked.connect(self.searches.remember)
         self.table.openRequested.connect(self.notes.open_note)
         self.table.copyRequested.connect(self.notes.copy_path)
@@ -572,13 +577,7 @@ class MainWindow(WindowParts):
         """Show the query on screen: the table, the comparison, the panels below it."""
         response, baseline = shown.response, shown.baseline
         assert response is not None  # the flow shows what its lists answer
-        # The whole answer replacing the words' answer (the model was loading) is a new one.
-        whole = response.semantic.available and not self.model.tinted
-        if new_query or (whole and response.options.mode == Mode.HYBRID):
-            self.table.chosen_path = None  # a new answer: follow its top hit
-        else:  # the same query re-ranked (vectors arriving, a setting): the note read stays
-            hit = self.table.current_hit()
-            self.table.chosen_path = hit.path if hit is not None else self.table.chosen_path
+        self.selection.before(response, new_query)
         if baseline is not None:
             self.compare_bar.show_comparison(baseline, shown.comparison)
         self.grading.show()
@@ -590,20 +589,10 @@ class MainWindow(WindowParts):
         self.distributions.show_response(response, shown.candidates)
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
-        self._restore_selection()
+        self.selection.restore()
         self._update_summary(response)
         self._update_banner()
         self.resultsShown.emit(response)
-
-    def _restore_selection(self) -> None:
-        """Select the hit the user chose if it is still there, else the first row."""
-        if not self.model.rowCount():
-            self.preview.clear()
-            return
-        had_focus = self.search_field.hasFocus()
-        self.table.select_path(self.table.chosen_path)
-        if had_focus:
-            self.search_field.setFocus()
 
     def _update_summary(self, response: SearchResponse) -> None:
         summary, empty = summary_text(response)
@@ -700,31 +689,6 @@ class MainWindow(WindowParts):
             self.banner.show_message(text)
         else:
             self.banner.hide()
-
-    # ================================================================== selection and actions
-
-    def _selection_changed(self, _selected: QItemSelection, _deselected: QItemSelection) -> None:
-        hit = self.table.current_hit()
-        response = self.response
-        self.distributions.select(hit.path if hit is not None else None)
-        if hit is None or response is None:
-            self.preview.clear()
-            return
-        self.preview.show_hit(hit, self.flow.shown.query, self._explain_context(hit))
-
-    def _explain_context(self, hit: Hit) -> ExplainContext:
-        rank = self.model.rank_of(hit.path) or self.model.row_of(hit.path) + 1
-        context = self.flow.explain_context(hit, rank)
-        assert context is not None  # a hit is selected: a response is shown
-        return context
-
-    def _row_clicked(self, _index: QModelIndex) -> None:
-        """A click on the selected hit after following links in the preview shows it again
-        (a click that changes the selection is handled by :meth:`_selection_changed`)."""
-        hit = self.table.current_hit()
-        if hit is None or self.response is None or self.preview.shown_path == hit.path:
-            return
-        self.preview.reopen_hit(hit, self.flow.shown.query, self._explain_context(hit))
 
     def focus_search(self) -> None:
         self.search_bar.focus()
