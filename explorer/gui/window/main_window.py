@@ -64,7 +64,7 @@ from explorer.gui.results.compare_bar import CompareBar
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results.results_view import ResultsView
-from explorer.gui.statusbar.banner import Banner, banner_text, problem_text
+from explorer.gui.statusbar.banner import Banner
 from explorer.gui.statusbar.index_status import IndexStatus, model_text
 from explorer.gui.statusbar.legend import Legend
 from explorer.gui.statusbar.no_close_match import NoCloseMatch
@@ -76,6 +76,7 @@ from explorer.gui.window.comparing import Comparing
 from explorer.gui.window.dialogs import WindowDialogs
 from explorer.gui.window.grading import Grading
 from explorer.gui.window.history import SearchHistory
+from explorer.gui.window.index_follow import IndexFollow
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
 from explorer.gui.window.note_actions import NoteActions
@@ -91,15 +92,9 @@ from explorer.gui.window.vault_state import VaultStates
 from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
 from explorer.live import (
-    EmbedDone,
-    ErrorEvent,
     Health,
-    LiveEvent,
     LiveIndex,
-    NoticeEvent,
-    SyncEvent,
 )
-from explorer.live.problems import Problem
 from explorer.preview.note import filter_token
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.results import SearchResponse
@@ -140,9 +135,7 @@ class MainWindow(WindowParts):
         self.watch = watch
         self.vault: Path | None = None
         self.session: VaultSession | None = None
-        self.last_event: LiveEvent | None = None
         self._model_state: ModelState | None = None
-        self._problem: Problem | None = None  # what the banner says keeps the index behind
         self.dialogs = WindowDialogs(self)  # Skipped Files, Tune on Judgments, Why Not
         #: The geometry the window was placed at (first size or restored, fitted to the
         #: screen), until it is shown and its real frame checked (:meth:`_keep_on_screen`).
@@ -179,12 +172,10 @@ class MainWindow(WindowParts):
             set_mode=self.set_mode,
             set_query=self.set_query,
             focus=self.focus_search,
-            say=self.statusBar().showMessage,
+            say=say,
             window=self,
         )
-        self.notes = NoteActions(
-            lambda: self.vault, self.statusBar().showMessage, self.searches.remember, self
-        )
+        self.notes = NoteActions(lambda: self.vault, say, self.searches.remember, self)
         self._actions = make_actions(self)
         self.menus = build_menus(self, self._actions)
         self.saved_menu = SavedMenu(
@@ -199,6 +190,17 @@ class MainWindow(WindowParts):
         self.recent_menu = self.menus.recent
         self._build_shortcuts()
         self.stall = StallMonitor(self)
+        self.follow = IndexFollow(
+            self.index_status,
+            self.banner,
+            self.stall,
+            provider=lambda: self.provider,
+            mode=self.mode,
+            response=lambda: self.response,
+            settled=self.live_settled,
+            say=say,
+            parent=self,
+        )
         if stall_monitor:
             self.stall.start()
         self.placed = place_first(self, WANTED_SIZE)
@@ -440,8 +442,8 @@ class MainWindow(WindowParts):
         session = VaultSession(path, self.data_dir, self.provider, watch=self.watch, parent=self)
         session.opened.connect(self._session_opened)
         session.openFailed.connect(self._session_failed)
-        session.liveEvent.connect(self._live_event)
-        session.healthChanged.connect(self._health_changed)
+        session.liveEvent.connect(self.follow.live_event)
+        session.healthChanged.connect(self.follow.health_changed)
         if session.live is not None and self.action(Action.PAUSE_EMBEDDING).isChecked():
             session.live.pause_embedding()  # File ▸ Pause Embedding holds for every vault
         self.session = session
@@ -495,8 +497,7 @@ class MainWindow(WindowParts):
                 signal.disconnect()
             session.close(wait=wait)
             session.deleteLater()
-        self.index_status.hide_progress()
-        self._problem = None  # that index's
+        self.follow.closed()
 
     def _session_opened(self, notices: list[str]) -> None:
         if self.session is not None:
@@ -571,7 +572,7 @@ class MainWindow(WindowParts):
         self.preview.clear()
         self.summary.setText("")
         self._show_empty(html.escape(safe_text(shown.error or "search failed")))
-        self._update_banner()
+        self.follow.update_banner()
 
     def _show(self, shown: Shown, compare: bool, new_query: bool) -> None:
         """Show the query on screen: the table, the comparison, the panels below it."""
@@ -591,7 +592,7 @@ class MainWindow(WindowParts):
         self.legend.update_legend(self.model.tinted or not response.hits)
         self.selection.restore()
         self._update_summary(response)
-        self._update_banner()
+        self.follow.update_banner()
         self.resultsShown.emit(response)
 
     def _update_summary(self, response: SearchResponse) -> None:
@@ -608,7 +609,7 @@ class MainWindow(WindowParts):
 
     def _mode_changed(self, _mode: str) -> None:
         self.flow.settings_changed(compare=False)
-        self._update_banner()
+        self.follow.update_banner()
 
     def _fusion_changed(self) -> None:
         if self.flow.shown.lists is not None:
@@ -639,21 +640,6 @@ class MainWindow(WindowParts):
 
     # ================================================================== live index
 
-    def _live_event(self, event: LiveEvent) -> None:
-        """What the window itself does with the live index's events (the flow re-searches,
-        the panels and the preview follow the session, the progress bar follows the health)."""
-        self.last_event = event
-        if isinstance(event, SyncEvent | EmbedDone):
-            self.stall.mark(f"{event.kind}: {event.message}")
-        if isinstance(event, ErrorEvent | NoticeEvent) and event.message:
-            self.statusBar().showMessage(safe_text(event.message), 8000)
-
-    def _health_changed(self, health: Health) -> None:
-        self.index_status.follow(health, model_text(self.provider), settled=self.live_settled())
-        if health.problem != self._problem:
-            self._problem = health.problem
-            self._update_banner()
-
     def set_embedding_paused(self, paused: bool) -> None:
         """File ▸ Pause Embedding: hold (or resume) the embedding of this vault's notes, and
         of any vault opened while it is checked."""
@@ -670,25 +656,10 @@ class MainWindow(WindowParts):
         self.index_status.model.setText(model_text(self.provider))
         if self.provider.error and state in (ModelState.FAILED, ModelState.DISABLED):
             self.index_status.model.setToolTip(safe_text(self.provider.error))
-        self._update_banner()
+        self.follow.update_banner()
         if previous is not None and state in (ModelState.READY, ModelState.FAILED):
             # The model arrived (or never will): hybrid results replace the lexical ones.
             self.flow.schedule_refresh(None, 0)
-
-    def banner_text(self) -> str | None:
-        """What keeps the index behind, then why semantic search is not in the result."""
-        texts = [
-            problem_text(self._problem) if self._problem is not None else None,
-            banner_text(self.mode(), self.provider, self.response),
-        ]
-        return "<br>".join(t for t in texts if t) or None
-
-    def _update_banner(self) -> None:
-        text = self.banner_text()
-        if text:
-            self.banner.show_message(text)
-        else:
-            self.banner.hide()
 
     def focus_search(self) -> None:
         self.search_bar.focus()
@@ -703,7 +674,7 @@ class MainWindow(WindowParts):
     def _palette_changed(self) -> None:
         self.model.refresh_palette()
         self.legend.update_legend(self.model.tinted or self.response is None)
-        self._update_banner()
+        self.follow.update_banner()
         self.preview.refresh()
 
     # ================================================================== events
