@@ -47,6 +47,16 @@ class WindowDriver:
         """Open ``path`` (on ``query``, as ``--query`` does; else on the vault's own)."""
         self.window.open_vault(path, query=query)
 
+    def recent_vaults(self) -> list[str]:
+        """File ▸ Open Recent, as it lists the vaults when opened."""
+        menu = self.window.menus.recent
+        menu.aboutToShow.emit()
+        return [action.text() for action in menu.actions()]
+
+    def reconcile(self) -> None:
+        """File ▸ Reconcile: compare the index with the vault now."""
+        self.window.vaults.reconcile()
+
     def wait_indexed(self, timeout: int = 20_000) -> None:
         """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
 

@@ -73,14 +73,14 @@ def make_actions(window: WindowParts) -> dict[Action, QAction]:
 def _open_vault(window: WindowParts) -> QAction:
     action = QAction("&Open Vault…", window)
     action.setShortcut(QKeySequence.StandardKey.Open)
-    action.triggered.connect(window.choose_vault)
+    action.triggered.connect(window.vaults.choose)
     return action
 
 
 @add_action(Action.OPEN_SAMPLE_VAULT)
 def _open_sample_vault(window: WindowParts) -> QAction:
     action = QAction("Open &Sample Vault", window)
-    action.triggered.connect(window.open_sample_vault)
+    action.triggered.connect(window.vaults.open_sample)
     return action
 
 
@@ -88,7 +88,7 @@ def _open_sample_vault(window: WindowParts) -> QAction:
 def _reconcile(window: WindowParts) -> QAction:
     action = QAction("&Reconcile Index Now", window)
     action.setShortcut(QKeySequence("F5"))
-    action.triggered.connect(window.reconcile)
+    action.triggered.connect(window.vaults.reconcile)
     return action
 
 
@@ -99,7 +99,7 @@ def _pause_embedding(window: WindowParts) -> QAction:
         "Hold the embedding of the notes after the batch under way (meaning search then finds "
         "only the notes already embedded; words search is not affected)"
     )
-    action.toggled.connect(window.set_embedding_paused)
+    action.toggled.connect(window.vaults.pause_embedding)
     return action
 
 

@@ -39,7 +39,6 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import (
     QApplication,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -51,7 +50,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState, shared_provider
 from explorer.gui.core.model_bridge import ModelBridge
-from explorer.gui.core.resources import icon_path, sample_vault
+from explorer.gui.core.resources import icon_path
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import apply_theme, chosen_theme
@@ -88,6 +87,7 @@ from explorer.gui.window.searches import Searches
 from explorer.gui.window.selection import Selection
 from explorer.gui.window.settings import Settings
 from explorer.gui.window.sort_control import SortControl
+from explorer.gui.window.vault_commands import VaultCommands
 from explorer.gui.window.vault_state import VaultStates
 from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
@@ -176,6 +176,9 @@ class MainWindow(WindowParts):
             window=self,
         )
         self.notes = NoteActions(lambda: self.vault, say, self.searches.remember, self)
+        self.vaults = VaultCommands(
+            self.open_vault, lambda: self.vault, lambda: self.session, self.settings, say, self
+        )
         self._actions = make_actions(self)
         self.menus = build_menus(self, self._actions)
         self.saved_menu = SavedMenu(
@@ -187,7 +190,6 @@ class MainWindow(WindowParts):
         self.model_menu = ModelMenu(self, self.menus.search)
         self.sort_control.add_toggle(self.action(Action.FACETS))
         self._connect_signals()
-        self.recent_menu = self.menus.recent
         self._build_shortcuts()
         self.stall = StallMonitor(self)
         self.follow = IndexFollow(
@@ -481,9 +483,6 @@ class MainWindow(WindowParts):
         self._model_state = None
         self._model_changed()
 
-    def open_sample_vault(self) -> None:
-        self.open_vault(sample_vault())
-
     def _close_session(self, wait: bool = False) -> None:
         self.debounce.stop()
         self.flow.detach()
@@ -513,27 +512,6 @@ class MainWindow(WindowParts):
         shown = safe_text(message)
         self._show_empty(f"The index could not be opened: {html.escape(shown)}")
         QMessageBox.critical(self, "Vault Explorer", f"The index could not be opened:\n{shown}")
-
-    def choose_vault(self) -> None:
-        start = str(self.vault.parent) if self.vault else str(Path.home())
-        chosen = QFileDialog.getExistingDirectory(self, "Open Vault", start)
-        if chosen:
-            self.open_vault(Path(chosen))
-
-    def fill_recent(self) -> None:
-        self.recent_menu.clear()
-        recent = self.settings.get(opt.RECENT_VAULTS)
-        for entry in recent:
-            action = self.recent_menu.addAction(safe_text(entry))
-            action.setEnabled(Path(entry).is_dir())
-            action.triggered.connect(lambda _=False, p=entry: self.open_vault(Path(p)))
-        if not recent:
-            self.recent_menu.addAction("(none)").setEnabled(False)
-
-    def reconcile(self) -> None:
-        if self.session is not None:
-            self.session.reconcile()
-            self.statusBar().showMessage("Reconciling the index with the vault…", 3000)
 
     # ================================================================== searching
 
@@ -639,12 +617,6 @@ class MainWindow(WindowParts):
     # ================================================================== history, saved searches
 
     # ================================================================== live index
-
-    def set_embedding_paused(self, paused: bool) -> None:
-        """File ▸ Pause Embedding: hold (or resume) the embedding of this vault's notes, and
-        of any vault opened while it is checked."""
-        if self.live is not None:
-            self.live.pause_embedding(paused)
 
     def _model_changed(self, _state: ModelState | None = None) -> None:
         """The model's state changed (or may have): show it, and re-search when it arrived."""

@@ -34,7 +34,7 @@ def build_menus(window: WindowParts, actions: dict[Action, QAction]) -> Menus:
     file_menu = bar.addMenu("&File")
     file_menu.addAction(actions[Action.OPEN_VAULT])
     recent = QMenu("Open &Recent", window)
-    recent.aboutToShow.connect(window.fill_recent)
+    recent.aboutToShow.connect(lambda: window.vaults.fill_recent(recent))
     file_menu.addMenu(recent)
     file_menu.addAction(actions[Action.OPEN_SAMPLE_VAULT])
     file_menu.addSeparator()

@@ -25,6 +25,7 @@ from explorer.gui.results.compare_bar import CompareBar
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.searches import Searches
+from explorer.gui.window.vault_commands import VaultCommands
 from explorer.live import Health
 from explorer.search.options import SearchOptions
 
@@ -61,6 +62,7 @@ class WindowParts(QMainWindow):
     history: SearchHistory
     dialogs: Dialogs
     searches: Searches
+    vaults: VaultCommands
 
     @property
     def health(self) -> Health | None:
@@ -71,22 +73,7 @@ class WindowParts(QMainWindow):
         """The search settings on screen."""
         raise NotImplementedError
 
-    def choose_vault(self) -> None:
-        raise NotImplementedError
-
-    def open_sample_vault(self) -> None:
-        raise NotImplementedError
-
-    def fill_recent(self) -> None:
-        raise NotImplementedError
-
-    def reconcile(self) -> None:
-        raise NotImplementedError
-
     def use_model(self, name: str) -> None:
-        raise NotImplementedError
-
-    def set_embedding_paused(self, paused: bool) -> None:
         raise NotImplementedError
 
     def set_theme(self, theme: str) -> None:
