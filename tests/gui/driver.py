@@ -23,6 +23,7 @@ from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.gui.window.saved_menu import SavedSearchesDialog
+from explorer.live import LiveIndex
 from explorer.search.compare import Comparison
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit, SearchResponse
@@ -53,6 +54,11 @@ class WindowDriver:
         menu.aboutToShow.emit()
         return [action.text() for action in menu.actions()]
 
+    def live(self) -> LiveIndex | None:
+        """The open vault's live index."""
+        session = self.window.session
+        return session.live if session is not None else None
+
     def reconcile(self) -> None:
         """File ▸ Reconcile: compare the index with the vault now."""
         self.window.vaults.reconcile()
@@ -61,7 +67,7 @@ class WindowDriver:
         """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
 
         def idle() -> None:
-            assert self.window.live is not None
+            assert self.live() is not None
             assert self.window.live_settled()
 
         self._bot().waitUntil(idle, timeout=timeout)
@@ -133,7 +139,8 @@ class WindowDriver:
 
     def rows(self) -> list[str]:
         """The paths of the rows, in view order (after sorting)."""
-        return self.window.shown_paths()
+        proxy = self.window.proxy
+        return [str(proxy.index(row, 0).data(Role.PATH)) for row in range(proxy.rowCount())]
 
     def row_count(self) -> int:
         return self.window.proxy.rowCount()

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import html
 import logging
-import time
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import (
     QEvent,
@@ -61,7 +59,7 @@ from explorer.gui.preview.around import AroundPanel
 from explorer.gui.preview.preview import PreviewPane
 from explorer.gui.results.compare_bar import CompareBar
 from explorer.gui.results.distributions import DistributionsPanel
-from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
+from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy
 from explorer.gui.results.results_view import ResultsView
 from explorer.gui.statusbar.banner import Banner
 from explorer.gui.statusbar.index_status import IndexStatus, model_text
@@ -93,7 +91,6 @@ from explorer.home import HomeUnknown, expand_home
 from explorer.index.model_choice import choose_model, chosen_model
 from explorer.live import (
     Health,
-    LiveIndex,
 )
 from explorer.preview.note import filter_token
 from explorer.search.options import Mode, SearchOptions
@@ -221,10 +218,10 @@ class MainWindow(WindowParts):
         central = QWidget(self)
         search_row = self._init_search(central)
         left = self._init_results(central)
-        self._init_preview(central)
+        self.preview = PreviewPane(central)
         self._init_layout(central, search_row, left)
         self._init_docks()
-        self._init_status_bar()
+        self.index_status = IndexStatus(self.statusBar())
         self.resize(WANTED_SIZE)
         self.splitter.setSizes([760, 420])
         self.resizeDocks([self.around, self.facets], [300, 220], Qt.Orientation.Horizontal)
@@ -282,9 +279,6 @@ class MainWindow(WindowParts):
         left_layout.addWidget(self.legend)
         return left
 
-    def _init_preview(self, central: QWidget) -> None:
-        self.preview = PreviewPane(central)
-
     def _init_layout(self, central: QWidget, search_row: QHBoxLayout, left: QWidget) -> None:
         """The results and the preview side by side under the search rows."""
         self.splitter = QSplitter(Qt.Orientation.Horizontal, central)
@@ -315,9 +309,6 @@ class MainWindow(WindowParts):
         self.facets = FacetsPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.facets)
         self.facets.hide()  # View ▸ Facets (Ctrl+Shift+F), or the Facets button by the sort
-
-    def _init_status_bar(self) -> None:
-        self.index_status = IndexStatus(self.statusBar())
 
     def _connect_signals(self) -> None:
         """The signals between the widgets (the session's are wired when a vault opens, the
@@ -396,10 +387,6 @@ class MainWindow(WindowParts):
         return self._actions[key]
 
     # ================================================================== the session's parts
-
-    @property
-    def live(self) -> LiveIndex | None:
-        return self.session.live if self.session is not None else None
 
     @property
     def health(self) -> Health | None:
@@ -675,24 +662,3 @@ class MainWindow(WindowParts):
         self.hide()
         self._close_session(wait=True)
         super().closeEvent(event)
-
-    # ================================================================== for tools and tests
-
-    def shown_paths(self) -> list[str]:
-        """Paths of the rows in view order (after sorting)."""
-        return [str(self.proxy.index(r, 0).data(Role.PATH)) for r in range(self.proxy.rowCount())]
-
-    def wait_state(self) -> dict[str, Any]:
-        """What a tool waiting for the window to settle looks at (the screenshot, tests)."""
-        response = self.response
-        return {
-            "time": time.time(),
-            "query": response.query if response else None,
-            "hits": len(response.hits) if response else 0,
-            "semantic": response.semantic.available if response else None,
-            "searching": self.flow.searching,
-            "model": self.provider.state.value,
-            "pending": self.health.pending_embeddings if self.health else None,
-            "settled": self.live_settled(),
-            "preview": self.preview.shown_path,
-        }

@@ -460,7 +460,7 @@ def home_window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     wait_indexed(qtbot, window)
     drive(window).set_mode("fts")
     drive(window).set_query("welcome")
-    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    wait_for_results(qtbot, window, "welcome", lambda w: _assert(drive(w).rows()[0] == "Home.md"))
     wait_shown(qtbot, window.preview, "Home.md")
     return window
 

@@ -69,7 +69,7 @@ def test_typing_a_query_shows_hits_after_one_debounced_search(
     qtbot.keyClicks(window.search_field, TAR_QUERY)
 
     def shown(w: MainWindow) -> None:
-        assert w.shown_paths()[0] == TAR_TARGET
+        assert drive(w).rows()[0] == TAR_TARGET
         assert cell(w, 0, Column.TITLE)
 
     wait_for_results(qtbot, window, TAR_QUERY, shown)
@@ -93,7 +93,7 @@ def test_enter_searches_at_once_and_error_pastes_are_plain_text(
         qtbot,
         window,
         ERROR_PASTE_QUERY,
-        lambda w: _assert_equal(w.shown_paths()[0], ERROR_PASTE_TARGET),
+        lambda w: _assert_equal(drive(w).rows()[0], ERROR_PASTE_TARGET),
     )
 
 
@@ -200,7 +200,7 @@ def test_a_file_written_while_the_window_is_open_appears(
         qtbot,
         window,
         query,
-        lambda w: _assert_equal(w.shown_paths()[:1], ["inbox/feathered-serpent.md"]),
+        lambda w: _assert_equal(drive(w).rows()[:1], ["inbox/feathered-serpent.md"]),
         timeout=15_000,
     )
     assert cell(window, 0, Column.MOVE) == "new"
@@ -415,7 +415,7 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     wait_indexed(qtbot, window)
     drive(window).set_mode("fts")
     drive(window).set_query("deploy")
-    wait_for_results(qtbot, window, "deploy", lambda w: _assert_equal(len(w.shown_paths()), 2))
+    wait_for_results(qtbot, window, "deploy", lambda w: _assert_equal(len(drive(w).rows()), 2))
     evil = drive(window).rows().index("evil\u202egpj.md")
     titled = 1 - evil
     assert cell(window, evil, Column.PATH) == "evil\\u202egpj.md"
@@ -492,7 +492,7 @@ def test_switching_vaults_and_the_recent_list(
     wait_indexed(qtbot, window)
     drive(window).set_query("lonely")
     wait_for_results(
-        qtbot, window, "lonely", lambda w: _assert_equal(w.shown_paths(), ["only-here.md"])
+        qtbot, window, "lonely", lambda w: _assert_equal(drive(w).rows(), ["only-here.md"])
     )
     assert window.windowTitle().startswith("other-vault")
     entries = drive(window).recent_vaults()
