@@ -46,8 +46,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider, ModelState, shared_provider
-from explorer.gui.core.model_bridge import ModelBridge
+from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.resources import icon_path
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.core.session import VaultSession
@@ -62,7 +61,7 @@ from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy
 from explorer.gui.results.results_view import ResultsView
 from explorer.gui.statusbar.banner import Banner
-from explorer.gui.statusbar.index_status import IndexStatus, model_text
+from explorer.gui.statusbar.index_status import IndexStatus
 from explorer.gui.statusbar.legend import Legend
 from explorer.gui.statusbar.no_close_match import NoCloseMatch
 from explorer.gui.statusbar.stall import StallMonitor
@@ -76,6 +75,7 @@ from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.index_follow import IndexFollow
 from explorer.gui.window.menus import build_menus
 from explorer.gui.window.model_menu import ModelMenu
+from explorer.gui.window.models import Models
 from explorer.gui.window.note_actions import NoteActions
 from explorer.gui.window.parts import WindowParts
 from explorer.gui.window.placement import fit_restored, keep_on_screen, place_first
@@ -88,7 +88,7 @@ from explorer.gui.window.sort_control import SortControl
 from explorer.gui.window.vault_commands import VaultCommands
 from explorer.gui.window.vault_state import VaultStates
 from explorer.home import HomeUnknown, expand_home
-from explorer.index.model_choice import choose_model, chosen_model
+from explorer.index.model_choice import choose_model
 from explorer.live import (
     Health,
 )
@@ -122,17 +122,12 @@ class MainWindow(WindowParts):
         fixed_model: bool = False,
     ) -> None:
         super().__init__()
-        self.provider = provider
-        #: The provider of a vault that has chosen no model (the one the window started with).
-        self.launch_provider = provider
-        #: The model was given with ``--model`` or the environment: vaults' choices do not apply.
-        self.fixed_model = fixed_model
+        self._launch = provider  # the provider it starts with (then the models controller's)
         self.data_dir = data_dir
         self.settings = settings or Settings()
         self.watch = watch
         self.vault: Path | None = None
         self.session: VaultSession | None = None
-        self._model_state: ModelState | None = None
         self.dialogs = WindowDialogs(self)  # Skipped Files, Tune on Judgments, Why Not
         #: The geometry the window was placed at (first size or restored, fitted to the
         #: screen), until it is shown and its real frame checked (:meth:`_keep_on_screen`).
@@ -200,16 +195,22 @@ class MainWindow(WindowParts):
             say=say,
             parent=self,
         )
+        self.models = Models(
+            self._launch,
+            fixed=fixed_model,
+            data_dir=data_dir,
+            status=self.index_status,
+            stall=self.stall,
+            around=self.around,
+            update_banner=self.follow.update_banner,
+            refresh=lambda: self.flow.schedule_refresh(None, 0),
+            parent=self,
+        )
         if stall_monitor:
             self.stall.start()
         self.placed = place_first(self, WANTED_SIZE)
         self._restore_settings()
-        # The model's state is reported when it changes (on the loader's thread, queued here).
-        self.model_bridge = ModelBridge(self.provider, self)
-        self.model_bridge.stateChanged.connect(
-            self._model_changed, Qt.ConnectionType.QueuedConnection
-        )
-        self._model_changed()  # how it stands now
+        self.models.changed()  # how the model stands now
 
     # ================================================================== construction
 
@@ -304,7 +305,7 @@ class MainWindow(WindowParts):
         self.quality = QualityPanel(self.data_dir, self.options, self)
         self.addDockWidget(Qt.DockWidgetArea.BottomDockWidgetArea, self.quality)
         self.quality.hide()
-        self.around = AroundPanel(self.provider.name, self)
+        self.around = AroundPanel(self._launch.name, self)
         self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.around)
         self.facets = FacetsPanel(self)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.facets)
@@ -389,6 +390,11 @@ class MainWindow(WindowParts):
     # ================================================================== the session's parts
 
     @property
+    def provider(self) -> EmbedderProvider:
+        """The meaning model's provider (the open vault's choice, else the window's own)."""
+        return self.models.provider
+
+    @property
     def health(self) -> Health | None:
         return self.session.health if self.session is not None else None
 
@@ -416,7 +422,7 @@ class MainWindow(WindowParts):
             return
         self.vault_states.keep(self.vault)
         self._close_session()
-        self._use_provider(self._provider_for(path))
+        self.models.use(self.models.provider_for(path))
         self.vault = path
         self.vault_states.restore(path, query)
         self.history.open_vault(path, self.data_dir)
@@ -448,27 +454,6 @@ class MainWindow(WindowParts):
             return
         choose_model(self.vault, name, self.data_dir)
         self.open_vault(self.vault)
-
-    def _provider_for(self, vault: Path) -> EmbedderProvider:
-        """The provider of the model ``vault`` has chosen, else the window's own."""
-        chosen = None if self.fixed_model else chosen_model(vault, self.data_dir)
-        if chosen is None or chosen == self.launch_provider.name:
-            return self.launch_provider
-        return shared_provider(chosen)
-
-    def _use_provider(self, provider: EmbedderProvider) -> None:
-        if provider is self.provider:
-            return
-        self.model_bridge.close()
-        self.model_bridge.deleteLater()
-        self.provider = provider
-        self.around.model = provider.name
-        self.model_bridge = ModelBridge(provider, self)
-        self.model_bridge.stateChanged.connect(
-            self._model_changed, Qt.ConnectionType.QueuedConnection
-        )
-        self._model_state = None
-        self._model_changed()
 
     def _close_session(self, wait: bool = False) -> None:
         self.debounce.stop()
@@ -605,21 +590,6 @@ class MainWindow(WindowParts):
 
     # ================================================================== live index
 
-    def _model_changed(self, _state: ModelState | None = None) -> None:
-        """The model's state changed (or may have): show it, and re-search when it arrived."""
-        state = self.provider.state
-        if state == self._model_state:
-            return
-        previous, self._model_state = self._model_state, state
-        self.stall.mark(f"model {state.value}")
-        self.index_status.model.setText(model_text(self.provider))
-        if self.provider.error and state in (ModelState.FAILED, ModelState.DISABLED):
-            self.index_status.model.setToolTip(safe_text(self.provider.error))
-        self.follow.update_banner()
-        if previous is not None and state in (ModelState.READY, ModelState.FAILED):
-            # The model arrived (or never will): hybrid results replace the lexical ones.
-            self.flow.schedule_refresh(None, 0)
-
     def focus_search(self) -> None:
         self.search_bar.focus()
 
@@ -657,7 +627,7 @@ class MainWindow(WindowParts):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.save_settings()
         self.stall.stop()
-        self.model_bridge.close()
+        self.models.close()
         self.dialogs.close()
         self.hide()
         self._close_session(wait=True)

