@@ -541,21 +541,16 @@ class MainWindow(WindowParts):
         self.table.setColumnHidden(Column.BASE, baseline is None)
         self.legend.update_legend(self.model.tinted or not response.hits)
         self.selection.restore()
-        self._update_summary(response)
+        summary, empty = summary_text(response)
+        self.summary.setText(summary)
+        self._show_empty(empty)
         self.follow.update_banner()
         self.resultsShown.emit(response)
 
-    def _update_summary(self, response: SearchResponse) -> None:
-        summary, empty = summary_text(response)
-        self.summary.setText(summary)
-        if empty is None:
-            self.empty.hide()
-        else:
-            self._show_empty(empty)
-
-    def _show_empty(self, text: str) -> None:
-        self.empty.setText(text)
-        self.empty.show()
+    def _show_empty(self, text: str | None) -> None:
+        """The line over an empty result (``None``: there is none)."""
+        self.empty.setText(text or "")
+        self.empty.setVisible(text is not None)
 
     def _mode_changed(self, _mode: str) -> None:
         self.flow.settings_changed(compare=False)
