@@ -124,25 +124,21 @@ def date_period(text: str) -> tuple[float, float] | None:
     if match:
         year, month, day = match.groups()
         try:
-            if day:
-                start = dt.datetime(int(year), int(month), int(day))
-                end = start + dt.timedelta(days=1)
-            elif month:
-                start = dt.datetime(int(year), int(month), 1)
-                end = start + dt.timedelta(days=calendar.monthrange(start.year, start.month)[1])
-            else:
-                start = dt.datetime(int(year), 1, 1)
-                end = dt.datetime(int(year) + 1, 1, 1) if int(year) < 9999 else dt.datetime.max
-        except ValueError:
+            start = dt.datetime(int(year), int(month or 1), int(day or 1))
+        except ValueError:  # 2024-13, 0000
             return None
-        return _utc(start), _utc(end)
+        if day:
+            days = 1
+        elif month:
+            days = calendar.monthrange(start.year, start.month)[1]
+        else:
+            days = 366 if calendar.isleap(start.year) else 365
+        return _utc(start), _utc(start) + days * 86400.0  # seconds: no date after 9999 is needed
     moment = parse_date_text(text)
     if moment is None:
         return None
-    step = (
-        dt.timedelta(seconds=1) if moment.second or text.count(":") > 1 else dt.timedelta(minutes=1)
-    )
-    return _utc(moment), _utc(moment + step)
+    step = 1 if moment.second or text.count(":") > 1 else 60
+    return _utc(moment), _utc(moment) + step
 
 
 def _utc(when: dt.datetime) -> float:

@@ -127,7 +127,8 @@ class Query:
     #: "Now" for the ages of :attr:`dates`, in seconds since 1970 (``None``: the clock).
     now: float | None = None
     #: One line for each part of the query that was not read as written (a malformed
-    #: ``[…]`` searched as text), for the person who typed it.
+    #: ``[…]`` searched as text) or that passes every note or none (an age older than the
+    #: calendar), for the person who typed it.
     notes: list[str] = field(default_factory=list)
     #: The language of the query's words (ISO 639-1), ``""`` when it cannot be told.
     language: str = ""
@@ -303,7 +304,9 @@ def parse_query(raw: str, vault_languages: Iterable[str] = (), now: float | None
         dated = None if negative else _DATE_FILTER.fullmatch(body)
         if dated is not None:
             try:
-                query.dates.append(parse_date_filter(dated.group(1).lower(), dated.group(2), body))
+                date = parse_date_filter(dated.group(1).lower(), dated.group(2), body)
+                query.dates.append(date)
+                query.notes.extend(filter(None, [date.note(now)]))
                 continue
             except NotAFilter as exc:
                 query.notes.append(f"{body} is not a date filter ({exc}): searched as text")

@@ -63,7 +63,8 @@ ROWS: tuple[SyntaxRow, ...] = (
     SyntaxRow(
         "`[prop:>N]`",
         "compares a number or a date (`>`, `>=`, `<`, `<=`); a date is the period it names: "
-        "`[due:>2024-06]` is from July 2024 on",
+        "`[due:>2024-06]` is from July 2024 on; any year 1–9999; a time with an offset is the "
+        "date as written, quoted or not (`2024-03-15T02:00+05:00` is the 15th)",
         "`[rating:>3]`, `[due:<2025-01-01]`",
     ),
     SyntaxRow(

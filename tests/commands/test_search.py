@@ -330,3 +330,22 @@ def test_save_run_list_and_delete_a_saved_search(
     assert main(["search", str(notes), "--saved", "ops cache"]) == 2
     assert "no saved search named 'ops cache'" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()} == before
+
+
+#: Date filters beyond the times the index holds (each was a traceback).
+BEYOND = ["modified:<400y", "modified:<999999d", "modified:>2300", "created:<1500",
+          "created:>9999", "modified:0001"]  # fmt: skip
+
+
+@pytest.mark.parametrize("query", [*BEYOND, *(f"cache {q}" for q in BEYOND)])
+def test_a_date_filter_beyond_the_index_is_answered(
+    notes: Path, capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(notes), query, "--mode", "fts", "--json", "--no-sync"]) == 0
+    hits = {h["noteId"] for h in json.loads(capsys.readouterr().out)["hits"]}
+    every = "<400y" in query or "<999999d" in query
+    assert hits == ({"ops/cdn.md"} if every else set()) | (
+        {"dev/err.md"} if every and "cache" not in query else set()
+    )

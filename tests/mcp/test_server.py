@@ -361,3 +361,19 @@ def test_the_saved_searches_tool_lists_what_the_owner_saved_and_writes_nothing(
         "open work: [status:open] deploy  (mode=fts,limit=5)",
     ]
     assert sorted(p.relative_to(vault) for p in vault.rglob("*")) == before
+
+
+@pytest.mark.parametrize("query", ["deploy modified:>2300", "modified:<999999d", "created:<1500"])
+def test_a_date_filter_beyond_the_index_is_answered_not_failed(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    vault_reader, model = reader
+    model.gate.set()
+
+    async def scenario() -> CallToolResult:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return await client.call_tool("search", {"query": query, "mode": "fts"})
+
+    hits = {h["path"] for h in structured(anyio.run(scenario))["hits"]}
+    assert hits == ({"ops/deploy.md", "dev/pasta.md"} if "999999d" in query else set())
