@@ -20,11 +20,16 @@ import re
 from dataclasses import dataclass
 
 from explorer.errors import UserError
+from explorer.search.quoting import unquoted
 from explorer.vault.properties import parse_date_text, property_key
 
 #: A ``[...]`` token (a ``-`` before it negates).
 TOKEN = r'-?\[[^\[\]"]*(?:"[^"]*"[^\[\]"]*)*\]'
-_BODY = re.compile(r'\A\s*([^:"]+?)\s*(?::\s*(>=|<=|>|<|=)?\s*(.*?)\s*)?\Z', re.DOTALL)
+#: A name (quoted, or up to the first ``:``), then ``:``, a comparison and a value.
+_BODY = re.compile(
+    r'\A\s*("(?:[^"]|"")*"|[^:"]+?)\s*(?::\s*(>=|<=|>|<|=)?\s*(.*?)\s*)?\Z', re.DOTALL
+)
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')
 _NUMBER = re.compile(r"\A[+-]?(?:\d+\.?\d*|\.\d+)\Z")
 _PERIOD = re.compile(r"\A(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?\Z")
 #: Values that look like a date, as text (``2024-03-14…``).
@@ -98,16 +103,16 @@ def parse_property_filter(token: str) -> PropertyFilter:
     negative = token.startswith("-")
     inner = token[2:-1] if negative else token[1:-1]
     match = _BODY.match(inner)
-    if not match or not property_key(match.group(1)):
+    if not match or not property_key(unquoted(match.group(1))):
         raise NotAFilter("no property name")
-    name, op, value = match.group(1), match.group(2), match.group(3)
+    name, op, value = unquoted(match.group(1)), match.group(2), match.group(3)
     key = property_key(name)
     if value is None:
         return PropertyFilter(token, key, "has", negative=negative)
     if value.startswith('"'):
-        if len(value) < 2 or not value.endswith('"'):
+        if not _QUOTED.fullmatch(value):
             raise NotAFilter("a quoted value is not closed or text follows it")
-        value = value[1:-1].strip()
+        value = unquoted(value).strip()
     if not value:
         raise NotAFilter(f"no value after {op or ':'}")
     op = op or "="

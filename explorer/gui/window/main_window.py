@@ -62,7 +62,7 @@ from explorer.gui.core.resources import icon_path, sample_vault
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import apply_theme, chosen_theme
-from explorer.gui.panels.facets_panel import FacetsPanel, toggled_query
+from explorer.gui.panels.facets_panel import FacetsPanel
 from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.preview.around import AroundPanel
@@ -101,10 +101,11 @@ from explorer.live import (
 )
 from explorer.live.problems import Problem
 from explorer.preview.explain import ExplainContext
-from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
+from explorer.search.facets import toggled_query
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import QueryError
+from explorer.search.quoting import filter_text
 from explorer.search.results import Hit, SearchResponse
 from explorer.search.saved import SavedSearch
 from explorer.search.shown import Shown
@@ -648,7 +649,7 @@ class MainWindow(QMainWindow):
 
     def add_filter(self, kind: str, value: str) -> None:
         """Add ``tag:``/``path:`` to the query (a click in the preview) and search."""
-        token = filter_token(kind, value)
+        token = filter_text(kind, value)
         text = self.search_field.text().strip()
         if token not in text.split():
             self.set_query(f"{text} {token}".strip())
