@@ -81,7 +81,8 @@ ROWS: tuple[SyntaxRow, ...] = (
     ),
     SyntaxRow(
         "nothing, or filters alone",
-        "the 20 most recently modified notes that pass the filters",
+        "the most recently modified notes that pass the filters, as many as the limit (20), "
+        "and how many pass",
         "`tag:ops`",
     ),
     SyntaxRow(

@@ -349,3 +349,44 @@ def test_a_date_filter_beyond_the_index_is_answered(
     assert hits == ({"ops/cdn.md"} if every else set()) | (
         {"dev/err.md"} if every and "cache" not in query else set()
     )
+
+
+def test_a_filter_only_query_honours_the_limit_and_says_how_many_pass(
+    vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i in range(30):
+        write(f"n{i:02}.md", f"---\nrating: {3 + i % 3 if i < 23 else 1}\n---\n# N{i}\n")
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    capsys.readouterr()
+    query = ["search", str(vault), "[rating:>=3]", "--no-sync", "--mode", "fts"]
+    assert main([*query, "--limit", "100", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["hits"]) == 23 and data["matched"] == 23 and data["listing"] == "recent"
+    assert main([*query, "--limit", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("5 of 23 notes that pass the filters, the most recently modified\n")
+    assert main(["search", str(vault), "", "--no-sync", "--limit", "50"]) == 0
+    assert capsys.readouterr().out.startswith("30 most recently modified notes\n")
+
+
+@pytest.mark.parametrize(
+    ("query", "note"),
+    [
+        ("deploy [status:open", "[status:open is not a property filter (no ] closes it)"),
+        (
+            '[status:"open]',
+            '[status:"open] is not a property filter (a quoted value is not closed)',
+        ),
+        ("[rating:>1e400]", "[rating:>1e400] is not a property filter (> compares a number"),
+    ],
+)
+def test_a_malformed_filter_gets_its_note_on_stderr_and_in_the_json(
+    notes: Path, capsys: pytest.CaptureFixture[str], query: str, note: str
+) -> None:
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(notes), query, "--no-sync", "--mode", "fts", "--json"]) == 0
+    out = capsys.readouterr()
+    assert f"vault-explorer: note: {note}" in out.err
+    (line,) = json.loads(out.out)["notes"]
+    assert line.startswith(note) and line.endswith(": searched as text")

@@ -377,3 +377,32 @@ def test_a_date_filter_beyond_the_index_is_answered_not_failed(
 
     hits = {h["path"] for h in structured(anyio.run(scenario))["hits"]}
     assert hits == ({"ops/deploy.md", "dev/pasta.md"} if "999999d" in query else set())
+
+
+@pytest.mark.parametrize("query", ["[rating:>1e400]", "deploy [status:open"])
+def test_a_malformed_filter_is_noted_in_the_results(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    vault_reader, model = reader
+    model.gate.set()
+
+    async def scenario() -> CallToolResult:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return await client.call_tool("search", {"query": query, "mode": "fts"})
+
+    result = anyio.run(scenario)
+    (note,) = structured(result)["notes"]
+    assert "is not a property filter" in note and note.endswith("searched as text")
+    assert f"note: {note}" in text(result).splitlines()[:3]
+
+
+def test_a_filter_only_listing_says_how_many_notes_pass(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    vault_reader, _ = reader
+    answer = vault_reader.search("path:ops/", SearchOptions(limit=5))
+    assert answer.response.to_json()["matched"] == 1
+    answer = vault_reader.search("", SearchOptions(limit=1))
+    assert answer.response.matched == 2
+    assert answer.response.listing_text() == "1 of 2 notes, the most recently modified"

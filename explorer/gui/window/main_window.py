@@ -71,7 +71,7 @@ from explorer.gui.results.compare_bar import CompareBar, Pair
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results.results_view import ResultsView
-from explorer.gui.statusbar.banner import Banner, banner_text, problem_text
+from explorer.gui.statusbar.banner import Banner, banner_text, notes_text, problem_text
 from explorer.gui.statusbar.index_status import IndexStatus, model_text
 from explorer.gui.statusbar.legend import Legend
 from explorer.gui.statusbar.no_close_match import NoCloseMatch
@@ -744,10 +744,12 @@ class MainWindow(QMainWindow):
             self.flow.schedule_refresh(None, 0)
 
     def banner_text(self) -> str | None:
-        """What keeps the index behind, then why semantic search is not in the result."""
+        """What keeps the index behind, then why semantic search is not in the result, then
+        the query's notes."""
         texts = [
             problem_text(self._problem) if self._problem is not None else None,
             banner_text(self.mode(), self.provider, self.response),
+            notes_text(self.response),
         ]
         return "<br>".join(t for t in texts if t) or None
 
