@@ -266,6 +266,13 @@ class Query:
         return self._with_exclusions(" OR ".join(parts))
 
 
+def is_query_word(word: str) -> bool:
+    """Whether a command-line ``word`` that starts with ``-`` is query text, not an option:
+    an excluded filter (``-[status:done]``), phrase (``-"a b"``) or word (``-staging``).  The
+    parser asks it only of a word that names no option (``-v``, ``-vv`` stay options)."""
+    return word[:2] in ("-[", '-"') or _EXCLUSION.match(word) is not None
+
+
 def tokens(raw: str) -> Iterator[re.Match[str]]:
     """The tokens of ``raw`` as :func:`parse_query` cuts it, where each is (what a filter
     found in a query is cut out by, :func:`explorer.search.facets.written_filters`)."""
