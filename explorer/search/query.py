@@ -266,11 +266,15 @@ class Query:
         return self._with_exclusions(" OR ".join(parts))
 
 
+#: How a command-line word that is query text, never an option, starts.
+QUERY_DASHES = ("-[", '-"')
+
+
 def is_query_word(word: str) -> bool:
     """Whether a command-line ``word`` that starts with ``-`` is query text, not an option:
     an excluded filter (``-[status:done]``), phrase (``-"a b"``) or word (``-staging``).  The
     parser asks it only of a word that names no option (``-v``, ``-vv`` stay options)."""
-    return word[:2] in ("-[", '-"') or _EXCLUSION.match(word) is not None
+    return word.startswith(QUERY_DASHES) or _EXCLUSION.match(word) is not None
 
 
 def tokens(raw: str) -> Iterator[re.Match[str]]:
