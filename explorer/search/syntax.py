@@ -45,7 +45,9 @@ ROWS: tuple[SyntaxRow, ...] = (
     SyntaxRow("`prefix*`", "words starting with it", "`roll*`"),
     SyntaxRow("`tag:NAME`", "only notes with the tag (several: all of them)", "`tag:ops`"),
     SyntaxRow(
-        "`path:FOLDER/`", "only notes under the folder (several: any of them)", "`path:ops/`"
+        "`path:FOLDER/`",
+        "only notes under the folder (several: any of them; quoted when it has spaces)",
+        '`path:ops/`, `path:"my notes/"`',
     ),
     SyntaxRow(
         "`linkto:NOTE`",
@@ -57,7 +59,8 @@ ROWS: tuple[SyntaxRow, ...] = (
     SyntaxRow(
         "`[prop:value]`, `[prop]`, `-[…]`",
         "only notes whose frontmatter property has the value (without case; a list: any of its "
-        "values; quoted when it has spaces), or has the property at all; `-[…]` leaves them out",
+        'values; quoted when it has spaces or brackets, a `"` inside doubled), or has the '
+        "property at all; `-[…]` leaves them out",
         '`[status:"in progress"]`, `[due]`',
     ),
     SyntaxRow(
