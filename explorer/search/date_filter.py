@@ -9,7 +9,7 @@ index keeps (:func:`explorer.index.store.created_of`: the frontmatter's, the fil
 its first index).  Dates are read as UTC, as property dates are.
 
 A bound beyond the times the index can hold passes what it says: ``modified:>2300`` nothing (a file
-time is kept in nanoseconds, which end in 2262), ``created:<400y`` the notes created before 1624,
+time is kept in nanoseconds, which end in 2262), ``created:>400y`` the notes created before 1627,
 ``modified:<999999d`` every note (:attr:`DateFilter.note` says so: the age reaches before the year
 1).  No bound is ever a number SQLite cannot hold.
 
