@@ -209,9 +209,12 @@ class SearchResponse:
     def listing_text(self) -> str:
         """A listing's first line: how many notes are shown, of how many that pass."""
         shown = len(self.hits)
-        which = " that pass the filters" if parse_query(self.query).has_filters else ""
+        filtered = parse_query(self.query).has_filters
         if self.matched is None or self.matched == shown:
-            return f"{shown} most recently modified notes{which}"
+            one = shown == 1
+            which = f" that pass{'es' if one else ''} the filters" if filtered else ""
+            return f"{shown} most recently modified note{'' if one else 's'}{which}"
+        which = " that pass the filters" if filtered else ""
         return f"{shown} of {self.matched} notes{which}, the most recently modified"
 
     def to_json(self) -> dict[str, Any]:
