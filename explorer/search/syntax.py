@@ -84,8 +84,8 @@ ROWS: tuple[SyntaxRow, ...] = (
     ),
     SyntaxRow(
         "nothing, or filters alone",
-        "the most recently modified notes that pass the filters, as many as the limit (20), "
-        "and how many pass",
+        "the most recently modified notes that pass the filters, as many as the limit (20; "
+        "the window's 100), and how many pass",
         "`tag:ops`",
     ),
     SyntaxRow(
