@@ -1,14 +1,14 @@
 """The program's own files: owner only, written whole, changed under a lock.
 
 The data folder holds the notes' text (the index) and the owner's searches, so everything in it
-is its owner's alone: folders 0700 (:data:`FOLDER_MODE`), files 0600 (:data:`FILE_MODE`), set
-where each is made whatever the process's umask (:func:`private_folder`, :func:`create_private`,
-:func:`write_whole`), and an existing folder made earlier with wider modes tightened
-(:func:`tighten`).  A file is replaced whole (a temporary file, flushed to the disk, moved over
-the old one), so a crash leaves the old or the new content, never half of one.  A file that
-several processes change (the saved searches) is changed under an exclusive lock on a lock file
-beside it (:func:`locked`; ``flock``, or ``msvcrt.locking`` on Windows), the same primitives
-the writer's lease of an index takes (:mod:`explorer.index.lease`).
+is its owner's alone: folders 0700 (:data:`FOLDER_MODE`), files 0600 (:data:`FILE_MODE`),
+set where each is made whatever the process's umask (:func:`make_private_folder`,
+:func:`create_private`, :func:`write_whole`), and an existing folder made earlier with wider
+modes tightened (:func:`tighten`).  A file is replaced whole (a temporary file, flushed to the
+disk, moved over the old one), so a crash leaves the old or the new content, never half of
+one.  A file that several processes change (the saved searches) is changed under an exclusive
+lock on a lock file beside it (:func:`locked`; ``flock``, or ``msvcrt.locking`` on Windows),
+the same primitives the writer's lease of an index takes (:mod:`explorer.index.lease`).
 
 Nothing else of the program's here: every layer may use it.
 """
@@ -72,7 +72,7 @@ else:
         return True
 
 
-def private_folder(folder: Path) -> None:
+def make_private_folder(folder: Path) -> None:
     """Make ``folder`` (and the parents it needs) with :data:`FOLDER_MODE`; one that exists is
     left as it is (:func:`tighten` tightens the data folder)."""
     missing: list[Path] = []
@@ -100,14 +100,14 @@ def _open_private(path: Path, flags: int) -> int:
 def create_private(path: Path) -> None:
     """Make ``path`` an empty owner-only file unless it exists (SQLite, which makes a database
     with the umask's mode, then gives its ``-wal`` and ``-shm`` the database's)."""
-    private_folder(path.parent)
+    make_private_folder(path.parent)
     with contextlib.suppress(FileExistsError):
         os.close(_open_private(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
 
 
 def open_private(path: Path, mode: str = "a+") -> IO[str]:
     """``open(path, mode)`` for a text file of the program's, made owner-only."""
-    private_folder(path.parent)
+    make_private_folder(path.parent)
     flags = os.O_RDWR | os.O_CREAT | (os.O_APPEND if mode.startswith("a") else 0)
     return os.fdopen(_open_private(path, flags), mode, encoding="utf-8")
 
@@ -115,7 +115,7 @@ def open_private(path: Path, mode: str = "a+") -> IO[str]:
 def write_whole(path: Path, data: bytes) -> None:
     """Replace ``path`` by an owner-only file of ``data``: written beside it, flushed to the
     disk, moved over it (a reader sees the old content or the new, never half)."""
-    private_folder(path.parent)
+    make_private_folder(path.parent)
     partial = path.with_name(f".{path.name}.{os.getpid()}.partial")
     fd = _open_private(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     try:
@@ -160,13 +160,13 @@ def locked(lock: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
 
 
 def tighten(folder: Path, inner: tuple[str, ...] = ()) -> int:
-    """Take from ``folder``, from what is in it and from what is in its subfolders named
-    ``inner`` every permission beyond :data:`FOLDER_MODE` (folders) and :data:`FILE_MODE`
-    (files, sockets); symbolic links and what another user owns are left alone.  How many
-    it changed."""
-    entries = [folder, *_children(folder)]
+    """Take from ``folder``, from its subfolders named ``inner`` and from what is in those
+    every permission beyond :data:`FOLDER_MODE` (folders) and :data:`FILE_MODE` (files,
+    sockets); symbolic links and what another user owns are left alone, and so is anything
+    else in ``folder``.  How many it changed."""
+    entries = [folder]
     for name in inner:
-        entries += _children(folder / name)
+        entries += [folder / name, *_children(folder / name)]
     return sum(_tighten_one(path) for path in entries)
 
 
@@ -181,7 +181,7 @@ def _tighten_one(path: Path) -> int:
     try:
         info = path.lstat()
         if hasattr(os, "getuid") and info.st_uid != os.getuid():
-            return 0
+            return 0  # another user's: not ours to change
         if stat.S_ISDIR(info.st_mode):
             wanted = FOLDER_MODE
         elif stat.S_ISREG(info.st_mode) or stat.S_ISSOCK(info.st_mode):

@@ -47,7 +47,7 @@ from typing import Any
 
 from explorer import __version__, jsontext
 from explorer.errors import UserError
-from explorer.files import write_whole
+from explorer.files import make_private_folder, write_whole
 
 log = logging.getLogger(__name__)
 
@@ -171,7 +171,7 @@ def _usable(folder: Path, path: Path, tighten: bool = True) -> Place:
     """``path`` if ``folder`` is (or can be made) the owner's alone: owned by this user, 0700
     (``tighten``: a folder of this user's with wider modes is made 0700; else it is refused)."""
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        make_private_folder(folder)
         info = folder.lstat()
         if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
             return Place(None, f"{folder} is not a folder of this user")
