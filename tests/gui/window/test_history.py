@@ -132,3 +132,23 @@ def test_the_window_writes_its_searches_off_the_gui_thread(
     assert window.history.wait_written(30)
     store = SearchStore.of(property_vault, data_dir)
     assert list(store.saved()) == ["mine"] and [r.query for r in store.recent()] == ["gamma"]
+
+
+def test_a_damaged_store_opens_the_vault_all_the_same_and_is_said_once(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    data_dir: Path,
+) -> None:
+    path = searches_file(property_vault, data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"version": 1, "recent": true, "saved": {"kept": {"query": "plan"}}}')
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("gamma")
+    assert ui.rows()  # searched: no traceback in open_vault
+    assert ui.saved_names() == ["kept"] and ui.recent_queries() == []
+    assert window.history.wait_written(30)
+    assert SearchStore.of(property_vault, data_dir).take_problems() == []  # repaired
