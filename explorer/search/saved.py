@@ -147,7 +147,7 @@ def _read(path: Path) -> _Reading:
     except FileNotFoundError:
         return _Reading(_Contents(), identity)
     except OSError as exc:  # no permission…: said, and never rewritten for it
-        return _Reading(_Contents(), identity, [f"all ({exc.strerror or exc})"])
+        return _Reading(_Contents(), identity, [f"cannot be read ({exc.strerror or exc})"])
     try:
         if len(raw) > MAX_BYTES:
             raise ValueError(f"over {MAX_BYTES // (1024 * 1024)} MB")
@@ -155,7 +155,7 @@ def _read(path: Path) -> _Reading:
         if not isinstance(data, dict):
             raise ValueError("not a JSON object")
     except ValueError as exc:
-        moved = f"all (unreadable: {exc}; moved aside to {path.name}.broken)"
+        moved = f"cannot be read ({exc}); it is moved aside to {path.name}.broken"
         return _Reading(_Contents(), identity, [moved], repair=True, unreadable=True)
     if data.get("version") != VERSION:
         return _Reading(_Contents(), identity)  # a later program's: read as empty
@@ -228,11 +228,14 @@ class SearchStore:
             raise QueryError(f"no saved search named {name.strip()!r} (saved: {known})") from None
 
     def take_problems(self) -> list[str]:
-        """What reading the file dropped, as one line (none when nothing was): said once."""
+        """What reading the file dropped, or that it could not be read, as one line (none
+        when all was well): said once."""
         with self._mutex:
             problems, self._problems = self._problems, []
         if not problems:
             return []
+        if problems[0].startswith("cannot be read"):  # the whole file
+            return [f"the saved searches at {self.path} {problems[0]}"]
         named = "; ".join(problems[:REPORTED])
         more = f"; and {len(problems) - REPORTED} more" if len(problems) > REPORTED else ""
         return [f"the saved searches at {self.path}: dropped {named}{more}; the rest is kept"]
@@ -244,7 +247,7 @@ class SearchStore:
                 self._reading = _read(self.path)
                 self._problems += self._reading.problems
                 self._replay()
-            return self._shown
+            return self._shown.copy()  # for reading while another thread changes them
 
     def _replay(self) -> None:
         shown = self._reading.contents.copy()
