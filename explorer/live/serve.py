@@ -138,6 +138,9 @@ def place(index: Path, serving: bool = False) -> Place:
         if private_folder(short.parent):
             return Place(short)
         return Place(None, f"no private socket folder for {path}")
+    said = _pointed(pointer)
+    if said is not None and _alive(said):
+        return Place(said)  # another server's, alive: it is not taken over
     with contextlib.suppress(OSError):
         pointer.unlink()
     if len(os.fsencode(short)) >= PATH_LIMIT:

@@ -438,6 +438,9 @@ def test_a_fallback_folder_another_user_made_first_is_left_for_a_private_new_one
         assert said and f"serving on {running.path}" in said[0].getMessage()
         assert serve.ask(index, "search", {"x": 1}) is not None  # clients find it
         assert list(squatted.iterdir()) == []
+        second = serve.Server(index, _echo, frozenset({"search"}))
+        assert not second.start() and "already serves" in second.reason
+        assert serve.ask(index, "search", {"x": 1}) is not None  # still found
     finally:
         running.stop()
     assert not running.path.parent.exists()  # the private folder goes with the socket
