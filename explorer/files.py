@@ -136,20 +136,17 @@ def write_whole(path: Path, data: bytes) -> None:
             os.close(folder)
 
 
-class LockTimeout(OSError):
-    """Another process held a lock for longer than :data:`LOCK_WAIT`."""
-
-
 @contextlib.contextmanager
 def locked(lock: Path, wait: float = LOCK_WAIT) -> Iterator[None]:
     """Hold the exclusive lock of the file ``lock`` (made owner-only) for the ``with`` block,
-    waiting at most ``wait`` seconds for another process to let it go (:class:`LockTimeout`)."""
+    waiting at most ``wait`` seconds for another process to let it go (else ``TimeoutError``,
+    an ``OSError``: the machine's, said in one line)."""
     handle = open_private(lock)
     try:
         deadline = time.monotonic() + wait
         while not try_lock(handle):
             if time.monotonic() > deadline:
-                raise LockTimeout(f"{lock} stayed locked by another process for {wait:g} s")
+                raise TimeoutError(f"{lock} stayed locked by another process for {wait:g} s")
             time.sleep(0.005)
         try:
             yield
