@@ -132,6 +132,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         "both": "found by both lists",
         "fts": "found by the lexical list only",
         "vector": "found by the vector list only",
+        "title": "found by its name only",
     }.get(hit.source or "", "")
     muted = f'style="color:{colours.muted}"'
     rows: list[tuple[str, str, str, str | None]] = []  # (list, rank, contribution, evidence)

@@ -57,9 +57,13 @@ class Fused:
 
     @property
     def source(self) -> str:
-        """``both`` when every list found it, else the name of the one list that did."""
+        """``both`` when both lists found it, else the name of the one list that did (the
+        title evidence is no list that finds: ``title`` when only it did)."""
         found = [name for name, rank in self.ranks.items() if rank is not None]
-        return "both" if len(found) > 1 else (found[0] if found else "none")
+        lists = [name for name in found if name != TITLE]
+        if not lists:
+            return TITLE if found else "none"
+        return "both" if len(lists) > 1 else lists[0]
 
 
 def rrf(

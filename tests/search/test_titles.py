@@ -165,3 +165,12 @@ def test_a_long_note_is_found_by_its_title_among_many_shorter_of_that_word(
     hits = searcher.search("npm", SearchOptions(mode="fts")).hits
     assert hits[0].path == "npm.md"
     assert hits[0].title_match is not None and hits[0].title_match.closeness == "exact"
+
+
+def test_a_note_found_by_its_name_alone_says_so(searcher: Searcher) -> None:
+    """The title evidence is no list that finds: a note the lexical list found and whose
+    title matches is found by the lexical list only, not by "both"."""
+    hits = searcher.search("refund policy", SearchOptions(mode="fts")).hits
+    assert hits[0].path == "Refund policy.md" and hits[0].source == "fts"
+    alias = searcher.search("return rules", SearchOptions(mode="fts")).hits
+    assert alias[0].path == "Money back.md" and alias[0].source == "title"
