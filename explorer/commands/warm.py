@@ -107,6 +107,11 @@ def answer(argv: Sequence[str]) -> int | None:
     return status
 
 
+#: How a word that is query text, never an option, starts (``-[status:done]``): the parser's
+#: rule (:data:`explorer.search.query.QUERY_DASHES`), not imported, so that the client stays light.
+_QUERY_DASHES = ("-[", '-"')
+
+
 def _scan(words: list[str]) -> tuple[str, str | None, int, list[str]] | None:
     """What the client needs of ``words`` to find a socket: the command, ``--data-dir``, how
     many ``-v`` and the words after the command that may name the vault; ``None`` for a
@@ -123,7 +128,12 @@ def _scan(words: list[str]) -> tuple[str, str | None, int, list[str]] | None:
                 data = word
             expect = None
             continue
-        if positional_only or not word.startswith("-") or word == "-":
+        if (
+            positional_only
+            or not word.startswith("-")
+            or word.startswith(_QUERY_DASHES)
+            or word == "-"
+        ):
             if command is None:
                 command = word
             else:
@@ -275,7 +285,7 @@ class WarmServer:
         self.index = index_path(self.vault, data)
         self.model = model
         self.role = f"{role} (pid {os.getpid()})"
-        self._server = serve.Server(self.index, self._handle, OPERATIONS)
+        self._server = serve.Server(self.index, self._handle, OPERATIONS, self._delay)
         self._reader: Any = None  # the MCP tools' VaultReader, made on their first call
         self._reader_lock = threading.Lock()
 
@@ -301,6 +311,15 @@ class WarmServer:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+    def _delay(self) -> str | None:
+        """Why an answer may take a while: the model is not loaded yet."""
+        from explorer.embed.provider import ModelState, shared_provider
+
+        provider = self.provider or shared_provider(self.model)
+        if provider.state in (ModelState.IDLE, ModelState.LOADING):
+            return f"loading its model {self.model}"
+        return None
 
     def _handle(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
         if op == COMMAND_OP:

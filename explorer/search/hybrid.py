@@ -38,12 +38,9 @@ from explorer.search.results import (
     VectorCandidate,
 )
 from explorer.search.snippet import body_start, marked_words, plain_snippet
+from explorer.search.titles import title_matches
 
 EMBED_TIMEOUT_S = 3.0
-
-
-#: An empty query lists this many recently modified notes (fewer if the limit is lower).
-LISTING_SIZE = 20
 
 
 #: What the vector list's ranking gives: the best chunks and the model's name, or why none.
@@ -148,8 +145,18 @@ class Searcher:
             result.semantic = SemanticStatus(False, "lexical mode", self.provider.name)
         started = time.perf_counter()
         self._load_notes(result, [p for p, _, _ in result.lexical])
-        lap(result.stages, "note rows", started)
+        started = lap(result.stages, "note rows", started)
+        if options.mode != Mode.SEMANTIC:
+            self._titles(result, restricted)
+            lap(result.stages, "titles", started)
         return result
+
+    def _titles(self, result: Candidates, restricted: Restriction | None) -> None:
+        """The notes whose title or alias matches the query (:mod:`explorer.search.titles`),
+        looked for among every note and, for a typo, among those the lists found."""
+        seen = {path: info.title for path, info in result.notes.items()}
+        result.titles = title_matches(self.db.conn, result.query, restricted, seen)
+        self._load_notes(result, list(result.titles))
 
     def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
         """Make the snippets of the lexical hits shown that were left without one."""
@@ -337,12 +344,19 @@ class Searcher:
                 )
 
     def _listing(self, result: Candidates, options: SearchOptions) -> None:
+        """The most recently modified notes that pass the filters, as many as the limit, and
+        how many pass."""
         where, params = filter_clause(result.query)
         rows = self.db.conn.execute(
             f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
             "LIMIT ?",
-            (*params, min(options.limit, LISTING_SIZE)),
+            (*params, options.limit),
         ).fetchall()
+        if len(rows) < options.limit:
+            result.matched = len(rows)
+        else:
+            sql = f"SELECT count(*) FROM notes n WHERE {where}"
+            result.matched = int(self.db.conn.execute(sql, params).fetchone()[0])
         marked = marked_words(result.query)
         for note_id, path in rows:
             body = body_start(self.db.conn, int(note_id), 240)

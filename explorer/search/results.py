@@ -19,6 +19,7 @@ from explorer.index.vectors import CosineSpread
 from explorer.search.chunk_scores import ChunkScore
 from explorer.search.options import SearchOptions
 from explorer.search.query import Query, parse_query
+from explorer.search.titles import TitleMatch
 
 #: The ``status`` (frontmatter, lower case) of a note that goes after every other hit.
 DEMOTED_STATUS = "stale"
@@ -88,6 +89,8 @@ class Candidates:
     notes: dict[str, NoteInfo] = field(default_factory=dict)
     semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
     listing: bool = False
+    #: A listing's count of the notes that pass its filters (``None``: not a listing).
+    matched: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
     #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
     #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
@@ -104,6 +107,9 @@ class Candidates:
     #: When the lists were made (seconds since 1970): what a note's age, and so its recency,
     #: is counted from, however often they are fused again.
     now: float = field(default_factory=time.time, compare=False)
+    #: The notes whose title or alias matches the query's words, by path
+    #: (:mod:`explorer.search.titles`): evidence of its own, the ``title`` list.
+    titles: dict[str, TitleMatch] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +147,8 @@ class Hit:
     #: How recent it is, ½ every half-life since it was modified (0..1), when the recency
     #: prior is on (its contribution is ``contributions["recency"]``); else ``None``.
     recency: float | None = None
+    #: Its title or an alias matching the query (:mod:`explorer.search.titles`), else ``None``.
+    title_match: TitleMatch | None = None
 
     @property
     def demoted(self) -> bool:
@@ -169,6 +177,8 @@ class Hit:
                 None if self.weighted_coverage is None else round(self.weighted_coverage, 3)
             ),
             "demoted": DEMOTED_STATUS if self.demoted else None,
+            "titleMatch": self.title_match.closeness if self.title_match else None,
+            "titleMatchName": self.title_match.name if self.title_match else None,
             "bestChunk": self._best_chunk_json(),
             "runnerUpChunk": (
                 self.runner_up_chunk.to_json() if self.runner_up_chunk is not None else None
@@ -198,6 +208,22 @@ class SearchResponse:
     spread: CosineSpread | None = None
     #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
     stages: dict[str, float] = field(default_factory=dict, compare=False)
+    #: One line for each part of the query not read as written (:attr:`Query.notes`).
+    notes: tuple[str, ...] = ()
+    #: A listing's count of the notes that pass its filters, of which :attr:`hits` are the
+    #: most recently modified (``None``: not a listing).
+    matched: int | None = None
+
+    def listing_text(self) -> str:
+        """A listing's first line: how many notes are shown, of how many that pass."""
+        shown = len(self.hits)
+        filtered = parse_query(self.query).has_filters
+        if self.matched is None or self.matched == shown:
+            one = shown == 1
+            which = f" that pass{'es' if one else ''} the filters" if filtered else ""
+            return f"{shown} most recently modified note{'' if one else 's'}{which}"
+        which = " that pass the filters" if filtered else ""
+        return f"{shown} of {self.matched} notes{which}, the most recently modified"
 
     def to_json(self) -> dict[str, Any]:
         o = self.options
@@ -228,6 +254,9 @@ class SearchResponse:
         }
         if self.listing:
             out["listing"] = "recent"
+            out["matched"] = self.matched
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 

@@ -76,6 +76,7 @@ COMMANDS = [
     ("related", "ops/cdn.md", "--json"),
     ("related", "no/such.md"),  # bad input: the same line, the same exit status 2
     ("search", "cache purge", "--mode", "nosuch"),  # a usage error: the parser's line, status 2
+    ("search", "-[path:home]", "--mode", "fts", "--json"),  # a query that starts with -
 ]
 
 
@@ -97,6 +98,8 @@ def test_output_is_the_same_through_the_watch_and_alone(
     assert "answered by vault-explorer watch" in said
     said = _run(data_dir, "search", str(notes), "cache purge", "-v", alone=True).stderr
     assert "answered by" not in said
+    said = _run(data_dir, "search", str(notes), '-"the phrase"', "-v").stderr  # an h: no -h
+    assert "answered by vault-explorer watch" in said
     # A usage error too is the watch's to say (parsed there with the real parser).
     said = _run(data_dir, "-v", "search", str(notes), "x", "--mode", "nosuch").stderr
     assert "answered by vault-explorer watch" in said and "invalid choice" in said
@@ -187,3 +190,26 @@ def test_a_dead_watch_leaves_a_socket_the_next_command_ignores_and_removes(
     assert "nobody listens" in result.stderr
     assert "ops/cdn.md" in result.stdout
     assert not socket_path.exists()
+
+
+def test_twelve_searches_at_once_are_all_answered_by_the_watch(
+    notes: Path, data_dir: Path, watching: Path
+) -> None:
+    argv = ["search", str(notes), "cache purge", "--json", "-v"]
+    argv += ["--data-dir", str(data_dir), "--model", "fakewarm"]
+    env = {**os.environ, "VAULT_EXPLORER_WARM": "1"}
+    searches = [
+        subprocess.Popen(
+            [sys.executable, "-c", FAKE_MAIN, *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(12)
+    ]
+    outputs = [search.communicate(timeout=300) for search in searches]
+    assert [search.returncode for search in searches] == [0] * 12
+    answered = [err for _out, err in outputs if "answered by vault-explorer watch" in err]
+    assert len(answered) == 12, [err for _out, err in outputs if err not in answered]
+    assert len({out for out, _err in outputs}) == 1  # the same hits for each

@@ -168,6 +168,27 @@ def test_the_text_says_first_when_no_hit_is_a_close_match(
     assert text(results["close"]).startswith("2 hits for 'deploy cache'")
 
 
+def test_a_search_result_says_the_title_matches_the_query(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    """ "deploy" is the title of ops/deploy.md: the structured hit says so, and so does the
+    line an assistant reads, with what the title adds to the score."""
+    vault_reader, model = reader
+    model.gate.set()
+
+    async def scenario() -> CallToolResult:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return await client.call_tool("search", {"query": "Deploy!"})
+
+    result = anyio.run(scenario)
+    hit = structured(result)["hits"][0]
+    assert hit["path"] == "ops/deploy.md"
+    assert hit["titleMatch"] == "exact" and hit["titleMatchName"] == "Deploy"
+    line = next(line for line in text(result).splitlines() if line.startswith("1. "))
+    assert f"title exact +{hit['contributions']['title']:.4f}" in line
+
+
 @pytest.mark.parametrize("query", ["", "!!!", "tag:ops", "path:dev/"])
 def test_a_query_that_lists_recent_notes_never_loads_the_model(
     reader: tuple[VaultReader, GatedModel], query: str
@@ -361,3 +382,45 @@ def test_the_saved_searches_tool_lists_what_the_owner_saved_and_writes_nothing(
         "open work: [status:open] deploy  (mode=fts,limit=5)",
     ]
     assert sorted(p.relative_to(vault) for p in vault.rglob("*")) == before
+
+
+@pytest.mark.parametrize("query", ["deploy modified:>2300", "modified:<999999d", "created:<1500"])
+def test_a_date_filter_beyond_the_index_is_answered_not_failed(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    hits = {h["path"] for h in structured(_lexical_search(reader, query))["hits"]}
+    assert hits == ({"ops/deploy.md", "dev/pasta.md"} if "999999d" in query else set())
+
+
+@pytest.mark.parametrize("query", ["[rating:>1e400]", "deploy [status:open"])
+def test_a_malformed_filter_is_noted_in_the_results(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    result = _lexical_search(reader, query)
+    (note,) = structured(result)["notes"]
+    assert "is not a property filter" in note and note.endswith("searched as text")
+    assert f"note: {note}" in text(result).splitlines()[:3]
+
+
+def test_a_filter_only_listing_says_how_many_notes_pass(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    vault_reader, _ = reader
+    answer = vault_reader.search("path:ops/", SearchOptions(limit=5))
+    assert answer.response.to_json()["matched"] == 1
+    answer = vault_reader.search("", SearchOptions(limit=1))
+    assert answer.response.matched == 2
+    assert answer.response.listing_text() == "1 of 2 notes, the most recently modified"
+
+
+def _lexical_search(reader: tuple[VaultReader, GatedModel], query: str) -> CallToolResult:
+    """The ``search`` tool's answer to ``query`` in ``fts`` mode."""
+    vault_reader, model = reader
+    model.gate.set()
+
+    async def scenario() -> CallToolResult:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return await client.call_tool("search", {"query": query, "mode": "fts"})
+
+    return anyio.run(scenario)

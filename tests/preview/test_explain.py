@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
+import pytest
+
 from explorer.index.vectors import CosineSpread
 from explorer.preview.explain import ExplainContext, explain_html, formula
 from explorer.preview.style import Colours
@@ -98,3 +100,32 @@ def test_numbers_read_alike_everywhere_and_a_tiny_bm25_is_not_zero() -> None:
     cut = ExplainContext(SEED, 3, 1_440, 2_048, 1_440, True)
     missing = explain_html(hit(fts_rank=None, source="vector"), cut, Colours())
     assert "2,048 candidates" in missing
+
+
+def test_explain_block_names_the_title_evidence_and_fuses_three() -> None:
+    """A hit whose title is the query: a Title row, what matched, and the formula of three."""
+    from explorer.search.fusion import noisy_or
+    from explorer.search.titles import TitleMatch
+
+    calibrated = replace(SEED, fusion="calibrated", w_fts=1.0, w_vec=1.0)
+    a, b, c = 0.6, 0.5, 1.0
+    (fused,) = noisy_or({"fts": [("x", a)], "vector": [("x", b)], "title": [("x", c)]})
+    titled = hit(
+        fts_pass="all words",
+        coverage=1.0,
+        evidence={"fts": a, "vector": b, "title": c},
+        fused_score=fused.score,
+        contributions=fused.contributions,
+        title_match=TitleMatch("exact", "CDN purge"),
+    )
+    ctx = ExplainContext(calibrated, 1, 5, 5, 5, True, content_words=2)
+    out = html.unescape(explain_html(titled, ctx, Colours()))
+    for fragment in (
+        "Title",
+        'the title matches the query ("CDN purge") → title evidence 1.00000',
+        "fused = 1 − (1 − a)(1 − b)(1 − c)",
+        "c = 1 × 1.00000 = 1.00000 (title)",
+        f"c {fused.contributions['title']:.5f}",
+    ):
+        assert fragment in out, fragment
+    assert sum(fused.contributions.values()) == pytest.approx(fused.score) == 1.0

@@ -1,6 +1,7 @@
 """The window following its live index: the status bar follows the health, the banner says what
-keeps the index behind and why meaning search is not in the result, the stall monitor marks the
-index's events (a controller of the main window, given what it needs)."""
+keeps the index behind, why meaning search is not in the result and the query's notes, the
+stall monitor marks the index's events (a controller of the main window, given what it
+needs)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from PySide6.QtCore import QObject
 
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.statusbar.banner import Banner, banner_text, problem_text
+from explorer.gui.statusbar.banner import Banner, banner_text, notes_text, problem_text
 from explorer.gui.statusbar.index_status import IndexStatus, model_text
 from explorer.gui.statusbar.stall import StallMonitor
 from explorer.live import EmbedDone, ErrorEvent, Health, LiveEvent, NoticeEvent, SyncEvent
@@ -66,10 +67,13 @@ class IndexFollow(QObject):
         self.problem = None
 
     def banner_text(self) -> str | None:
-        """What keeps the index behind, then why semantic search is not in the result."""
+        """What keeps the index behind, then why semantic search is not in the result, then
+        the query's notes."""
+        response = self.response()
         texts = [
             problem_text(self.problem) if self.problem is not None else None,
-            banner_text(self.mode(), self.provider(), self.response()),
+            banner_text(self.mode(), self.provider(), response),
+            notes_text(response),
         ]
         return "<br>".join(t for t in texts if t) or None
 

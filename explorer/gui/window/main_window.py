@@ -51,7 +51,7 @@ from explorer.gui.core.resources import icon_path
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import apply_theme, chosen_theme
-from explorer.gui.panels.facets_panel import FacetsPanel, toggled_query
+from explorer.gui.panels.facets_panel import FacetsPanel
 from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.preview.around import AroundPanel
@@ -92,8 +92,9 @@ from explorer.index.model_choice import choose_model
 from explorer.live import (
     Health,
 )
-from explorer.preview.note import filter_token
+from explorer.search.facets import toggled_query
 from explorer.search.options import Mode, SearchOptions
+from explorer.search.quoting import filter_text
 from explorer.search.results import SearchResponse
 from explorer.search.shown import Shown
 from explorer.vault.obsidian import is_obsidian_vault
@@ -321,6 +322,7 @@ class MainWindow(WindowParts):
         self.search_field.returnPressed.connect(self.searches.remember)
         self.search_bar.historyRequested.connect(lambda: self.history.show_menu(self.search_field))
         self.history.recalled.connect(self.searches.recall)
+        self.history.problem.connect(self.searches.show_problem)
         self.sort_control.changed.connect(self._sort_changed)
         self.facets.toggled.connect(self.toggle_filter)
         self.fusion.changed.connect(self._fusion_changed)
@@ -563,7 +565,7 @@ class MainWindow(WindowParts):
 
     def add_filter(self, kind: str, value: str) -> None:
         """Add ``tag:``/``path:`` to the query (a click in the preview) and search."""
-        token = filter_token(kind, value)
+        token = filter_text(kind, value)
         text = self.search_field.text().strip()
         if token not in text.split():
             self.set_query(f"{text} {token}".strip())

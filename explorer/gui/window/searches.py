@@ -68,6 +68,10 @@ class Searches(QObject):
         self.set_query(query)
         self.focus()
 
+    def show_problem(self, line: str) -> None:
+        """What reading the store dropped, or why a write failed, in the status bar."""
+        self.say(safe_text(line), 10_000)
+
     def save(self, name: str | None = None) -> bool:
         """Search ▸ Save Search…: keep the query and the settings on screen as ``name`` (asked
         for when not given); whether it was saved."""
