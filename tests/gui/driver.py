@@ -216,6 +216,10 @@ class WindowDriver:
         """The preview's text as shown."""
         return self.window.preview.note.toPlainText()
 
+    def click_preview_link(self, url: str) -> None:
+        """Click the link to ``url`` in the preview (a breadcrumb's folder, a tag)."""
+        self.window.preview.note.anchorClicked.emit(QUrl(url))
+
     def status(self) -> str:
         """The status bar's passing message."""
         return self.window.statusBar().currentMessage()

@@ -92,7 +92,7 @@ from explorer.index.model_choice import choose_model
 from explorer.live import (
     Health,
 )
-from explorer.search.facets import toggled_query
+from explorer.search.facets import holds_filter, toggled_query
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.quoting import filter_text
 from explorer.search.results import SearchResponse
@@ -567,7 +567,7 @@ class MainWindow(WindowParts):
         """Add ``tag:``/``path:`` to the query (a click in the preview) and search."""
         token = filter_text(kind, value)
         text = self.search_field.text().strip()
-        if token not in text.split():
+        if not holds_filter(text, token):  # however the query writes it (quotes, case)
             self.set_query(f"{text} {token}".strip())
             self.searches.remember()
 

@@ -28,6 +28,7 @@ from explorer.gui.window.main_window import WANTED_SIZE, MainWindow
 from explorer.gui.window.placement import FRAME_GUESS, first_geometry
 from explorer.gui.window.settings import Settings
 from explorer.live import Health
+from explorer.preview.note import filter_url
 from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
     SAFETY_MS,
@@ -836,3 +837,23 @@ def test_a_malformed_filter_is_noted_a_listing_counts_and_an_old_age_answers(
     assert "every note passes it" in ui.banner() and ui.row_count() == 25
     ui.search("deploy modified:>2300")
     assert ui.row_count() == 0 and "search failed" not in window.empty.text()
+
+
+def test_a_preview_filter_clicked_twice_is_added_once_however_it_is_quoted(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
+) -> None:
+    """A breadcrumb's folder with a space (``path:"my notes/"``) was added again at each click:
+    the query was searched for the filter word by word."""
+    (vault / "my notes").mkdir()
+    (vault / "my notes" / "a.md").write_text("# A\n\ndeploy plan\n")
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("deploy")
+    ui.click_preview_link(filter_url("path", "my notes/"))
+    ui.wait_for_results('deploy path:"my notes/"')
+    ui.click_preview_link(filter_url("path", "my notes/"))
+    assert ui.query() == 'deploy path:"my notes/"'
+    ui.search('deploy PATH:"my notes/"')  # written otherwise, the same filter
+    ui.click_preview_link(filter_url("path", "my notes/"))
+    assert ui.query() == 'deploy PATH:"my notes/"'
