@@ -227,6 +227,10 @@ class WindowDriver:
     def summary(self) -> str:
         return self.window.summary.text()
 
+    def empty_text(self) -> str:
+        """What the results' place says when there are none to show."""
+        return self.window.empty.text()
+
     def banner(self) -> str:
         """The banner's message while it shows, else ``""``."""
         return self.window.banner.message()
@@ -325,6 +329,11 @@ class WindowDriver:
     def recent_queries(self) -> list[str]:
         """The vault's recent queries, newest first (what the history menu lists)."""
         return self.window.history.recent()
+
+    def searches_written(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the recent and saved searches' writes under way
+        (off the GUI thread); whether they all ended."""
+        return self.window.history.wait_written(timeout)
 
     def history_menu_visible(self) -> bool:
         return self.window.history.menu.isVisible()

@@ -836,7 +836,7 @@ def test_a_malformed_filter_is_noted_a_listing_counts_and_an_old_age_answers(
     ui.search("modified:<999999d")
     assert "every note passes it" in ui.banner() and ui.row_count() == 25
     ui.search("deploy modified:>2300")
-    assert ui.row_count() == 0 and "search failed" not in window.empty.text()
+    assert ui.row_count() == 0 and "search failed" not in ui.empty_text()
 
 
 def test_a_preview_filter_clicked_twice_is_added_once_however_it_is_quoted(
