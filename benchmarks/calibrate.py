@@ -40,6 +40,10 @@ from explorer.search.cached import fetch_options, with_floor
 from explorer.search.hybrid import Searcher
 from explorer.search.options import PRESETS, SearchOptions
 from explorer.search.results import Candidates
+from explorer.vault import parse
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import title_forms
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -123,18 +127,30 @@ def collect(args: argparse.Namespace) -> None:
             sets = []  # --intl collects the translated sets alone
         for name, folder in LANGUAGE_SETS.items():
             sets.append((name, (Path(args.intl) / folder, HERE / f"tldr-questions-{name}.tsv")))
+    if args.embed_form:
+        parse.EMBED_FORM = parse.EmbedForm(args.embed_form)
+    file_names = args.titles == "file-names"
+    forms = args.data_dir / "file-named"
     for name, source in sets:
-        print(f"{name}: indexing", file=sys.stderr)
+        print(f"{name}: indexing ({args.titles}, {parse.EMBED_FORM.value})", file=sys.stderr)
         if name == "scifact":
             dataset = load_beir(source, "train")
-            db, to_doc, _ = open_beir_index(dataset, source, data, provider)
             texts = dataset.queries
             qrels = {texts[qid]: dataset.qrels[qid] for qid in dataset.qrels}
+            if file_names:
+                to_doc = title_forms.file_named_corpus(dataset, forms / name)
+                db, _ = open_vault_index(forms / name, data, provider)
+            else:
+                db, to_doc, _ = open_beir_index(dataset, source, data, provider)
         else:
             vault, judgments = source
-            db, _ = open_vault_index(vault, data, provider)
             to_doc = {}
             qrels = {q: dict(g) for q, g in load_judgments(judgments).items()}
+            if file_names:
+                renamed = title_forms.file_named_vault(vault, forms / name)
+                qrels = {q: {renamed.get(p, p): g for p, g in j.items()} for q, j in qrels.items()}
+                vault = forms / name
+            db, _ = open_vault_index(vault, data, provider)
         try:
             searcher = Searcher(db, provider, embed_timeout=60.0)
             print(f"{name}: {len(qrels)} judged queries", file=sys.stderr)
@@ -584,6 +600,17 @@ def main() -> None:
     c.add_argument("--only", choices=("tldr", "scifact", "anki"), help="collect this set alone")
     c.add_argument("--intl", help="tldr-intl-vault's vault/ folder: collect the translated sets")
     c.add_argument("--model", help="as search's --model (pickles are named after it)")
+    c.add_argument(
+        "--titles",
+        choices=("as-written", "file-names"),
+        default="as-written",
+        help="file-names: each note titled by its file name alone (benchmarks/title_forms.py)",
+    )
+    c.add_argument(
+        "--embed-form",
+        choices=[f.value for f in parse.EmbedForm],
+        help="embed chunks in this form (explorer.vault.parse.EmbedForm) instead of the default",
+    )
     c.set_defaults(func=collect)
     r = sub.add_parser("report")
     r.add_argument("--data-dir", type=Path, required=True)
