@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.embed.provider import shared_provider
+from explorer.evaluate import title_forms
 from explorer.evaluate.corpus import open_beir_index, open_vault_index
 from explorer.evaluate.datasets import load_beir, load_judgments
 from explorer.evaluate.metrics import ndcg_at_k
@@ -41,9 +42,6 @@ from explorer.search.hybrid import Searcher
 from explorer.search.options import PRESETS, SearchOptions
 from explorer.search.results import Candidates
 from explorer.vault import parse
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import title_forms
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -604,7 +602,7 @@ def main() -> None:
         "--titles",
         choices=("as-written", "file-names"),
         default="as-written",
-        help="file-names: each note titled by its file name alone (benchmarks/title_forms.py)",
+        help="file-names: each note titled by its file name alone (explorer.evaluate.title_forms)",
     )
     c.add_argument(
         "--embed-form",

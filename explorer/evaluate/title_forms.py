@@ -1,4 +1,4 @@
-"""A judged collection in the form most people's notes have: titled by their file names alone.
+"""Notes in the form most people keep them: titled by their file names alone.
 
 Every collection of the development pool keeps its titles inside the text (an H1 or a
 frontmatter ``title:``); most Obsidian vaults do not.  :func:`file_named_vault` writes a copy of
