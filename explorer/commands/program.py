@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from explorer import __version__
 from explorer.commands import (
@@ -39,6 +39,7 @@ from explorer.home import expand_home
 from explorer.index.db import data_dir
 from explorer.index.model_choice import model_for
 from explorer.logs import configure, log_file
+from explorer.search.query import is_query_word
 
 #: Every command, in the order ``--help`` lists them.
 COMMANDS: tuple[Registrar, ...] = (
@@ -57,10 +58,18 @@ COMMANDS: tuple[Registrar, ...] = (
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse with a usage error on one line (not the whole usage block), exit status 2."""
+    """argparse with a usage error on one line (not the whole usage block), exit status 2, and
+    a query that starts with ``-`` read as the query: ``search VAULT -[status:done]`` (the
+    exclusion the README shows), ``-staging``, without ``--`` before it."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, safe_text(f"{self.prog}: error: {message} (see {self.prog} --help)") + "\n")
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        parsed = super()._parse_optional(arg_string)
+        if parsed is not None and parsed[0] is None and is_query_word(arg_string):
+            return None  # no option of this name: a positional word, the query
+        return parsed
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -147,7 +147,7 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
     if mode != Mode.FTS and not sem.available and not response.listing:
         say(f"(semantic unavailable: {sem.reason}; showing the lexical result)", out)
     if response.listing:
-        say(f"{len(response.hits)} most recently modified notes", out)
+        say(response.listing_text(), out)
     elif response.hits:
         shown = response.query if len(response.query) <= 60 else response.query[:57] + "…"
         if (verdict := closeness(response, f"‘{shown}’")) is not None:

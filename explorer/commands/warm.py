@@ -107,6 +107,11 @@ def answer(argv: Sequence[str]) -> int | None:
     return status
 
 
+#: How a word that is query text, never an option, starts (``-[status:done]``): the parser's
+#: rule (:data:`explorer.search.query.QUERY_DASHES`), not imported, so that the client stays light.
+_QUERY_DASHES = ("-[", '-"')
+
+
 def _scan(words: list[str]) -> tuple[str, str | None, int, list[str]] | None:
     """What the client needs of ``words`` to find a socket: the command, ``--data-dir``, how
     many ``-v`` and the words after the command that may name the vault; ``None`` for a
@@ -123,7 +128,12 @@ def _scan(words: list[str]) -> tuple[str, str | None, int, list[str]] | None:
                 data = word
             expect = None
             continue
-        if positional_only or not word.startswith("-") or word == "-":
+        if (
+            positional_only
+            or not word.startswith("-")
+            or word.startswith(_QUERY_DASHES)
+            or word == "-"
+        ):
             if command is None:
                 command = word
             else:

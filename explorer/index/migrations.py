@@ -247,7 +247,8 @@ def m009_note_properties() -> str:
     ``[name:value]`` filter reads.  Notes indexed before it are marked to be read again by the
     next sync, which types their properties (their chunks keep their vectors).
 
-    And when each note was created (``note_created.created_ns``) with where that came from
+    And when each note was created (``note_created.created_ns``; in microseconds from
+    :func:`m010_created_microseconds` on) with where that came from
     (``source``: ``frontmatter``, ``file`` for the file's birth time, ``indexed`` for its
     first index), which ``created:`` filters and sorting read
     (:func:`explorer.index.store.created_of`); a table of its own, so that the statements
@@ -277,13 +278,32 @@ def m009_note_properties() -> str:
         """
 
 
-def m010_stand_in_vectors() -> str:
+def m010_created_microseconds() -> str:
+    """A note's creation time in microseconds (``note_creation.created_us``): a frontmatter
+    date of any year, 1 to 9999, where nanoseconds hold only 1677 to 2262 (``date:
+    1492-10-12`` left the note unindexed).  A table of its own, filled from the old one
+    (``note_created``, dropped), so that the statements stay safe to run again.  Notes skipped
+    for it are new to the next sync, which adds them."""
+    return """
+        CREATE TABLE IF NOT EXISTS note_creation (
+            note_id INTEGER PRIMARY KEY REFERENCES notes(id) ON DELETE CASCADE,
+            created_us INTEGER NOT NULL,
+            source TEXT NOT NULL
+        );
+        CREATE INDEX IF NOT EXISTS note_creation_us ON note_creation(created_us);
+        INSERT OR IGNORE INTO note_creation(note_id, created_us, source)
+            SELECT note_id, created_ns / 1000, source FROM note_created;
+        DROP TABLE note_created;
+        """
+
+
+def m011_stand_in_vectors() -> str:
     """A chunk's stand-in vector (``old_hash``): the vector its text had before where it stands
     changed (the note's title, a heading above it), which answers for it until its own is
     embedded (:func:`explorer.index.store.upsert_note`), kept beside each chunk's text hash in
     ``chunks_hash`` so that counting the chunks waiting for a vector still reads only that
-    index's small pages.  The form chunks were embedded in
-    before (``meta.embed_form`` absent) is brought to today's by the next full sync
+    index's small pages.  The form chunks were embedded in before (``meta.embed_form``
+    absent) is brought to today's by the next full sync
     (:func:`explorer.index.sync.sync_vault`)."""
     return """
         ALTER TABLE chunks ADD COLUMN old_hash TEXT;
@@ -303,7 +323,8 @@ MIGRATIONS: list[Callable[[], str]] = [
     m007_vector_keys,
     m008_drop_invisible,
     m009_note_properties,
-    m010_stand_in_vectors,
+    m010_created_microseconds,
+    m011_stand_in_vectors,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -92,16 +92,18 @@ CREATED_PROPERTIES = ("created", "date")
 
 
 def created_of(note: ParsedNote, st: FileStat, now_ns: int) -> tuple[int, str]:
-    """When the note was created and where that comes from: the frontmatter's ``created`` or
-    ``date`` (a date), else the file's birth time where the platform records it, else
-    ``now_ns`` (its first index: an update keeps the first one, :func:`upsert_note`)."""
+    """When the note was created, in microseconds since 1970 (which hold any year a date
+    property has, 1 to 9999: nanoseconds end in 2262), and where that comes from: the
+    frontmatter's ``created`` or ``date`` (a date), else the file's birth time where the
+    platform records it, else ``now_ns`` (its first index: an update keeps the first one,
+    :func:`upsert_note`)."""
     for name in CREATED_PROPERTIES:
         for prop in note.properties:
             if prop.key == name and prop.kind == "date" and prop.num is not None:
-                return int(prop.num * 1_000_000_000), "frontmatter"
+                return round(prop.num * 1_000_000), "frontmatter"
     if st.birth_ns:
-        return st.birth_ns, "file"
-    return now_ns, "indexed"
+        return st.birth_ns // 1000, "file"
+    return now_ns // 1000, "indexed"
 
 
 def upsert_note(
@@ -133,7 +135,7 @@ def upsert_note(
     text = note.search_text
     body = searchable(text)
     now_ns = time.time_ns()
-    created_ns, created_from = created_of(note, st, now_ns)
+    created_us, created_from = created_of(note, st, now_ns)
     values = (
         drop_invisible(note.title),
         " ".join(note.tags),
@@ -173,10 +175,10 @@ def upsert_note(
     )
     # The first index time stays the note's creation while nothing better is known.
     conn.execute(
-        "INSERT INTO note_created(note_id, created_ns, source) VALUES (?, ?, ?) "
-        "ON CONFLICT(note_id) DO UPDATE SET created_ns = excluded.created_ns, "
+        "INSERT INTO note_creation(note_id, created_us, source) VALUES (?, ?, ?) "
+        "ON CONFLICT(note_id) DO UPDATE SET created_us = excluded.created_us, "
         "source = excluded.source WHERE NOT (excluded.source = 'indexed' AND source = 'indexed')",
-        (note_id, created_ns, created_from),
+        (note_id, created_us, created_from),
     )
     conn.executemany(
         "INSERT INTO note_props(note_id, key, seq, name, kind, text, num) "

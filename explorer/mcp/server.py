@@ -523,7 +523,7 @@ def search_text(answer: Answer) -> str:
     o = response.options
     sem = response.semantic
     if response.listing:
-        head = f"{len(response.hits)} most recently modified notes"
+        head = response.listing_text()
     else:
         settings = ", ".join(f"{k}={v}" for k, v in o.to_json().items() if k != "limit")
         meaning = (
@@ -537,6 +537,7 @@ def search_text(answer: Answer) -> str:
     # An assistant reads the first line first: hits none of which is close are said to be so.
     verdict = closeness(response, repr(response.query))
     lines = [verdict, head] if verdict else [head]
+    lines.extend(f"note: {line}" for line in response.notes)  # a filter not read as written
     if answer.waiting and not response.listing:
         lines.append(f"({waiting_text(answer.waiting)})")
     for i, hit in enumerate(response.hits, start=1):

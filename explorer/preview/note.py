@@ -4,7 +4,6 @@ boxed and anchored."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from pathlib import PurePosixPath
 from urllib.parse import quote, unquote
@@ -17,6 +16,7 @@ from explorer.preview.markdown import markdown_to_safe_html
 from explorer.preview.obsidian import Page
 from explorer.preview.style import Colours, shown
 from explorer.search.query import Query
+from explorer.search.quoting import filter_text
 from explorer.search.results import Hit
 
 FILTER_SCHEME = "vault-filter"
@@ -39,27 +39,22 @@ def parse_filter_url(url: str) -> tuple[str, str] | None:
     return kind, unquote(value)
 
 
-def filter_token(kind: str, value: str) -> str:
-    """The query syntax for a filter: ``tag:ops``, ``path:dev/``, quoted if it has spaces."""
-    token = f"{kind}:{value}"
-    return f'"{token}"' if re.search(r"\s", token) else token
-
-
 def _header(doc: NoteDocument, colours: Colours) -> str:
     crumbs = []
     parts = PurePosixPath(doc.path).parts
     for depth in range(len(parts) - 1):
         prefix = "/".join(parts[: depth + 1]) + "/"
+        adds = shown(filter_text("path", prefix))
         crumbs.append(
-            f'<a href="{filter_url("path", prefix)}" title="Add path:{shown(prefix)} '
-            f'to the query">{shown(parts[depth])}</a>'
+            f'<a href="{filter_url("path", prefix)}" title="Add {adds} to the query">'
+            f"{shown(parts[depth])}</a>"
         )
     crumbs.append(f"<b>{shown(parts[-1] if parts else doc.path)}</b>")
     lines = [f'<p style="color:{colours.muted}">' + " / ".join(crumbs) + "</p>"]
     meta = []
     if doc.tags:
         links = " ".join(
-            f'<a href="{filter_url("tag", tag)}" title="Add tag:{shown(tag)} '
+            f'<a href="{filter_url("tag", tag)}" title="Add {shown(filter_text("tag", tag))} '
             f'to the query">#{shown(tag)}</a>'
             for tag in doc.tags
         )

@@ -8,6 +8,11 @@ age (``modified:<7d`` less than seven days old, ``created:>1y`` more than a year
 index keeps (:func:`explorer.index.store.created_of`: the frontmatter's, the file's birth, or
 its first index).  Dates are read as UTC, as property dates are.
 
+A bound beyond the times the index can hold passes what it says: ``modified:>2300`` nothing (a file
+time is kept in nanoseconds, which end in 2262), ``created:>400y`` the notes created before 1627,
+``modified:<999999d`` every note (:attr:`DateFilter.note` says so: the age reaches before the year
+1).  No bound is ever a number SQLite cannot hold.
+
 "Now" is given (:attr:`DateFilter.sql`'s ``now``), so that a test fixes it.
 """
 
@@ -22,7 +27,14 @@ from explorer.search.property_filter import NotAFilter, date_period
 _AGE = re.compile(r"\A(\d{1,6})([hdwmy])\Z")
 _UNIT = {"h": 3600, "d": 86400, "w": 7 * 86400, "m": 30 * 86400, "y": 365 * 86400}
 _SPLIT = re.compile(r"\A(>=|<=|>|<|=)?(.*)\Z", re.DOTALL)
-_NS = 1_000_000_000
+#: The unit of each field's times, per second: the file time in nanoseconds
+#: (``notes.mtime_ns``), the creation time in microseconds (``note_creation.created_us``, which
+#: holds any year from 1 to 9999).
+PER_SECOND = {"modified": 1_000_000_000, "created": 1_000_000}
+#: What SQLite's INTEGER holds.
+_LOWEST, _HIGHEST = -(2**63), 2**63 - 1
+#: The first moment of the year 1, in seconds since 1970.
+_YEAR_ONE = -62_135_596_800
 #: The comparison that passes what another one removes.
 _NEGATED = {">=": "<", "<": ">="}
 
@@ -43,25 +55,23 @@ class DateFilter:
         it; ``None``: the clock)."""
         column = f"{alias}.mtime_ns"
         if self.field == "created":
-            column = f"(SELECT c.created_ns FROM note_created c WHERE c.note_id = {alias}.id)"
+            column = f"(SELECT c.created_us FROM note_creation c WHERE c.note_id = {alias}.id)"
         return self.condition(column, now)
 
     def condition(
         self, column: str, now: float | None = None, *, negate: bool = False
     ) -> tuple[str, list[object]]:
-        """SQL condition on a time in nanoseconds (``column``, never NULL): it is in the range
-        this filter passes, or with ``negate`` outside it (ranges either way, which an index on
-        the column answers)."""
+        """SQL condition on a time in this field's unit (``column``, never NULL,
+        :data:`PER_SECOND`): it is in the range this filter passes, or with ``negate`` outside
+        it (ranges either way, which an index on the column answers)."""
         if self.age is not None:
-            if now is None:
-                now = time.time()
             # Older than the age: a time before now - age.
-            bound = int((now - self.age) * _NS)
+            bound = self._time(self.oldest(now))
             op = {"=": ">=", "<": ">=", "<=": ">=", ">": "<", ">=": "<"}[self.op]
             return f"{column} {_NEGATED[op] if negate else op} ?", [bound]
         period = date_period(self.value)
         assert period is not None  # parse_date_filter made sure
-        start, end = (int(x * _NS) for x in period)
+        start, end = (self._time(x) for x in period)
         if self.op == "=":
             if negate:
                 return f"({column} < ? OR {column} >= ?)", [start, end]
@@ -69,6 +79,24 @@ class DateFilter:
         bound = {">": end, ">=": start, "<": start, "<=": end}[self.op]
         op = {">": ">=", ">=": ">=", "<": "<", "<=": "<"}[self.op]
         return f"{column} {_NEGATED[op] if negate else op} ?", [bound]
+
+    def oldest(self, now: float | None = None) -> float:
+        """An age's bound: ``now`` (``None``: the clock) less the age, in seconds since 1970."""
+        assert self.age is not None
+        return (time.time() if now is None else now) - self.age
+
+    def note(self, now: float | None = None) -> str | None:
+        """One line when this filter reaches beyond the calendar, saying what it passes: an
+        age older than the year 1 (``modified:<999999d``)."""
+        if self.age is None or self.oldest(now) >= _YEAR_ONE:
+            return None
+        passes = "every note" if self.op in ("=", "<", "<=") else "no note"
+        return f"{self.raw} reaches back before the year 1: {passes} passes it"
+
+    def _time(self, seconds: float) -> int:
+        """``seconds`` since 1970 in this field's unit, within what SQLite holds (a time
+        beyond it is beyond every time the index keeps)."""
+        return max(_LOWEST, min(_HIGHEST, int(seconds * PER_SECOND[self.field])))
 
 
 def parse_date_filter(field: str, value: str, raw: str) -> DateFilter:

@@ -12,7 +12,6 @@ without the depth cut.
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -34,6 +33,7 @@ from explorer.search.fusion import (
 )
 from explorer.search.hybrid import Searcher
 from explorer.search.lexical import filter_clause, lexical_list
+from explorer.search.note_dates import minute_text, moment
 from explorer.search.notes_lookup import indexed_id
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import Query, QueryError, Term
@@ -389,9 +389,9 @@ def _filters(
             f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
         ).fetchone()
         column = (
-            "SELECT mtime_ns FROM notes WHERE id = ?"
+            "SELECT mtime_ns / 1000 FROM notes WHERE id = ?"
             if date.field == "modified"
-            else "SELECT created_ns FROM note_created WHERE note_id = ?"
+            else "SELECT created_us FROM note_creation WHERE note_id = ?"
         )
         row = conn.execute(column, (note_id,)).fetchone()
         when = "" if row is None else _day(int(row[0]))
@@ -399,10 +399,9 @@ def _filters(
     return tuple(out)
 
 
-def _day(ns: int) -> str:
-    """A time in nanoseconds as the day and minute it names, UTC."""
-    moment = dt.datetime.fromtimestamp(ns / 1e9, dt.UTC)
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
+def _day(us: int) -> str:
+    """A time in microseconds as the day and minute it names, UTC (any year)."""
+    return f"{minute_text(moment(us))} UTC"
 
 
 def _matches(conn: sqlite3.Connection, expression: str, note_id: int) -> bool:

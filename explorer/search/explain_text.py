@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from explorer.search.evidence import weighs_otherwise
 from explorer.search.options import Fusion
+from explorer.search.quoting import filter_text
 
 if TYPE_CHECKING:
     from explorer.search.explain import EvidencePlace, Explanation, FilterCheck, VectorPlace
@@ -30,7 +31,7 @@ def explanation_lines(e: Explanation) -> list[str]:
     for check in e.filters:
         if check.kind == "tag":
             has = "the note has it" if check.passes else "the note does not have this tag"
-            lines.append(f"filter tag:{check.value}: {has}")
+            lines.append(f"filter {filter_text('tag', check.value)}: {has}")
         elif check.kind == "property":
             lines.append(property_line(check))
         elif check.kind in ("modified", "created"):
@@ -41,10 +42,10 @@ def explanation_lines(e: Explanation) -> list[str]:
                 lines.append(f"not listed: `{check.value}` excludes it, {holds}")
         elif check.kind in ("linkto", "linkedfrom"):
             held = "the note passes it" if check.passes else "the note does not pass it"
-            lines.append(f"filter {check.kind}:{check.value}: {held}")
+            lines.append(f"filter {filter_text(check.kind, check.value)}: {held}")
         else:
             under = "the note is under it" if check.passes else "the note is not under this path"
-            lines.append(f"filter path:{check.value}: {under}")
+            lines.append(f"filter {filter_text('path', check.value)}: {under}")
     for x in e.exclusions:
         if x.present:
             lines.append(f"excluded by -{x.word}: the note contains “{x.word}”")

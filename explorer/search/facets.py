@@ -1,14 +1,23 @@
 """The facets of a result set: its notes' tags, folders and most frequent property values, with
 how many of the notes have each, for the window to show beside the results (a click adds the
-filter that :attr:`Facet.filter` writes)."""
+filter that :attr:`Facet.filter` writes).
+
+The filters a query holds are found by the parser's reading (:func:`written_filters`), not by
+their spelling: ``path:"my notes/"`` is the folder's facet however the query quotes it, a click
+on an active facet cuts that filter out of the query (:func:`toggled_query`), and an active
+filter stays listed, with no note, when no note shown has it (:func:`with_active`), so that a
+click can always take it off again."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
+
+from explorer.search.query import parse_query, tokens
+from explorer.search.quoting import filter_text
 
 #: Values shown per kind (tags, folders, each property), and properties shown.
 TOP_VALUES = 10
@@ -58,10 +67,10 @@ def facets(conn: sqlite3.Connection, paths: list[str]) -> Facets:
         by_key.setdefault(str(key), Counter())[str(text)] = int(count)
     busiest = sorted(by_key, key=lambda k: (-sum(by_key[k].values()), k))[:TOP_PROPERTIES]
     return Facets(
-        tags=[Facet(t, c, f"tag:{t}") for t, c in _top(tags)],
-        folders=[Facet(f, c, f"path:{_quoted(f)}") for f, c in _top(folders)],
+        tags=[Facet(t, c, filter_text("tag", t)) for t, c in _top(tags)],
+        folders=[Facet(f, c, filter_text("path", f)) for f, c in _top(folders)],
         properties={
-            key: [Facet(v, c, f"[{key}:{_quoted(v)}]") for v, c in _top(by_key[key])]
+            key: [Facet(v, c, filter_text("property", v, key)) for v, c in _top(by_key[key])]
             for key in busiest
         },
     )
@@ -71,5 +80,90 @@ def _top(counts: Counter[str]) -> list[tuple[str, int]]:
     return sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:TOP_VALUES]
 
 
-def _quoted(value: str) -> str:
-    return f'"{value}"' if any(ch.isspace() for ch in value) else value
+@dataclass(frozen=True, slots=True)
+class WrittenFilter:
+    """A filter a facet can write, as a query holds it: ``kind`` ``tag``, ``path`` or
+    ``property`` (``name`` the property's, folded), its ``value``, and where it is."""
+
+    kind: str
+    name: str
+    value: str
+    start: int
+    end: int
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What two spellings of one filter share (values without case, as they compare)."""
+        return self.kind, self.name, self.value.casefold()
+
+    @property
+    def filter(self) -> str:
+        return filter_text(self.kind, self.value, self.name)
+
+
+def written_filters(raw: str) -> list[WrittenFilter]:
+    """The ``tag:``, ``path:`` and ``[name:value]`` filters of ``raw``, as the parser reads
+    each token."""
+    out: list[WrittenFilter] = []
+    for match in tokens(raw):
+        query = parse_query(match.group(0))
+        found: tuple[str, str, str] | None = None
+        if query.terms or query.excluded or query.notes:
+            continue
+        if query.tags:
+            found = ("tag", "", query.tags[0])
+        elif query.paths:
+            found = ("path", "", query.paths[0])
+        elif query.properties and query.properties[0].op == "=":
+            prop = query.properties[0]
+            found = None if prop.negative else ("property", prop.key, prop.value)
+        if found is not None:
+            out.append(WrittenFilter(*found, match.start(), match.end()))
+    return out
+
+
+def filter_key(token: str) -> tuple[str, str, str] | None:
+    """The :attr:`WrittenFilter.key` of a facet's filter ``token`` (``None``: it is none)."""
+    found = written_filters(token)
+    return found[0].key if len(found) == 1 else None
+
+
+def holds_filter(query: str, token: str) -> bool:
+    """Whether ``query`` holds the filter ``token``, however it is spelled there."""
+    key = filter_key(token)
+    return key is not None and any(w.key == key for w in written_filters(query))
+
+
+def toggled_query(query: str, token: str) -> str:
+    """``query`` with the filter ``token`` cut out where it holds it, else added at its end."""
+    key = filter_key(token)
+    held = [w for w in written_filters(query) if key is not None and w.key == key]
+    if not held:
+        return f"{query.strip()} {token}".strip()
+    for w in reversed(held):
+        query = f"{query[: w.start].rstrip()} {query[w.end :].lstrip()}"
+    return query.strip()
+
+
+def with_active(found: Facets, query: str) -> Facets:
+    """``found`` with each facet filter of ``query`` that it does not list, with no note:
+    what keeps an active filter on screen, to be clicked off."""
+    listed = {filter_key(f.filter) for f in _every(found)}
+    tags, folders = list(found.tags), list(found.folders)
+    properties = {key: list(values) for key, values in found.properties.items()}
+    for w in written_filters(query):
+        if w.key in listed:
+            continue
+        listed.add(w.key)
+        facet = Facet(w.value, 0, w.filter)
+        if w.kind == "tag":
+            tags.append(facet)
+        elif w.kind == "path":
+            folders.append(facet)
+        else:
+            properties.setdefault(w.name, []).append(facet)
+    return replace(found, tags=tags, folders=folders, properties=properties)
+
+
+def _every(found: Facets) -> list[Facet]:
+    return [*found.tags, *found.folders, *(f for v in found.properties.values() for f in v)]

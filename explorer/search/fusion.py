@@ -235,10 +235,10 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     depth = min(options.depth, candidates.depth)
     lexical = candidates.lexical[:depth]
     vector = candidates.vector[:depth]
-    if candidates.listing:
+    if candidates.listing:  # as many notes as the limit, the lists' depth aside
         hits = [
             _hit(candidates, path, snippet, 0.0, {}, fused_rank=rank)
-            for rank, (path, _, snippet) in enumerate(lexical, start=1)
+            for rank, (path, _, snippet) in enumerate(candidates.lexical, start=1)
         ]
         return SearchResponse(
             candidates.query.raw,
@@ -247,6 +247,8 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             hits[: options.limit],
             listing=True,
             timings=dict(candidates.timings),
+            notes=tuple(candidates.query.notes),
+            matched=candidates.matched,
         )
     weighted = lexical_coverage(candidates)  # once: the evidence and the hits read it
     fused, lists, weighed = _ranked(candidates, options, lexical, vector, weighted)
@@ -300,6 +302,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         judged_on=judged_on(lists, options),
         spread=candidates.spread if options.mode != Mode.FTS and semantic.available else None,
         stages=stages,
+        notes=tuple(candidates.query.notes),
     )
 
 
@@ -379,7 +382,7 @@ def ranked(candidates: Candidates, options: SearchOptions) -> list[str]:
     options = options.validate().in_effect()
     depth = min(options.depth, candidates.depth)
     if candidates.listing:
-        return [path for path, _, _ in candidates.lexical[:depth]][: options.limit]
+        return [path for path, _, _ in candidates.lexical][: options.limit]
     fused, _, _ = _ranked(
         candidates, options, candidates.lexical[:depth], candidates.vector[:depth]
     )

@@ -42,10 +42,6 @@ from explorer.search.snippet import body_start, marked_words, plain_snippet
 EMBED_TIMEOUT_S = 3.0
 
 
-#: An empty query lists this many recently modified notes (fewer if the limit is lower).
-LISTING_SIZE = 20
-
-
 #: What the vector list's ranking gives: the best chunks and the model's name, or why none.
 _Ranked = SemanticStatus | tuple[list[VectorHit], str]
 
@@ -337,12 +333,19 @@ class Searcher:
                 )
 
     def _listing(self, result: Candidates, options: SearchOptions) -> None:
+        """The most recently modified notes that pass the filters, as many as the limit, and
+        how many pass."""
         where, params = filter_clause(result.query)
         rows = self.db.conn.execute(
             f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
             "LIMIT ?",
-            (*params, min(options.limit, LISTING_SIZE)),
+            (*params, options.limit),
         ).fetchall()
+        if len(rows) < options.limit:
+            result.matched = len(rows)
+        else:
+            sql = f"SELECT count(*) FROM notes n WHERE {where}"
+            result.matched = int(self.db.conn.execute(sql, params).fetchone()[0])
         marked = marked_words(result.query)
         for note_id, path in rows:
             body = body_start(self.db.conn, int(note_id), 240)

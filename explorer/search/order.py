@@ -26,7 +26,12 @@ def sort_hits(conn: sqlite3.Connection, hits: list[Hit], sort: str) -> list[Hit]
     if sort == "path":
         return sorted(hits, key=lambda h: h.path.casefold())
     dates = _dates(conn, [h.path for h in hits], sort)
-    return sorted(hits, key=lambda h: -(dates.get(h.path) or -(2**62)))
+    oldest = min((t for t in dates.values() if t is not None), default=0) - 1  # unknown: last
+    return sorted(hits, key=lambda h: -_known(dates.get(h.path), oldest))
+
+
+def _known(time: int | None, otherwise: int) -> int:
+    return otherwise if time is None else time
 
 
 def _dates(conn: sqlite3.Connection, paths: list[str], sort: str) -> dict[str, int | None]:
@@ -35,7 +40,7 @@ def _dates(conn: sqlite3.Connection, paths: list[str], sort: str) -> dict[str, i
         sql = f"SELECT path, mtime_ns FROM notes WHERE path IN ({marks})"
     elif sort == "created":
         sql = (
-            "SELECT n.path, c.created_ns FROM notes n LEFT JOIN note_created c "
+            "SELECT n.path, c.created_us FROM notes n LEFT JOIN note_creation c "
             f"ON c.note_id = n.id WHERE n.path IN ({marks})"
         )
     else:

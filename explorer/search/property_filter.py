@@ -20,11 +20,16 @@ import re
 from dataclasses import dataclass
 
 from explorer.errors import UserError
+from explorer.search.quoting import unquoted
 from explorer.vault.properties import parse_date_text, property_key
 
 #: A ``[...]`` token (a ``-`` before it negates).
 TOKEN = r'-?\[[^\[\]"]*(?:"[^"]*"[^\[\]"]*)*\]'
-_BODY = re.compile(r'\A\s*([^:"]+?)\s*(?::\s*(>=|<=|>|<|=)?\s*(.*?)\s*)?\Z', re.DOTALL)
+#: A name (quoted, or up to the first ``:``), then ``:``, a comparison and a value.
+_BODY = re.compile(
+    r'\A\s*("(?:[^"]|"")*"|[^:"]+?)\s*(?::\s*(>=|<=|>|<|=)?\s*(.*?)\s*)?\Z', re.DOTALL
+)
+_QUOTED = re.compile(r'"(?:[^"]|"")*"')
 _NUMBER = re.compile(r"\A[+-]?(?:\d+\.?\d*|\.\d+)\Z")
 _PERIOD = re.compile(r"\A(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?\Z")
 #: Values that look like a date, as text (``2024-03-14…``).
@@ -98,16 +103,16 @@ def parse_property_filter(token: str) -> PropertyFilter:
     negative = token.startswith("-")
     inner = token[2:-1] if negative else token[1:-1]
     match = _BODY.match(inner)
-    if not match or not property_key(match.group(1)):
+    if not match or not property_key(unquoted(match.group(1))):
         raise NotAFilter("no property name")
-    name, op, value = match.group(1), match.group(2), match.group(3)
+    name, op, value = unquoted(match.group(1)), match.group(2), match.group(3)
     key = property_key(name)
     if value is None:
         return PropertyFilter(token, key, "has", negative=negative)
     if value.startswith('"'):
-        if len(value) < 2 or not value.endswith('"'):
+        if not _QUOTED.fullmatch(value):
             raise NotAFilter("a quoted value is not closed or text follows it")
-        value = value[1:-1].strip()
+        value = unquoted(value).strip()
     if not value:
         raise NotAFilter(f"no value after {op or ':'}")
     op = op or "="
@@ -124,25 +129,21 @@ def date_period(text: str) -> tuple[float, float] | None:
     if match:
         year, month, day = match.groups()
         try:
-            if day:
-                start = dt.datetime(int(year), int(month), int(day))
-                end = start + dt.timedelta(days=1)
-            elif month:
-                start = dt.datetime(int(year), int(month), 1)
-                end = start + dt.timedelta(days=calendar.monthrange(start.year, start.month)[1])
-            else:
-                start = dt.datetime(int(year), 1, 1)
-                end = dt.datetime(int(year) + 1, 1, 1) if int(year) < 9999 else dt.datetime.max
-        except ValueError:
+            start = dt.datetime(int(year), int(month or 1), int(day or 1))
+        except ValueError:  # 2024-13, 0000
             return None
-        return _utc(start), _utc(end)
+        if day:
+            days = 1
+        elif month:
+            days = calendar.monthrange(start.year, start.month)[1]
+        else:
+            days = 366 if calendar.isleap(start.year) else 365
+        return _utc(start), _utc(start) + days * 86400.0  # seconds: no date after 9999 is needed
     moment = parse_date_text(text)
     if moment is None:
         return None
-    step = (
-        dt.timedelta(seconds=1) if moment.second or text.count(":") > 1 else dt.timedelta(minutes=1)
-    )
-    return _utc(moment), _utc(moment + step)
+    step = 1 if moment.second or text.count(":") > 1 else 60
+    return _utc(moment), _utc(moment) + step
 
 
 def _utc(when: dt.datetime) -> float:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -45,15 +45,18 @@ from explorer.search.property_filter import (
     PropertyFilter,
     parse_property_filter,
 )
+from explorer.search.quoting import KINDS, QUOTED, unquoted
 from explorer.search.stopwords import is_cjk_stop_pair, is_stopword
 from explorer.vault.language import QUERY_VOTES, bare, detect, fold, stem
+from explorer.vault.parse import normalize_tag
 
 MAX_QUERY_CHARS = 1000
 
-_TOKEN = re.compile(PROPERTY_TOKEN + r'|(?i:linkto|linkedfrom):"[^"]*(?:"|$)|-?"[^"]*(?:"|$)|\S+')
+_TOKEN = re.compile(PROPERTY_TOKEN + rf"|(?i:{'|'.join(KINDS)}):{QUOTED}" + r'|-?"[^"]*(?:"|$)|\S+')
 _PROPERTY = re.compile(PROPERTY_TOKEN)
 _DATE_FILTER = re.compile(r"(?i)(modified|created):(.*)", re.DOTALL)
 _LINK_FILTER = re.compile(r"(?i)(linkto|linkedfrom):(.+)", re.DOTALL)
+_QUOTED_VALUE = re.compile(rf"(?i)(tag|path):({QUOTED})\Z", re.DOTALL)
 #: An exclusion: ``-`` then a letter and another word character, or a quoted phrase.
 _EXCLUSION = re.compile(r'-(?:"|[^\W\d_]\w)')
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -127,7 +130,8 @@ class Query:
     #: "Now" for the ages of :attr:`dates`, in seconds since 1970 (``None``: the clock).
     now: float | None = None
     #: One line for each part of the query that was not read as written (a malformed
-    #: ``[…]`` searched as text), for the person who typed it.
+    #: ``[…]`` searched as text) or that passes every note or none (an age older than the
+    #: calendar), for the person who typed it.
     notes: list[str] = field(default_factory=list)
     #: The language of the query's words (ISO 639-1), ``""`` when it cannot be told.
     language: str = ""
@@ -262,6 +266,23 @@ class Query:
         return self._with_exclusions(" OR ".join(parts))
 
 
+#: How a command-line word that is query text, never an option, starts.
+QUERY_DASHES = ("-[", '-"')
+
+
+def is_query_word(word: str) -> bool:
+    """Whether a command-line ``word`` that starts with ``-`` is query text, not an option:
+    an excluded filter (``-[status:done]``), phrase (``-"a b"``) or word (``-staging``).  The
+    parser asks it only of a word that names no option (``-v``, ``-vv`` stay options)."""
+    return word.startswith(QUERY_DASHES) or _EXCLUSION.match(word) is not None
+
+
+def tokens(raw: str) -> Iterator[re.Match[str]]:
+    """The tokens of ``raw`` as :func:`parse_query` cuts it, where each is (what a filter
+    found in a query is cut out by, :func:`explorer.search.facets.written_filters`)."""
+    return _TOKEN.finditer(raw)
+
+
 def parse_query(raw: str, vault_languages: Iterable[str] = (), now: float | None = None) -> Query:
     """Parse ``raw``; raises :class:`QueryError` only for a query over the length limit.
 
@@ -284,18 +305,28 @@ def parse_query(raw: str, vault_languages: Iterable[str] = (), now: float | None
             except NotAFilter as exc:
                 query.notes.append(f"{token} is not a property filter ({exc}): searched as text")
                 token = token.lstrip("-")
+        elif len(token) > 1 and token.lstrip("-").startswith("["):
+            query.notes.append(
+                f"{token} is not a property filter ({_unclosed(token)}): searched as text"
+            )
+            token = token.lstrip("-")
         negative = _EXCLUSION.match(token) is not None
         body = token[1:] if negative else token
         lowered = body.lower()
+        written = None if negative else _QUOTED_VALUE.match(body)
+        if written is not None:  # a value exactly as written (explorer.search.quoting)
+            value = unquoted(written.group(2))
+            if written.group(1).lower() == "tag":
+                query.tags.append(normalize_tag(value))
+            else:
+                query.paths.append(value)
+            continue
         if not negative and lowered.startswith("tag:") and len(body) > 4:
             query.tags.append(body[4:].lstrip("#").lower())
             continue
         link = None if negative else _LINK_FILTER.fullmatch(body)
         if link is not None:
-            value = link.group(2).strip()
-            if value.startswith('"'):
-                value = value[1:-1] if len(value) > 1 and value.endswith('"') else value[1:]
-            value = value.strip()
+            value = unquoted(link.group(2).strip()).strip()
             if value:
                 kind = link.group(1).lower()
                 (query.links_to if kind == "linkto" else query.linked_from).append(value)
@@ -303,7 +334,9 @@ def parse_query(raw: str, vault_languages: Iterable[str] = (), now: float | None
         dated = None if negative else _DATE_FILTER.fullmatch(body)
         if dated is not None:
             try:
-                query.dates.append(parse_date_filter(dated.group(1).lower(), dated.group(2), body))
+                date = parse_date_filter(dated.group(1).lower(), dated.group(2), body)
+                query.dates.append(date)
+                query.notes.extend(filter(None, [date.note(now)]))
                 continue
             except NotAFilter as exc:
                 query.notes.append(f"{body} is not a date filter ({exc}): searched as text")
@@ -350,6 +383,13 @@ def _stop_languages(language: str, vault_languages: Iterable[str]) -> set[str]:
     if not vault:
         return {language} if language else set()
     return {language} if language in vault else vault
+
+
+def _unclosed(token: str) -> str:
+    """Why ``token``, which starts with ``[``, is no ``[…]``."""
+    if token.count('"') % 2:
+        return "a quoted value is not closed"
+    return "no ] closes it" if "]" not in token else "text follows its ]"
 
 
 def _term(token: str) -> Term | None:

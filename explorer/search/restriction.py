@@ -127,7 +127,7 @@ def _date(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSe
     """The notes ``date`` passes, or those it removes when they are fewer (``None``: it
     removes none)."""
     if date.field == "created":
-        source, column = "SELECT c.note_id FROM note_created c WHERE ", "c.created_ns"
+        source, column = "SELECT c.note_id FROM note_creation c WHERE ", "c.created_us"
     else:
         source, column = "SELECT n.id FROM notes n WHERE ", "n.mtime_ns"
     kept, kept_params = date.condition(column, now)

@@ -88,6 +88,8 @@ class Candidates:
     notes: dict[str, NoteInfo] = field(default_factory=dict)
     semantic: SemanticStatus = SemanticStatus(False, "not requested", None)
     listing: bool = False
+    #: A listing's count of the notes that pass its filters (``None``: not a listing).
+    matched: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
     #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
     #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
@@ -198,6 +200,22 @@ class SearchResponse:
     spread: CosineSpread | None = None
     #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
     stages: dict[str, float] = field(default_factory=dict, compare=False)
+    #: One line for each part of the query not read as written (:attr:`Query.notes`).
+    notes: tuple[str, ...] = ()
+    #: A listing's count of the notes that pass its filters, of which :attr:`hits` are the
+    #: most recently modified (``None``: not a listing).
+    matched: int | None = None
+
+    def listing_text(self) -> str:
+        """A listing's first line: how many notes are shown, of how many that pass."""
+        shown = len(self.hits)
+        filtered = parse_query(self.query).has_filters
+        if self.matched is None or self.matched == shown:
+            one = shown == 1
+            which = f" that pass{'es' if one else ''} the filters" if filtered else ""
+            return f"{shown} most recently modified note{'' if one else 's'}{which}"
+        which = " that pass the filters" if filtered else ""
+        return f"{shown} of {self.matched} notes{which}, the most recently modified"
 
     def to_json(self) -> dict[str, Any]:
         o = self.options
@@ -228,6 +246,9 @@ class SearchResponse:
         }
         if self.listing:
             out["listing"] = "recent"
+            out["matched"] = self.matched
+        if self.notes:
+            out["notes"] = list(self.notes)
         return out
 
 

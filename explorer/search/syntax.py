@@ -45,7 +45,9 @@ ROWS: tuple[SyntaxRow, ...] = (
     SyntaxRow("`prefix*`", "words starting with it", "`roll*`"),
     SyntaxRow("`tag:NAME`", "only notes with the tag (several: all of them)", "`tag:ops`"),
     SyntaxRow(
-        "`path:FOLDER/`", "only notes under the folder (several: any of them)", "`path:ops/`"
+        "`path:FOLDER/`",
+        "only notes under the folder (several: any of them; quoted when it has spaces)",
+        '`path:ops/`, `path:"my notes/"`',
     ),
     SyntaxRow(
         "`linkto:NOTE`",
@@ -57,13 +59,15 @@ ROWS: tuple[SyntaxRow, ...] = (
     SyntaxRow(
         "`[prop:value]`, `[prop]`, `-[…]`",
         "only notes whose frontmatter property has the value (without case; a list: any of its "
-        "values; quoted when it has spaces), or has the property at all; `-[…]` leaves them out",
+        'values; quoted when it has spaces or brackets, a `"` inside doubled), or has the '
+        "property at all; `-[…]` leaves them out",
         '`[status:"in progress"]`, `[due]`',
     ),
     SyntaxRow(
         "`[prop:>N]`",
         "compares a number or a date (`>`, `>=`, `<`, `<=`); a date is the period it names: "
-        "`[due:>2024-06]` is from July 2024 on",
+        "`[due:>2024-06]` is from July 2024 on; any year 1–9999; a time with an offset is the "
+        "date as written, quoted or not (`2024-03-15T02:00+05:00` is the 15th)",
         "`[rating:>3]`, `[due:<2025-01-01]`",
     ),
     SyntaxRow(
@@ -80,7 +84,8 @@ ROWS: tuple[SyntaxRow, ...] = (
     ),
     SyntaxRow(
         "nothing, or filters alone",
-        "the 20 most recently modified notes that pass the filters",
+        "the most recently modified notes that pass the filters, as many as the limit (20; "
+        "the window's 100), and how many pass",
         "`tag:ops`",
     ),
     SyntaxRow(

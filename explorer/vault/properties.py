@@ -9,8 +9,10 @@ number, a date or a checkbox, a ``num`` (a date as seconds since 1970-01-01 UTC,
 
 A date is a date however Obsidian writes it: a YAML date (``2024-03-14``), a YAML timestamp, or
 text of the forms ``2024-03-14``, ``2024-03-14T10:30``, ``2024-03-14 10:30:00`` (quoted, or with
-minutes only, which YAML leaves as text).  A number that is not finite or too large to compare
-(``.nan``, ``1e999``, a 400-digit integer) is kept as text.
+minutes only, which YAML leaves as text).  A time with an offset (``2024-03-15T02:00+05:00``)
+is the date and time as written, its offset left aside, quoted or not: the day the note names is
+the day a filter finds it on.  Any year YAML reads (1 to 9999) is a date.  A number that is not
+finite or too large to compare (``.nan``, ``1e999``, a 400-digit integer) is kept as text.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ def typed_value(value: object) -> tuple[str, str | None, float | None]:
             return TEXT, _bounded(str(value)), None
         text = str(value) if isinstance(value, int) else repr(value)
         return NUMBER, text, number
-    if isinstance(value, dt.datetime):
+    if isinstance(value, dt.datetime):  # as written: a YAML offset is left aside, as in text
         return DATE, _date_text(value), _seconds(value)
     if isinstance(value, dt.date):
         return DATE, value.isoformat(), _seconds(dt.datetime(value.year, value.month, value.day))
@@ -114,11 +116,9 @@ def parse_date_text(text: str) -> dt.datetime | None:
 
 
 def _seconds(when: dt.datetime) -> float:
-    """Seconds since 1970 of ``when``: a time without a zone is read as UTC, as every date of
-    a property is, so that comparisons never depend on the machine's zone."""
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.UTC)
-    return (when - _EPOCH).total_seconds()
+    """Seconds since 1970 of ``when``, read as UTC, as every date of a property is, so that
+    comparisons never depend on the machine's zone."""
+    return (when.replace(tzinfo=dt.UTC) - _EPOCH).total_seconds()
 
 
 def _date_text(when: dt.datetime) -> str:

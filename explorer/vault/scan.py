@@ -53,13 +53,27 @@ class FileStat:
     birth_ns: int | None = None
 
 
+#: The times SQLite's INTEGER holds in nanoseconds: 1677-09-21 to 2262-04-11.
+_FIRST_NS, _LAST_NS = -(2**63), 2**63 - 1
+
+
+def mtime_ns(st: os.stat_result) -> int:
+    """The file's time in nanoseconds, a time beyond 2262 (a file system may hold one, set by
+    ``touch``) as the last the index holds, so that the note is indexed."""
+    return _held(st.st_mtime_ns)
+
+
 def birth_ns(st: os.stat_result) -> int | None:
     """The file's birth time in nanoseconds, where the platform records it."""
     birth = getattr(st, "st_birthtime_ns", None)
     seconds = getattr(st, "st_birthtime", None)
     if birth is None and seconds is not None:
         birth = int(seconds * 1_000_000_000)
-    return int(birth) if birth else None
+    return _held(int(birth)) if birth else None
+
+
+def _held(ns: int) -> int:
+    return max(_FIRST_NS, min(_LAST_NS, ns))
 
 
 @dataclass(slots=True)
@@ -107,7 +121,7 @@ def scan_vault(root: Path, rules: IgnoreRules | None = None, under: str = "") ->
         checked = reason or _check(str(root), entry)
         if isinstance(checked, tuple):
             st = checked[1]
-            result.files[entry] = FileStat(entry, st.st_size, st.st_mtime_ns, birth_ns(st))
+            result.files[entry] = FileStat(entry, st.st_size, mtime_ns(st), birth_ns(st))
         else:
             result.skipped[escape_name(entry)] = checked or "vanished while scanning"
     return result
@@ -126,7 +140,7 @@ def stat_note(root: Path, rel: str) -> FileStat | str | None:
     nothing at ``rel`` that the scan would see (no file, or one below a linked folder)."""
     checked = _check_path(root, rel)
     if isinstance(checked, tuple):
-        return FileStat(rel, checked[1].st_size, checked[1].st_mtime_ns, birth_ns(checked[1]))
+        return FileStat(rel, checked[1].st_size, mtime_ns(checked[1]), birth_ns(checked[1]))
     return checked
 
 

@@ -74,3 +74,15 @@ def test_bad_input_exits_2_with_one_line(
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0]
+
+
+@pytest.mark.parametrize("query", ["cache modified:<999999d", "cache created:>9999"])
+def test_explain_of_a_date_filter_beyond_the_index(
+    notes: Path, capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    capsys.readouterr()
+    assert main(["explain", str(notes), query, "ops/cdn.md", "--mode", "fts"]) == 0
+    out = capsys.readouterr().out
+    passes = "<999999d" in query
+    assert (f"filter `{query.split()[1]}`: the note passes it" in out) is passes
+    assert (f"not listed: `{query.split()[1]}` excludes it" in out) is not passes

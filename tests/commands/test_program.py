@@ -385,3 +385,32 @@ def test_a_folder_alone_opens_the_window_on_it_and_a_mistyped_command_stays_an_e
         program.main(["serach", *data], gui=window)
     assert exited.value.code == 2
     assert "invalid choice: 'serach'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("query", "paths"),
+    [
+        ("-[tags:ops]", {"dev/err.md"}),  # the README's exclusion, without -- before it
+        ("-staging", {"ops/cdn.md", "dev/err.md"}),
+        ('-"never purged"', {"dev/err.md"}),
+    ],
+)
+def test_a_query_that_starts_with_a_dash_is_the_query(
+    notes: Path, capsys: pytest.CaptureFixture[str], query: str, paths: set[str]
+) -> None:
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    capsys.readouterr()
+    args = ["search", str(notes), query, "--mode", "fts", "--no-sync", "--json", "--limit", "5"]
+    assert main(args) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["query"] == query and {h["noteId"] for h in data["hits"]} == paths
+    assert main(["explain", str(notes), query, "dev/err.md", "--mode", "fts"]) == 0
+    assert f"query: {query}" in capsys.readouterr().out
+
+
+def test_options_stay_options_beside_a_dash_query(notes: Path) -> None:
+    proc = run_program("search", str(notes), "-[x]", "-vv", "--mode", "fts", "--limt", "3")
+    assert proc.returncode == 2 and "unrecognized arguments: --limt 3" in proc.stderr
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    proc = run_program("search", str(notes), "-[x]", "-vv", "--mode", "fts", "--no-sync")
+    assert proc.returncode == 0 and "working alone" in proc.stderr  # -vv read: it says more

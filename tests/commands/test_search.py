@@ -180,15 +180,19 @@ def test_limit_above_the_default_depth_shows_that_many_hits(
 
 
 @pytest.mark.model
-def test_the_empty_query_lists_twenty_notes_whatever_the_limit(
+def test_the_empty_query_lists_as_many_notes_as_the_limit(
     vault: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The listing's size expression always equalled the limit (the window showed 100)."""
+    """The listing was held to 20 whatever the limit (issue 43: --limit 100 listed 20 of 23,
+    silently); it lists as many as the limit, 20 by default, and says how many there are."""
     for i in range(30):
         (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\nbody\n")
     common = ["--data-dir", str(data_dir), "--json"]
+    assert main(["search", str(vault), "", *common]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (len(data["hits"]), data["matched"]) == (20, 30)
     assert main(["search", str(vault), "", "--limit", "100", *common]) == 0
-    assert len(json.loads(capsys.readouterr().out)["hits"]) == 20
+    assert len(json.loads(capsys.readouterr().out)["hits"]) == 30
     assert main(["search", str(vault), "", "--limit", "5", *common]) == 0
     assert len(json.loads(capsys.readouterr().out)["hits"]) == 5
 
@@ -330,3 +334,63 @@ def test_save_run_list_and_delete_a_saved_search(
     assert main(["search", str(notes), "--saved", "ops cache"]) == 2
     assert "no saved search named 'ops cache'" in capsys.readouterr().err
     assert {p: p.read_bytes() for p in notes.rglob("*") if p.is_file()} == before
+
+
+#: Date filters beyond the times the index holds (each was a traceback).
+BEYOND = ["modified:<400y", "modified:<999999d", "modified:>2300", "created:<1500",
+          "created:>9999", "modified:0001"]  # fmt: skip
+
+
+@pytest.mark.parametrize("query", [*BEYOND, *(f"cache {q}" for q in BEYOND)])
+def test_a_date_filter_beyond_the_index_is_answered(
+    notes: Path, capsys: pytest.CaptureFixture[str], query: str
+) -> None:
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(notes), query, "--mode", "fts", "--json", "--no-sync"]) == 0
+    hits = {h["noteId"] for h in json.loads(capsys.readouterr().out)["hits"]}
+    every = "<400y" in query or "<999999d" in query
+    assert hits == ({"ops/cdn.md"} if every else set()) | (
+        {"dev/err.md"} if every and "cache" not in query else set()
+    )
+
+
+def test_a_filter_only_query_honours_the_limit_and_says_how_many_pass(
+    vault: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i in range(30):
+        write(f"n{i:02}.md", f"---\nrating: {3 + i % 3 if i < 23 else 1}\n---\n# N{i}\n")
+    assert main(["index", str(vault), "--no-embed"]) == 0
+    capsys.readouterr()
+    query = ["search", str(vault), "[rating:>=3]", "--no-sync", "--mode", "fts"]
+    assert main([*query, "--limit", "100", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert len(data["hits"]) == 23 and data["matched"] == 23 and data["listing"] == "recent"
+    assert main([*query, "--limit", "5"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("5 of 23 notes that pass the filters, the most recently modified\n")
+    assert main(["search", str(vault), "", "--no-sync", "--limit", "50"]) == 0
+    assert capsys.readouterr().out.startswith("30 most recently modified notes\n")
+
+
+@pytest.mark.parametrize(
+    ("query", "note"),
+    [
+        ("deploy [status:open", "[status:open is not a property filter (no ] closes it)"),
+        (
+            '[status:"open]',
+            '[status:"open] is not a property filter (a quoted value is not closed)',
+        ),
+        ("[rating:>1e400]", "[rating:>1e400] is not a property filter (> compares a number"),
+    ],
+)
+def test_a_malformed_filter_gets_its_note_on_stderr_and_in_the_json(
+    notes: Path, capsys: pytest.CaptureFixture[str], query: str, note: str
+) -> None:
+    assert main(["index", str(notes), "--no-embed"]) == 0
+    capsys.readouterr()
+    assert main(["search", str(notes), query, "--no-sync", "--mode", "fts", "--json"]) == 0
+    out = capsys.readouterr()
+    assert f"vault-explorer: note: {note}" in out.err
+    (line,) = json.loads(out.out)["notes"]
+    assert line.startswith(note) and line.endswith(": searched as text")

@@ -76,6 +76,7 @@ COMMANDS = [
     ("related", "ops/cdn.md", "--json"),
     ("related", "no/such.md"),  # bad input: the same line, the same exit status 2
     ("search", "cache purge", "--mode", "nosuch"),  # a usage error: the parser's line, status 2
+    ("search", "-[path:home]", "--mode", "fts", "--json"),  # a query that starts with -
 ]
 
 
@@ -97,6 +98,8 @@ def test_output_is_the_same_through_the_watch_and_alone(
     assert "answered by vault-explorer watch" in said
     said = _run(data_dir, "search", str(notes), "cache purge", "-v", alone=True).stderr
     assert "answered by" not in said
+    said = _run(data_dir, "search", str(notes), '-"the phrase"', "-v").stderr  # an h: no -h
+    assert "answered by vault-explorer watch" in said
     # A usage error too is the watch's to say (parsed there with the real parser).
     said = _run(data_dir, "-v", "search", str(notes), "x", "--mode", "nosuch").stderr
     assert "answered by vault-explorer watch" in said and "invalid choice" in said

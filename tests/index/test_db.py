@@ -338,17 +338,9 @@ def test_an_index_of_schema_5_keeps_its_change_log_without_the_triggers(
 ) -> None:
     """Schema 6 drops the per-row triggers that kept ``vector_changes``: an index of schema 5
     keeps its log and numbers, and the next write goes on from them."""
-    from explorer.index import migrations
 
     (vault / "a.md").write_text("# A\n\nalpha words\n")
-    path = index_path(vault.resolve(), data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None)
-    for make in migrations.MIGRATIONS[:5]:  # the index as schema 5 made it, with a note
-        for statement in migrations.sqlite3_split(make()):
-            if statement.strip():
-                conn.execute(statement)
-    conn.execute("PRAGMA user_version = 5")
+    conn = _index_at_schema(vault, data_dir, 5)  # the index as schema 5 made it, with a note
     conn.execute(
         "INSERT INTO notes(id, path, title, body, size, mtime_ns, hash, indexed_ns) "
         "VALUES (7, 'old.md', 'Old', 'old words', 9, 1, 'x', 1)"
@@ -378,27 +370,19 @@ def test_an_index_of_schema_8_upgrades_in_place_and_types_its_notes_properties(
     """Schema 9 adds the typed properties and the created time: an index of schema 8 keeps its
     notes (created: when they were last indexed), and its next sync reads every note again,
     so that their properties are there."""
-    from explorer.index import migrations
 
     (vault / "a.md").write_text("---\nstatus: open\nrating: 4\n---\n# A\n\nalpha words\n")
-    path = index_path(vault.resolve(), data_dir)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, isolation_level=None)
-    for make in migrations.MIGRATIONS[:8]:  # the index as schema 8 made it, with a note
-        for statement in migrations.sqlite3_split(make()):
-            if statement.strip():
-                conn.execute(statement)
-    conn.execute("PRAGMA user_version = 8")
+    conn = _index_at_schema(vault, data_dir, 8)  # the index as schema 8 made it, with a note
     conn.execute(
         "INSERT INTO notes(id, path, title, body, size, mtime_ns, hash, indexed_ns) "
-        "VALUES (7, 'a.md', 'A', 'alpha words', 9, 1, 'x', 1234)"
+        "VALUES (7, 'a.md', 'A', 'alpha words', 9, 1, 'x', 1234000)"
     )
     conn.close()
 
     db = IndexDB.open(vault, data_dir)
     assert db.conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
     assert db.conn.execute("SELECT id, hash FROM notes").fetchone() == (7, "")  # to read again
-    created = "SELECT note_id, created_ns, source FROM note_created"
+    created = "SELECT note_id, created_us, source FROM note_creation"  # microseconds (schema 10)
     assert db.conn.execute(created).fetchall() == [(7, 1234, "indexed")]
     sync_vault(db)
     assert db.conn.execute(
@@ -406,3 +390,40 @@ def test_an_index_of_schema_8_upgrades_in_place_and_types_its_notes_properties(
     ).fetchall() == [(7, "rating", "number", "4", 4.0), (7, "status", "text", "open", None)]
     assert db.conn.execute(created).fetchall() == [(7, 1234, "indexed")]  # the first, kept
     db.close()
+
+
+def test_an_index_of_schema_9_keeps_its_creation_times_in_microseconds(
+    vault: Path, data_dir: Path
+) -> None:
+    """Schema 10 keeps creation times in microseconds, which hold any year: an index of
+    schema 9 keeps each note's, divided."""
+
+    conn = _index_at_schema(vault, data_dir, 9)
+    conn.execute(
+        "INSERT INTO notes(id, path, title, body, size, mtime_ns, hash, indexed_ns) "
+        "VALUES (7, 'a.md', 'A', 'alpha words', 9, 1, 'x', 1)"
+    )
+    conn.execute("INSERT INTO note_created VALUES (7, 1710374400123456789, 'frontmatter')")
+    conn.close()
+
+    db = IndexDB.open(vault, data_dir)
+    created = "SELECT note_id, created_us, source FROM note_creation"
+    assert db.conn.execute(created).fetchall() == [(7, 1710374400123456, "frontmatter")]
+    names = {name for (name,) in db.conn.execute("SELECT name FROM sqlite_master")}
+    assert "note_creation_us" in names and "note_created" not in names
+    db.close()
+
+
+def _index_at_schema(vault: Path, data_dir: Path, version: int) -> sqlite3.Connection:
+    """A connection to ``vault``'s index as schema ``version`` made it (its migrations alone)."""
+    from explorer.index import migrations
+
+    path = index_path(vault.resolve(), data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    for make in migrations.MIGRATIONS[:version]:
+        for statement in migrations.sqlite3_split(make()):
+            if statement.strip():
+                conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {version}")
+    return conn

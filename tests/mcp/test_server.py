@@ -361,3 +361,45 @@ def test_the_saved_searches_tool_lists_what_the_owner_saved_and_writes_nothing(
         "open work: [status:open] deploy  (mode=fts,limit=5)",
     ]
     assert sorted(p.relative_to(vault) for p in vault.rglob("*")) == before
+
+
+@pytest.mark.parametrize("query", ["deploy modified:>2300", "modified:<999999d", "created:<1500"])
+def test_a_date_filter_beyond_the_index_is_answered_not_failed(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    hits = {h["path"] for h in structured(_lexical_search(reader, query))["hits"]}
+    assert hits == ({"ops/deploy.md", "dev/pasta.md"} if "999999d" in query else set())
+
+
+@pytest.mark.parametrize("query", ["[rating:>1e400]", "deploy [status:open"])
+def test_a_malformed_filter_is_noted_in_the_results(
+    reader: tuple[VaultReader, GatedModel], query: str
+) -> None:
+    result = _lexical_search(reader, query)
+    (note,) = structured(result)["notes"]
+    assert "is not a property filter" in note and note.endswith("searched as text")
+    assert f"note: {note}" in text(result).splitlines()[:3]
+
+
+def test_a_filter_only_listing_says_how_many_notes_pass(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    vault_reader, _ = reader
+    answer = vault_reader.search("path:ops/", SearchOptions(limit=5))
+    assert answer.response.to_json()["matched"] == 1
+    answer = vault_reader.search("", SearchOptions(limit=1))
+    assert answer.response.matched == 2
+    assert answer.response.listing_text() == "1 of 2 notes, the most recently modified"
+
+
+def _lexical_search(reader: tuple[VaultReader, GatedModel], query: str) -> CallToolResult:
+    """The ``search`` tool's answer to ``query`` in ``fts`` mode."""
+    vault_reader, model = reader
+    model.gate.set()
+
+    async def scenario() -> CallToolResult:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return await client.call_tool("search", {"query": query, "mode": "fts"})
+
+    return anyio.run(scenario)

@@ -9,7 +9,6 @@ from explorer.preview.document import load_note
 from explorer.preview.links import vault_links
 from explorer.preview.note import (
     BEST_ANCHOR,
-    filter_token,
     filter_url,
     parse_filter_url,
     render_note,
@@ -65,5 +64,3 @@ def test_filter_links_round_trip() -> None:
     url = filter_url("path", "dev/a b/")
     assert parse_filter_url(url) == ("path", "dev/a b/")
     assert parse_filter_url("https://example.com") is None
-    assert filter_token("tag", "ops") == "tag:ops"
-    assert filter_token("path", "my notes/") == '"path:my notes/"'

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.facets import Facet, facets
+from explorer.search.facets import Facet, Facets, facets, holds_filter, toggled_query, with_active
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -29,3 +29,32 @@ def test_facets_count_the_result_sets_tags_folders_and_property_values(
         Facet("in progress", 1, '[status:"in progress"]'),
     ]
     assert "tags" in found.properties  # a list property counts each value
+
+
+def test_toggled_query_adds_then_removes_a_filter() -> None:
+    assert toggled_query("deploy plan", "[status:open]") == "deploy plan [status:open]"
+    assert toggled_query("deploy  [status:open] plan", "[status:open]") == "deploy plan"
+    assert toggled_query("", "tag:ops") == "tag:ops"
+    assert toggled_query('a [status:"in progress"]', '[status:"in progress"]') == "a"
+    assert holds_filter("deploy TAG:Ops", "tag:ops")
+    assert not holds_filter("deploy tag:opsx", "tag:ops")
+
+
+def test_a_filter_is_found_however_the_query_spells_it() -> None:
+    """The parser's reading decides, not the spelling: quotes, case, ``""`` for a quote."""
+    assert holds_filter('x [Kind:"A]B"] y', '[kind:"a]b"]')
+    assert holds_filter("[status:open]", '[status:"open"]')
+    assert holds_filter('path:"my notes/"', 'path:"my notes/"')
+    assert not holds_filter('"path:my notes/"', 'path:"my notes/"')  # a phrase, no filter
+    assert not holds_filter("-[status:open]", "[status:open]")
+    # Spaces inside a quoted value are the value's: only those around the cut go.
+    assert toggled_query('a  path:"x  y/"  [k:v]  b', "[k:v]") == 'a  path:"x  y/" b'
+    assert toggled_query('say [k:"a ""b"""]', '[k:"a ""b"""]') == "say"
+
+
+def test_an_active_filter_no_note_shown_has_is_still_listed() -> None:
+    found = Facets([Facet("ops", 2, "tag:ops")], [], {})
+    shown = with_active(found, 'plan tag:ops path:"my notes/" [kind:"a]b"] [due:>2024]')
+    assert shown.tags == [Facet("ops", 2, "tag:ops")]
+    assert shown.folders == [Facet("my notes/", 0, 'path:"my notes/"')]
+    assert shown.properties == {"kind": [Facet("a]b", 0, '[kind:"a]b"]')]}

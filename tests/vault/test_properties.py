@@ -119,3 +119,13 @@ def test_a_scalar_field_given_a_list_still_warns_and_is_kept_as_a_property() -> 
     assert "status" not in read.fields
     assert read.warnings == ("frontmatter `status` skipped: not a single value",)
     assert read.properties["status"] == ["a", "b"]
+
+
+def test_a_time_with_an_offset_is_the_date_as_written_quoted_or_not() -> None:
+    """``due: 2024-03-15T02:00:00+05:00`` is 21:00 on the 14th in UTC; the note names the
+    15th, and both forms (a YAML timestamp unquoted, text quoted) are the 15th."""
+    unquoted = read_frontmatter("---\ndue: 2024-03-15T02:00:00+05:00\n---\n").properties
+    quoted = read_frontmatter('---\ndue: "2024-03-15T02:00:00+05:00"\n---\n').properties
+    rows = [typed_properties(p)[0] for p in (unquoted, quoted)]
+    at = dt.datetime(2024, 3, 15, 2, tzinfo=dt.UTC).timestamp()
+    assert [(r.kind, r.text, r.num) for r in rows] == [(DATE, "2024-03-15T02:00", at)] * 2

@@ -5,7 +5,9 @@ The facets are read through the vault session (its reader, never the GUI thread)
 results change while the panel is visible; only the newest request answers.  A click on a value
 asks for its filter (``tag:ops``, ``path:dev/``, ``[status:open]``) to be added to the query; a
 click on a value whose filter the query already holds (an active facet: checked and bold) asks
-for it to be removed.  The window does both and searches again.
+for it to be removed.  The window does both and searches again.  An active filter stays listed
+when no note shown has it (with 0 notes), so that it can be clicked off
+(:func:`~explorer.search.facets.with_active`).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
 from explorer.live import LiveEvent, SyncEvent
-from explorer.search.facets import Facet, Facets, facets
+from explorer.search.facets import Facet, Facets, facets, holds_filter, with_active
 
 #: The session's query group of the facets' reads.
 GROUP = "facets"
@@ -36,21 +38,6 @@ GROUP = "facets"
 SHOWN_ELSEWHERE = frozenset({"tags", "tag"})
 #: The item role that holds a value's filter text.
 FILTER_ROLE = Qt.ItemDataRole.UserRole + 1
-
-
-def holds_filter(query: str, token: str) -> bool:
-    """Whether ``query`` has the filter ``token`` as a whole term (case aside)."""
-    return f" {token.casefold()} " in f" {' '.join(query.split()).casefold()} "
-
-
-def toggled_query(query: str, token: str) -> str:
-    """``query`` with the filter ``token`` removed when it holds it, else added at its end."""
-    words = " ".join(query.split())
-    if holds_filter(words, token):
-        padded = f" {words} "
-        at = padded.casefold().index(f" {token.casefold()} ")
-        return " ".join((padded[:at] + " " + padded[at + len(token) + 2 :]).split())
-    return f"{words} {token}".strip()
 
 
 class FacetsPanel(QDockWidget):
@@ -124,10 +111,10 @@ class FacetsPanel(QDockWidget):
 
     def show_results(self, query: str, paths: list[str]) -> None:
         """The results on screen changed: the facets of ``paths`` (read while visible)."""
-        self.query = query
+        changed, self.query = query != self.query, query
         self.paths = list(paths)
-        if self.facets is not None:
-            self._mark_active()
+        if self.facets is not None and changed:
+            self._render()
         self._read()
 
     def _read(self) -> None:
@@ -153,10 +140,16 @@ class FacetsPanel(QDockWidget):
 
     def _fill(self, found: Facets | None) -> None:
         self.facets = found
+        self._render()
+        if found is not None:
+            self.shown.emit(found)
+
+    def _render(self) -> None:
         self.tree.clear()
-        if found is None:
+        if self.facets is None:
             self.heading.setText("The tags, folders and properties of the results.")
             return
+        found = with_active(self.facets, self.query)
         groups: list[tuple[str, list[Facet]]] = [("Tags", found.tags), ("Folders", found.folders)]
         groups += [
             (name, values)
@@ -188,7 +181,6 @@ class FacetsPanel(QDockWidget):
             else "No tags, folders or properties among the notes shown."
         )
         self._mark_active()
-        self.shown.emit(found)
 
     def _mark_active(self) -> None:
         """Check (and embolden) the values whose filter the query holds."""

@@ -1,7 +1,8 @@
 """The banner over the results: a coloured strip that says, in words, why semantic search is not
 part of the result (still loading, no model, a model that failed, embeddings pending), and what
 keeps the index from following the vault: the machine (a full disk, no permission, a locked
-database: what to do) or a bug."""
+database: what to do) or a bug; and each part of the query not read as written (a malformed
+``[…]`` searched as text), as the command line says it on standard error."""
 
 from __future__ import annotations
 
@@ -22,6 +23,13 @@ from explorer.gui.core.theme import tints
 from explorer.live.problems import Problem
 from explorer.search.options import Mode
 from explorer.search.results import SearchResponse
+
+
+def notes_text(response: SearchResponse | None) -> str | None:
+    """The query's notes (rich text: a malformed ``[…]`` searched as text), or ``None``."""
+    if response is None or not response.notes:
+        return None
+    return "<br>".join(f"<b>Note</b> — {html.escape(safe_text(n))}" for n in response.notes)
 
 
 def banner_text(

@@ -62,7 +62,7 @@ from explorer.gui.core.resources import icon_path, sample_vault
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import apply_theme, chosen_theme
-from explorer.gui.panels.facets_panel import FacetsPanel, toggled_query
+from explorer.gui.panels.facets_panel import FacetsPanel
 from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.preview.around import AroundPanel
@@ -71,7 +71,7 @@ from explorer.gui.results.compare_bar import CompareBar, Pair
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.results.results_view import ResultsView
-from explorer.gui.statusbar.banner import Banner, banner_text, problem_text
+from explorer.gui.statusbar.banner import Banner, banner_text, notes_text, problem_text
 from explorer.gui.statusbar.index_status import IndexStatus, model_text
 from explorer.gui.statusbar.legend import Legend
 from explorer.gui.statusbar.no_close_match import NoCloseMatch
@@ -101,10 +101,11 @@ from explorer.live import (
 )
 from explorer.live.problems import Problem
 from explorer.preview.explain import ExplainContext
-from explorer.preview.note import filter_token
 from explorer.search.compare import Comparison
+from explorer.search.facets import toggled_query
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import QueryError
+from explorer.search.quoting import filter_text
 from explorer.search.results import Hit, SearchResponse
 from explorer.search.saved import SavedSearch
 from explorer.search.shown import Shown
@@ -648,7 +649,7 @@ class MainWindow(QMainWindow):
 
     def add_filter(self, kind: str, value: str) -> None:
         """Add ``tag:``/``path:`` to the query (a click in the preview) and search."""
-        token = filter_token(kind, value)
+        token = filter_text(kind, value)
         text = self.search_field.text().strip()
         if token not in text.split():
             self.set_query(f"{text} {token}".strip())
@@ -743,10 +744,12 @@ class MainWindow(QMainWindow):
             self.flow.schedule_refresh(None, 0)
 
     def banner_text(self) -> str | None:
-        """What keeps the index behind, then why semantic search is not in the result."""
+        """What keeps the index behind, then why semantic search is not in the result, then
+        the query's notes."""
         texts = [
             problem_text(self._problem) if self._problem is not None else None,
             banner_text(self.mode(), self.provider, self.response),
+            notes_text(self.response),
         ]
         return "<br>".join(t for t in texts if t) or None
 

@@ -8,18 +8,8 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.gui.panels.facets_panel import holds_filter, toggled_query
 from tests.gui.conftest import WindowFactory, wait_indexed
 from tests.gui.driver import drive
-
-
-def test_toggled_query_adds_then_removes_a_filter() -> None:
-    assert toggled_query("deploy plan", "[status:open]") == "deploy plan [status:open]"
-    assert toggled_query("deploy  [status:open] plan", "[status:open]") == "deploy plan"
-    assert toggled_query("", "tag:ops") == "tag:ops"
-    assert toggled_query('a [status:"in progress"]', '[status:"in progress"]') == "a"
-    assert holds_filter("deploy TAG:Ops", "tag:ops")
-    assert not holds_filter("deploy tag:opsx", "tag:ops")
 
 
 def test_facet_click_adds_the_filter_then_a_second_click_removes_it(
@@ -94,3 +84,32 @@ def test_facets_follow_a_note_changed_on_disk(
         lambda: ui.facets().get("Tags") == [("project", 1, False), ("urgent", 1, False)],
         timeout=20_000,
     )
+
+
+def test_a_folder_with_a_space_filters_and_an_empty_result_keeps_its_facets(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
+) -> None:
+    """The folder's facet finds the folder's notes (it wrote ``path:"my notes/"``, which
+    found none); a query whose filters leave no note keeps them listed, active, to be
+    clicked off."""
+    for name in ("a", "b", "c"):
+        (vault / "my notes").mkdir(exist_ok=True)
+        (vault / "my notes" / f"{name}.md").write_text(f"# {name}\n\nthe plan\n")
+    (vault / "other.md").write_text("---\nkind: a]b\n---\n# Other\n\nthe plan\n")
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.set_mode("fts")
+    ui.show_facets()
+    ui.search("plan")
+    qtbot.waitUntil(lambda: ("my notes/", 3, False) in ui.facets().get("Folders", []))
+    ui.click_facet("Folders", "my notes/")
+    response = ui.wait_for_results('plan path:"my notes/"')
+    assert len(response.hits) == 3
+
+    ui.search('plan path:"my notes/" [kind:"a]b"]')  # no note passes both
+    qtbot.waitUntil(lambda: ui.facets().get("kind") == [("a]b", 0, True)])
+    assert ui.facets()["Folders"] == [("my notes/", 0, True)]
+    ui.click_facet("kind", "a]b")
+    response = ui.wait_for_results('plan path:"my notes/"')
+    assert len(response.hits) == 3

@@ -760,3 +760,26 @@ def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
     bar = window.statusBar()
     right = max(w.geometry().right() for w in (status.counts, status.languages, status.watcher))
     assert status.mapTo(bar, status.rect().topLeft()).x() + right <= bar.width()
+
+
+def test_a_malformed_filter_is_noted_a_listing_counts_and_an_old_age_answers(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
+) -> None:
+    """The window says what the command line says on standard error: a malformed ``[…]`` was
+    searched as text; a filter-only query says how many notes pass; a date filter beyond the
+    index answers instead of failing."""
+    for i in range(25):
+        (vault / f"n{i}.md").write_text(f"---\nrating: {i % 5}\n---\n# Note {i}\n\ndeploy plan\n")
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("deploy [status:open")
+    assert "[status:open is not a property filter (no ] closes it)" in ui.banner()
+    ui.search("[rating:>=3]")
+    assert ui.summary().startswith("10 notes match the filters")
+    ui.search("[rating:>=0]")  # more than 20: the window's limit, not 20
+    assert ui.row_count() == 25 and ui.summary().startswith("25 notes match the filters")
+    ui.search("modified:<999999d")
+    assert "every note passes it" in ui.banner() and ui.row_count() == 25
+    ui.search("deploy modified:>2300")
+    assert ui.row_count() == 0 and "search failed" not in window.empty.text()
