@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from explorer.files import create_private
+
 #: The logger every module's ``getLogger(__name__)`` falls under.
 ROOT = "explorer"
 #: The window's log, under the data folder.
@@ -33,7 +35,7 @@ class _LazyFile(logging.handlers.RotatingFileHandler):
     broken = False
 
     def _open(self):  # type: ignore[no-untyped-def]
-        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        create_private(Path(self.baseFilename))  # owner-only, whatever the umask
         return super()._open()
 
     def emit(self, record: logging.LogRecord) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import logging
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -59,6 +61,18 @@ def test_the_file_keeps_information_the_terminal_does_not_show(tmp_path: Path) -
         handler.flush()
     assert out.getvalue() == ""
     assert "INFO explorer.live.embedder: embedded 16 chunks" in path.read_text(encoding="utf-8")
+
+
+def test_the_log_file_is_its_owners_alone(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        path = log_file(tmp_path / "data")
+        configure(0, stream=io.StringIO(), file=path)
+        logging.getLogger("explorer.gui.window.app").warning("said")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
 
 
 def test_a_log_file_that_cannot_be_made_is_said_not_fatal(

@@ -51,7 +51,7 @@ def _saved_searches(args: argparse.Namespace, vault: Path) -> int | None:
     """``--list-saved`` and ``--delete-saved``: their exit code; None for a search."""
     if not (args.list_saved or args.delete_saved):
         return None
-    store = SearchStore.of(vault, args.data_dir)
+    store = _store(vault, args.data_dir)
     if args.delete_saved:
         if not store.delete(args.delete_saved):
             raise QueryError(f"no saved search named {args.delete_saved.strip()!r}")
@@ -62,12 +62,21 @@ def _saved_searches(args: argparse.Namespace, vault: Path) -> int | None:
     return 0
 
 
+def _store(vault: Path, data: str | None) -> SearchStore:
+    """The vault's saved searches; what reading them dropped said once, and repaired."""
+    store = SearchStore.of(vault, data)
+    for line in store.take_problems():
+        say(f"vault-explorer: note: {line}", sys.stderr)
+    store.repair()
+    return store
+
+
 def cmd_search(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=not args.no_sync)
     listed = _saved_searches(args, vault)
     if listed is not None:
         return listed
-    store = SearchStore.of(vault, args.data_dir)
+    store = _store(vault, args.data_dir)
     if args.saved:
         saved = store.get(args.saved)
         if args.query is None:
@@ -77,10 +86,11 @@ def cmd_search(args: argparse.Namespace) -> int:
         if args.query is None:  # as argparse says it, the query being optional with --saved
             raise UsageError("search needs a QUERY, or --saved NAME")
         options = search_options.from_args(args).validate()
+    notes = parse_query(args.query).notes  # a query refused here is not saved either
     if args.save:
         store.save(args.save, args.query, options)
     say_ignored(options, search_options.given_names(args))
-    for line in parse_query(args.query).notes:  # a malformed [...] is searched as text
+    for line in notes:  # a malformed [...] is searched as text
         say(f"vault-explorer: note: {line}", sys.stderr)
     if args.depth is None:
         options = search_options.deep_enough(options)

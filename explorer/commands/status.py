@@ -18,6 +18,7 @@ from explorer.embed.sbert import model_name
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import WriterLease
 from explorer.live import Health, WatcherState, stored_health
+from explorer.live.health import waiting_text
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -88,6 +89,10 @@ def cmd_status(args: argparse.Namespace) -> int:
     pid = f" ({role}pid {watcher.pid})" if running and watcher.pid else ""
     reason = f": {watcher.reason}" if watcher.reason else ""
     say(f"watcher     {watcher.state.value}{pid}{reason}")
+    if running and watcher.embedding_paused:
+        resume = f"kill -USR2 {watcher.pid} resumes it" if "watch" in (watcher.role or "") else ""
+        waiting = waiting_text(index.pending_embeddings)
+        say(f"embedding   paused · {waiting}" + (f" ({resume})" if resume else ""))
     if health.last_batch:
         last = health.last_batch
         say(f"last batch  {_age(time.time() - last.time)} — {last.summary}")

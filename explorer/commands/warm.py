@@ -285,7 +285,7 @@ class WarmServer:
         self.index = index_path(self.vault, data)
         self.model = model
         self.role = f"{role} (pid {os.getpid()})"
-        self._server = serve.Server(self.index, self._handle, OPERATIONS)
+        self._server = serve.Server(self.index, self._handle, OPERATIONS, self._delay)
         self._reader: Any = None  # the MCP tools' VaultReader, made on their first call
         self._reader_lock = threading.Lock()
 
@@ -311,6 +311,15 @@ class WarmServer:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+    def _delay(self) -> str | None:
+        """Why an answer may take a while: the model is not loaded yet."""
+        from explorer.embed.provider import ModelState, shared_provider
+
+        provider = self.provider or shared_provider(self.model)
+        if provider.state in (ModelState.IDLE, ModelState.LOADING):
+            return f"loading its model {self.model}"
+        return None
 
     def _handle(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
         if op == COMMAND_OP:

@@ -2,9 +2,11 @@
 
 Headless: another process can search the index meanwhile (``search --no-sync``, ``status``).
 Ctrl-C and SIGTERM stop it cleanly — the writer finishes the transaction it is in — and the
-command exits with status 0.  SIGUSR1 pauses embedding after the batch under way, and resumes it
-the next time (``kill -USR1 PID``; lexical updates go on meanwhile); on battery it pauses by
-itself (:mod:`explorer.live.power`).
+command exits with status 0.  SIGUSR1 pauses embedding after the batch under way and SIGUSR2
+resumes it (``kill -USR1 PID``, ``kill -USR2 PID``: two commands with a state, not a toggle, so
+that a signal sent twice is no resume; lexical updates go on meanwhile, and ``status`` says
+"embedding paused" with the chunks waiting); on battery it pauses by itself
+(:mod:`explorer.live.power`).
 """
 
 from __future__ import annotations
@@ -100,32 +102,34 @@ def cmd_watch(args: argparse.Namespace) -> int:
     live.subscribe(printer)
     stop = threading.Event()
     wake = threading.Event()  # a signal came: look at ``stop`` and ``paused``
-    paused = [False]  # what the SIGUSR1s received ask for
+    paused = [False]  # what the last SIGUSR1 (pause) or SIGUSR2 (resume) asked for
+    pause_signal = getattr(signal, "SIGUSR1", None)  # neither on Windows
+    resume_signal = getattr(signal, "SIGUSR2", None)
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
         stop.set()
         wake.set()
 
-    def on_toggle(signum: int, frame: FrameType | None) -> None:
-        paused[0] = not paused[0]
+    def on_pause(signum: int, frame: FrameType | None) -> None:
+        paused[0] = signum == pause_signal
         wake.set()
 
     # Ctrl-C sets the same event as SIGTERM rather than raising KeyboardInterrupt wherever the
     # main thread happens to be (inside a lock's ``with``, it would leave the lock held and the
-    # stop below waiting on it: a watch that hung on Ctrl-C under load).  SIGUSR1 only flips a
-    # flag, for the same reason: the loop below pauses or resumes, outside any lock.
+    # stop below waiting on it: a watch that hung on Ctrl-C under load).  SIGUSR1 and SIGUSR2
+    # only set a flag, for the same reason: the loop below pauses or resumes, outside any lock.
     handlers = {signal.SIGTERM: on_signal, signal.SIGINT: on_signal}
-    toggle = getattr(signal, "SIGUSR1", None)  # not on Windows
-    if toggle is not None:  # (its default action would end the process)
-        handlers[toggle] = on_toggle
+    if pause_signal is not None and resume_signal is not None:  # (their default ends it)
+        handlers[pause_signal] = handlers[resume_signal] = on_pause
     previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
     if args.no_embed:
         embedding = "no embedding"
     else:
         threads = apply_embed_threads(args)
         embedding = f"model {provider.name}, {threads} embedding thread{'s' * (threads != 1)}"
-        if toggle is not None:
-            embedding += f"; kill -USR1 {os.getpid()} pauses or resumes embedding"
+        if pause_signal is not None:
+            pid = os.getpid()
+            embedding += f"; kill -USR1 {pid} pauses embedding, kill -USR2 {pid} resumes it"
     printer.line(f"watching {vault} (index {live.db_path}, {embedding}); Ctrl-C to stop")
     server = None
     try:
@@ -147,7 +151,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
             elif wanted != live.embedding_paused:
                 live.pause_embedding(wanted)
                 printer.line(
-                    "pausing embedding after the batch under way (SIGUSR1 again resumes it)"
+                    f"pausing embedding after the batch under way (kill -USR2 {os.getpid()} "
+                    "resumes it)"
                     if wanted
                     else "resuming embedding"
                 )

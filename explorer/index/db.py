@@ -19,6 +19,7 @@ import os
 import re
 import shlex
 import sqlite3
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from typing import TYPE_CHECKING
 import platformdirs
 
 from explorer.errors import MachineError
+from explorer.files import create_private, make_private_folder, tighten
 from explorer.home import expand_home
 from explorer.index.counts import TermCounts
 from explorer.index.migrations import LATEST_VERSION, migrate
@@ -49,6 +51,11 @@ class IndexUnavailable(IndexError_):
     broken: a read-only or missing data folder, a locked database, a full disk, no permission,
     another process holding the writer's lock.  The database is left exactly as it was.  The
     message is one sentence for the user: what is wrong and what to do."""
+
+
+#: The data folder's subfolders of the program's own files (indexes and what sits beside them,
+#: the warm path's sockets, the window's log), made owner-only with it.
+DATA_SUBFOLDERS = ("indexes", "run", "logs")
 
 
 def data_dir(override: str | os.PathLike[str] | None = None) -> Path:
@@ -169,10 +176,10 @@ class IndexDB:
         vault = expand_home(vault).resolve()
         path = path or index_path(vault, data)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(path.parent)
         except OSError as exc:
             raise IndexUnavailable(_folder_problem(path.parent, exc)) from exc
-        notices: list[str] = []
+        notices = _made_private(path.parent.parent) if path.parent.name == "indexes" else []
         try:
             conn = _open_checked(path)
         except (sqlite3.Error, _Damaged) as exc:
@@ -431,9 +438,37 @@ def _folder_problem(folder: Path, exc: OSError) -> str:
     return f"cannot use the data folder {folder}: {exc.strerror or exc}"
 
 
+def _made_private(folder: Path) -> list[str]:
+    """Take from the data folder ``folder`` and the program's files in it every permission
+    of other users (:func:`explorer.files.tighten`): the line saying so, when it did.  A
+    folder that is no data folder (an index opened at a path of its own) or that others
+    share by nature (``/``, the home folder, the temporary folder) is left as it is."""
+    if folder.name in ("", os.sep) or folder in _shared_folders():
+        return []
+    if not (folder / "indexes").is_dir():
+        return []
+    changed = tighten(folder, DATA_SUBFOLDERS)
+    if not changed:
+        return []
+    return [
+        f"made the data folder {folder} readable by you alone ({changed} of its files and "
+        "folders were open to other users)"
+    ]
+
+
+def _shared_folders() -> set[Path]:
+    """Folders others share by nature: never made private as a data folder."""
+    shared = {Path(tempfile.gettempdir()).resolve(), Path("/")}
+    with contextlib.suppress(RuntimeError, KeyError):
+        shared.add(Path.home().resolve())
+    return shared
+
+
 def _open_checked(path: Path) -> sqlite3.Connection:
     """Open ``path`` and make sure it is a current index.  Takes the write lock only to create
-    or migrate: opening a current index reads, so it never waits for a writer."""
+    or migrate: opening a current index reads, so it never waits for a writer.  A new database
+    is made owner-only first (SQLite gives its ``-wal`` and ``-shm`` the database's mode)."""
+    create_private(path)
     conn = connect(path)
     try:
         version = int(conn.execute("PRAGMA user_version").fetchone()[0])

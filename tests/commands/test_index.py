@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +16,7 @@ from explorer.embed import threads
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
+from explorer.index.db import IndexDB
 from tests.commands.helpers import run_program
 
 
@@ -131,3 +134,48 @@ def test_the_default_leaves_one_core_free() -> None:
     assert threads.default_threads(8) == 7
     assert threads.default_threads(2) == 1
     assert threads.default_threads(1) == 1
+
+
+def _modes(data: Path) -> dict[str, int]:
+    return {
+        str(p.relative_to(data.parent)): stat.S_IMODE(p.lstat().st_mode)
+        for p in [data, *data.rglob("*")]
+    }
+
+
+def test_an_index_only_its_owner_can_read_whatever_the_umask(
+    notes: Path, data_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = os.umask(0o022)  # the usual umask: files 0644, folders 0755
+    try:
+        assert main(["index", str(notes), "--no-embed"]) == 0
+        assert main(["search", str(notes), "cache", "--mode", "fts", "--save", "mine"]) == 0
+        capsys.readouterr()
+        db = IndexDB.open(notes)  # its -wal and -shm exist while it is open
+        try:
+            db.conn.execute("SELECT count(*) FROM notes").fetchone()
+            modes = _modes(data_dir)
+        finally:
+            db.close()
+        names = {Path(name).name for name in modes}
+        for wanted in (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite.lock", ".searches.json"):
+            assert any(name.endswith(wanted) for name in names), wanted
+        assert {
+            name: mode
+            for name, mode in modes.items()
+            if mode != (0o700 if (data_dir.parent / name).is_dir() else 0o600)
+        } == {}
+
+        # A data folder made before, open to all: tightened at the next start, said once.
+        for path in [data_dir, *data_dir.rglob("*")]:
+            os.chmod(path, 0o755 if path.is_dir() else 0o644)
+        assert main(["index", str(notes), "--no-embed"]) == 0
+        said = [line for line in capsys.readouterr().err.splitlines() if "readable by you" in line]
+        assert len(said) == 1 and said[0].startswith(
+            f"vault-explorer: made the data folder {data_dir} readable by you alone ("
+        )
+        assert set(_modes(data_dir).values()) <= {0o700, 0o600}
+        assert main(["index", str(notes), "--no-embed"]) == 0
+        assert "readable by you" not in capsys.readouterr().err
+    finally:
+        os.umask(old)

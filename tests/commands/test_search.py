@@ -15,6 +15,8 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import IndexDB
 from explorer.search.answer import EMBED_BEFORE_SEARCH
+from explorer.search.query import MAX_QUERY_CHARS
+from explorer.search.saved import searches_file
 from tests.commands.helpers import run_program
 
 Write = Callable[[str, str | bytes], Path]
@@ -394,3 +396,34 @@ def test_a_malformed_filter_gets_its_note_on_stderr_and_in_the_json(
     assert f"vault-explorer: note: {note}" in out.err
     (line,) = json.loads(out.out)["notes"]
     assert line.startswith(note) and line.endswith(": searched as text")
+
+
+@pytest.mark.parametrize(
+    "recent", ["5", "true", "[" * 100_000 + "]" * 100_000], ids=["int", "bool", "deep"]
+)
+def test_a_damaged_saved_search_store_is_said_once_and_every_search_still_runs(
+    notes: Path, capsys: pytest.CaptureFixture[str], recent: str
+) -> None:
+    store = searches_file(notes)
+    store.parent.mkdir(parents=True)
+    store.write_text('{"version": 1, "recent": ' + recent + ', "saved": {}}')
+    args = ["search", str(notes), "cache", "--mode", "fts", "--json"]
+    assert main(args) == 0
+    first = capsys.readouterr()
+    assert json.loads(first.out)["hits"]
+    (note,) = [line for line in first.err.splitlines() if str(store) in line]
+    assert note.startswith("vault-explorer: note: the saved searches at")
+    assert main([*args, "--save", "kept"]) == 0
+    assert str(store) not in capsys.readouterr().err  # said once: the file was repaired
+    assert main(["search", str(notes), "--list-saved"]) == 0
+    assert capsys.readouterr().out.startswith("kept: cache")
+
+
+def test_a_query_refused_as_too_long_is_not_saved(
+    notes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long = "word " * (MAX_QUERY_CHARS // 5 + 1)
+    assert main(["search", str(notes), long, "--save", "toolong", "--no-sync"]) == 2
+    assert "the limit is" in capsys.readouterr().err
+    assert main(["search", str(notes), "--list-saved"]) == 0
+    assert capsys.readouterr().out == ""

@@ -190,3 +190,26 @@ def test_a_dead_watch_leaves_a_socket_the_next_command_ignores_and_removes(
     assert "nobody listens" in result.stderr
     assert "ops/cdn.md" in result.stdout
     assert not socket_path.exists()
+
+
+def test_twelve_searches_at_once_are_all_answered_by_the_watch(
+    notes: Path, data_dir: Path, watching: Path
+) -> None:
+    argv = ["search", str(notes), "cache purge", "--json", "-v"]
+    argv += ["--data-dir", str(data_dir), "--model", "fakewarm"]
+    env = {**os.environ, "VAULT_EXPLORER_WARM": "1"}
+    searches = [
+        subprocess.Popen(
+            [sys.executable, "-c", FAKE_MAIN, *argv],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        for _ in range(12)
+    ]
+    outputs = [search.communicate(timeout=300) for search in searches]
+    assert [search.returncode for search in searches] == [0] * 12
+    answered = [err for _out, err in outputs if "answered by vault-explorer watch" in err]
+    assert len(answered) == 12, [err for _out, err in outputs if err not in answered]
+    assert len({out for out, _err in outputs}) == 1  # the same hits for each

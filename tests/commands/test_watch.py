@@ -21,7 +21,7 @@ from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import pending_count
 from explorer.index.sync import sync_vault
-from tests.commands.helpers import start_watch, wait_running
+from tests.commands.helpers import run_program, start_watch, wait_running
 from tests.privileges import unprivileged
 from tests.waiting import wait_until
 
@@ -435,8 +435,8 @@ def test_watch_and_status_say_a_bug_is_one(
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1 on this platform")
-def test_sigusr1_pauses_and_resumes_a_watch_s_embedding(
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR2"), reason="no SIGUSR1/2 on this platform")
+def test_sigusr1_pauses_and_sigusr2_resumes_a_watch_s_embedding_and_status_says_so(
     vault: Path, data_dir: Path, tmp_path: Path, procs: list[subprocess.Popen[bytes]]
 ) -> None:
     make_notes(vault, 150)
@@ -455,21 +455,31 @@ def test_sigusr1_pauses_and_resumes_a_watch_s_embedding(
     def said(text: str) -> bool:
         return text in log.read_text(errors="replace")
 
+    def status() -> str:
+        result = run_program("status", str(vault), "--data-dir", str(data_dir))
+        return result.stdout
+
     wait_until(lambda: said("watching "))  # the handlers are in place
-    assert said("1 embedding thread; kill -USR1") and said("pauses or resumes embedding")
+    assert said(f"kill -USR1 {proc.pid} pauses embedding, kill -USR2 {proc.pid} resumes it")
     proc.send_signal(signal.SIGUSR1)
+    proc.send_signal(signal.SIGUSR1)  # twice, quickly: still a pause, not a toggle
     wait_until(lambda: said("pausing embedding after the batch under way"))
     wait_until(lambda: said("embedding paused"))  # the queue holds between two batches
+    wait_until(lambda: "embedding   paused · " in status())
+    line = next(ln for ln in status().splitlines() if ln.startswith("embedding"))
+    assert line.endswith(f"chunks waiting (kill -USR2 {proc.pid} resumes it)"), line
     chunks = int(read(vault, data_dir, "SELECT count(DISTINCT hash) FROM chunks")[0][0])  # type: ignore[call-overload]
     held = int(read(vault, data_dir, "SELECT count(*) FROM vectors")[0][0])  # type: ignore[call-overload]
     assert held < chunks
+    assert not said("resuming embedding")
 
-    proc.send_signal(signal.SIGUSR1)
+    proc.send_signal(signal.SIGUSR2)
     wait_until(lambda: said("resuming embedding") and said("embedding resumed"))
     wait_until(
         lambda: int(read(vault, data_dir, "SELECT count(*) FROM vectors")[0][0]) == chunks,  # type: ignore[call-overload]
         timeout=120,
     )
+    assert "embedding   paused" not in status()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(30) == 0
     out = log.read_text()

@@ -102,7 +102,7 @@ def test_status_json_keeps_its_shape(
     assert list(data["lastBatch"]) == LAST_BATCH_KEYS
     assert data["lastBatch"]["kind"] == "batch" and data["lastBatch"]["added"] == 1
     watcher = data["watcher"]
-    assert list(watcher) == ["state", "reason", "pid", "role"]
+    assert list(watcher) == ["state", "reason", "pid", "role", "embeddingPaused"]
     assert (watcher["state"], watcher["reason"], watcher["role"]) == ("stopped", None, None)
     assert isinstance(watcher["pid"], int)
 
@@ -158,7 +158,13 @@ def test_the_health_of_a_live_index_as_json(vault: Path, data_dir: Path) -> None
         "database": str(index_path(vault, data_dir)),
         "indexed": False,
         "lastBatch": None,
-        "watcher": {"state": "stopped", "reason": None, "pid": os.getpid(), "role": live.role},
+        "watcher": {
+            "state": "stopped",
+            "reason": None,
+            "pid": os.getpid(),
+            "role": live.role,
+            "embeddingPaused": False,
+        },
         "embedding": {
             "state": "idle",
             "reason": None,

@@ -20,6 +20,8 @@ from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
 from explorer.live import EmbeddingState, Health, LiveIndex
 from explorer.live.power import BATTERY_EVERY, ON_BATTERY
+from explorer.live.state import stored_health
+from tests.waiting import wait_until
 
 NOTES = 12
 
@@ -106,6 +108,16 @@ def _pending(vault: Path, data_dir: Path, model: str) -> int:
         db.close()
 
 
+def _stored_pause(notes: Path, data_dir: Path, model: str) -> bool:
+    """Whether the index says, to another process's ``status``, that embedding is paused."""
+    db = IndexDB.open_existing(notes, data_dir)
+    try:
+        watcher = stored_health(db, model, check_fts=False).watcher
+    finally:
+        db.close()
+    return watcher is not None and watcher.embedding_paused
+
+
 def test_a_paused_queue_takes_no_batch_until_it_is_resumed(
     notes: Path, data_dir: Path, make_live: MakeLive
 ) -> None:
@@ -123,8 +135,13 @@ def test_a_paused_queue_takes_no_batch_until_it_is_resumed(
     assert embedder.batches == [2]
     assert paused.embedding is not None and paused.embedding.reason is None
     assert paused.embedding.done == 2 and paused.embedding.total > 2
-    assert paused.embedding.progress.startswith("embedding paused · 2 of ")
+    waiting = paused.embedding.total - 2
+    assert paused.embedding.progress == (
+        f"embedding paused · {waiting} chunks waiting (2 of {paused.embedding.total} done)"
+    )
     assert "embedding paused" in said
+    # …and another process's ``status`` reads that it is paused (a state, not a toggle).
+    wait_until(lambda: _stored_pause(notes, data_dir, embedder.name))
 
     # The writer goes on while the embedder holds: a new note is indexed, not embedded.
     (notes / "fresh.md").write_text("# Fresh\n\njust saved\n")
@@ -138,6 +155,7 @@ def test_a_paused_queue_takes_no_batch_until_it_is_resumed(
     assert live.wait_idle(30)
     assert _pending(notes, data_dir, embedder.name) == 0
     assert "embedding resumed" in said
+    wait_until(lambda: not _stored_pause(notes, data_dir, embedder.name))
     states = [_state(h) for h in watch.seen]
     first_pause = states.index(EmbeddingState.PAUSED)
     assert EmbeddingState.EMBEDDING in states[first_pause:]
@@ -205,7 +223,8 @@ def test_on_battery_embedding_waits_for_the_charger(
     live.start()
     held = watch.wait(lambda h: _state(h) is EmbeddingState.PAUSED)
     assert held.embedding is not None and held.embedding.reason == ON_BATTERY
-    assert held.embedding.progress.startswith("embedding paused: on battery · 0 of ")
+    assert held.embedding.progress.startswith("embedding paused: on battery · ")
+    assert held.embedding.progress.endswith(f"chunks waiting (0 of {held.embedding.total} done)")
     assert embedder.calls == 0
     assert "embedding paused: on battery" in messages
     # The charger is back; the queue asks again once BATTERY_EVERY has passed on its clock

@@ -114,9 +114,9 @@ def test_the_embedding_health_says_its_progress_and_its_pause() -> None:
     assert EmbeddingHealth(EmbeddingState.EMBEDDING, "m", done=0, total=9).remaining is None
     paused = EmbeddingHealth(EmbeddingState.PAUSED, "m", done=1204, total=9870)
     assert paused.paused and paused.remaining is None
-    assert paused.progress == "embedding paused · 1,204 of 9,870"
+    assert paused.progress == "embedding paused · 8,666 chunks waiting (1,204 of 9,870 done)"
     battery = EmbeddingHealth(EmbeddingState.PAUSED, "m", ON_BATTERY, done=3, total=9)
-    assert battery.progress == "embedding paused: on battery · 3 of 9"
+    assert battery.progress == "embedding paused: on battery · 6 chunks waiting (3 of 9 done)"
     assert battery.to_json()["state"] == "paused"
 
 

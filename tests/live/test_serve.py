@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +24,7 @@ import pytest
 
 from explorer import __version__
 from explorer.live import serve
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no AF_UNIX")
 
@@ -260,3 +265,194 @@ def test_another_users_request_is_refused_by_its_credentials(nobody: serve.Serve
     result = _as_nobody(server.path)
     reply = json.loads(result.stdout)
     assert reply == {"protocol": serve.PROTOCOL, "ok": False, "error": "another user"}
+
+
+# ---------------------------------------------------------------------- everyone at once
+
+
+def test_twelve_clients_at_once_are_all_answered_by_the_server(index: Path) -> None:
+    clients = 12  # three turns of the answers the server gives at once
+    together = threading.Barrier(serve.HANDLERS, timeout=60)
+
+    def handler(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        together.wait()  # answered only with others under way: never one at a time
+        return {"who": args["who"]}
+
+    running = serve.Server(index, handler, frozenset({"search"}))
+    assert running.start(), running.reason
+    try:
+        with ThreadPoolExecutor(clients) as pool:
+            replies = list(
+                pool.map(lambda who: serve.ask(index, "search", {"who": who}), range(clients))
+            )
+    finally:
+        running.stop()
+    assert [r["who"] if r else None for r in replies] == list(range(clients))
+    assert running.answered == clients and running.turned_away == 0
+
+
+def test_a_silent_client_costs_the_next_one_nothing(server: serve.Server, index: Path) -> None:
+    assert server.path is not None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as silent:
+        silent.connect(os.fspath(server.path))  # connects, says nothing
+        half = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        half.connect(os.fspath(server.path))
+        half.sendall(b'{"protocol": ')  # half a line, and no more
+        assert serve.ask(index, "search", {"q": 2}) is not None
+        silent.setblocking(False)
+        with pytest.raises(BlockingIOError):  # still waited for: it was not served first
+            silent.recv(1)
+        half.close()
+
+
+def test_a_client_trickling_its_line_is_cut_off_at_the_request_time(
+    server: serve.Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert server.path is not None
+    monkeypatch.setattr(serve, "REQUEST_TIMEOUT", 0.5)
+    pause = threading.Event()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as slow:
+        slow.connect(os.fspath(server.path))
+        cut = False
+        for _ in range(2000):  # a byte every 20 ms: each in time, the line never
+            try:
+                slow.sendall(b" ")
+            except OSError:
+                cut = True
+                break
+            pause.wait(0.02)
+        assert cut
+
+
+def _serving_child(index: Path, ready: Path) -> subprocess.Popen[bytes]:
+    code = (
+        "import sys, threading\n"
+        "from pathlib import Path\n"
+        "from explorer.live import serve\n"
+        f"s = serve.Server(Path({str(index)!r}), lambda op, a: {{'x': 1}}, {{'search'}})\n"
+        "assert s.start()\n"
+        f"Path({str(ready)!r}).write_text('ready')\n"
+        "threading.Event().wait()\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", code])
+
+
+def test_a_stopped_server_is_given_up_on_at_once_and_said_at_v(
+    index: Path,
+    tmp_path: Path,
+    procs: list[subprocess.Popen[bytes]],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    ready = tmp_path / "ready"
+    child = _serving_child(index, ready)
+    procs.append(child)
+    wait_until(ready.exists)
+    assert serve.ask(index, "search", {}) == {"protocol": serve.PROTOCOL, "ok": True, "x": 1}
+    os.kill(child.pid, signal.SIGSTOP)  # Ctrl-Z: the socket accepts, nobody reads
+    try:
+        caplog.set_level(logging.INFO, logger="explorer")
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(serve.ask, index, "search", {})
+            wait_until(asked.done, timeout=30)  # not the 120 s an answer may take
+            assert asked.result() is None
+    finally:
+        os.kill(child.pid, signal.SIGCONT)
+    assert "did not answer in time" in caplog.text
+
+
+def test_a_server_loading_its_model_says_so_at_once(
+    index: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    loaded = threading.Event()
+
+    def handler(op: str, args: dict[str, Any]) -> dict[str, Any]:
+        loaded.wait(60)
+        return {"x": 1}
+
+    running = serve.Server(index, handler, frozenset({"search"}), lambda: "loading its model m")
+    assert running.start(), running.reason
+    caplog.set_level(logging.INFO, logger="explorer")
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(serve.ask, index, "search", {})
+            wait_until(lambda: "the server is loading its model m" in caplog.text)
+            assert not asked.done()  # said before the answer
+            loaded.set()
+            assert asked.result(timeout=60) is not None
+    finally:
+        running.stop()
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"[" * 30_000 + b"]" * 30_000 + b"\n", b'{"protocol": 3, "op": "sea'],
+    ids=["deep", "closed-mid-line"],
+)
+def test_a_clients_fault_is_one_line_in_the_log(
+    server: serve.Server, index: Path, data: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    assert server.path is not None
+    caplog.set_level(logging.INFO, logger="explorer")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(os.fspath(server.path))
+        conn.sendall(data)
+        conn.shutdown(socket.SHUT_WR)  # closes mid-line, or waits for the refusal
+        said = conn.makefile("rb").readline()
+    if data.endswith(b"\n"):
+        assert b"nested deeper than" in said
+    wait_until(
+        lambda: any(
+            "serve" in r.name and r.levelno == logging.INFO
+            for r in caplog.records
+            if "refused" in r.message or "went away" in r.message
+        )
+    )
+    assert serve.ask(index, "search", {}) is not None  # the server lives on
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+
+
+# ---------------------------------------------------------------------- the fallback folder
+
+
+def _too_long(tmp_path: Path) -> Path:
+    return tmp_path.joinpath(*["a" * 30] * 4) / "indexes" / "notes-0123456789ab.sqlite"
+
+
+def test_a_fallback_folder_another_user_made_first_is_left_for_a_private_new_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "t"))
+    (tmp_path / "t").mkdir()
+    squatted = tmp_path / "t" / f"vault-explorer-{os.getuid()}"
+    squatted.mkdir()
+    os.chmod(squatted, 0o777)  # made first, open to all
+    if os.geteuid() == 0:
+        os.chown(squatted, 65534, 65534)  # …by another user
+    index = _too_long(tmp_path)
+    running = serve.Server(index, _echo, frozenset({"search"}))
+    assert running.start(), running.reason
+    try:
+        assert running.path is not None and running.path.parent != squatted
+        assert serve.private_folder(running.path.parent)
+        said = [r for r in caplog.records if r.levelno == logging.WARNING]
+        assert said and f"serving on {running.path}" in said[0].getMessage()
+        assert serve.ask(index, "search", {"x": 1}) is not None  # clients find it
+        assert list(squatted.iterdir()) == []
+        second = serve.Server(index, _echo, frozenset({"search"}))
+        assert not second.start() and "already serves" in second.reason
+        assert serve.ask(index, "search", {"x": 1}) is not None  # still found
+    finally:
+        running.stop()
+    assert not running.path.parent.exists()  # the private folder goes with the socket
+    assert serve.ask(index, "search", {"x": 1}) is None
+
+
+def test_a_server_that_cannot_serve_says_so_in_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path.joinpath(*["b" * 60] * 2)))
+    running = serve.Server(_too_long(tmp_path), _echo, frozenset({"search"}))
+    assert not running.start()
+    (said,) = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said.startswith("the command line will not be answered warm: ")
+    assert "too long for AF_UNIX" in said

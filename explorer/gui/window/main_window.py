@@ -298,6 +298,9 @@ class MainWindow(QMainWindow):
         self.search_field.returnPressed.connect(self.remember_query)
         self.search_bar.historyRequested.connect(lambda: self.history.show_menu(self.search_field))
         self.history.recalled.connect(self.recall)
+        self.history.problem.connect(
+            lambda line: self.statusBar().showMessage(safe_text(line), 10_000)
+        )
         self.sort_control.changed.connect(self._sort_changed)
         self.facets.toggled.connect(self.toggle_filter)
         self.fusion.changed.connect(self._fusion_changed)

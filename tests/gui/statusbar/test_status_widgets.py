@@ -209,11 +209,15 @@ def test_the_status_bar_says_embedding_is_paused_and_why(qtbot: QtBot) -> None:
     paused = EmbeddingHealth(EmbeddingState.PAUSED, "all-MiniLM-L6-v2", done=1204, total=9870)
     status.follow(_embedding_health(paused), "model: all-MiniLM-L6-v2 (ready)", settled=True)
     assert status.progress.isVisibleTo(bar)
-    assert status.progress.words() == "Embedding paused · 1,204 of 9,870"
+    assert (
+        status.progress.words() == "Embedding paused · 8,666 chunks waiting (1,204 of 9,870 done)"
+    )
     assert "Pause Embedding resumes it" in status.progress.toolTip()
     battery = replace(paused, reason=ON_BATTERY)
     status.follow(_embedding_health(battery), "model: all-MiniLM-L6-v2 (ready)", settled=True)
-    assert status.progress.words() == "Embedding paused: on battery · 1,204 of 9,870"
+    assert status.progress.words() == (
+        "Embedding paused: on battery · 8,666 chunks waiting (1,204 of 9,870 done)"
+    )
     assert "waits for the charger" in status.progress.toolTip()
     assert "VAULT_EXPLORER_EMBED_ON_BATTERY=1" in status.progress.toolTip()
 

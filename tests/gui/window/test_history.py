@@ -10,7 +10,9 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.search.saved import searches_file
+from explorer.files import locked
+from explorer.search.saved import SearchStore, searches_file
+from tests.commands.helpers import run_program
 from tests.gui.conftest import WindowFactory, wait_indexed
 from tests.gui.driver import drive
 from tests.gui.helpers import vault_files
@@ -77,3 +79,76 @@ def test_opening_a_note_remembers_the_query(
     assert hit is not None
     window.open_note(hit)
     assert opened and ui.recent_queries() == ["beta"]
+
+
+def test_enter_in_a_window_open_meanwhile_keeps_what_the_command_line_saved(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    data_dir: Path,
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("gamma")
+    ui.press_in_field(Qt.Key.Key_Return)  # the window has read and written the store
+    qtbot.waitUntil(lambda: window.history.wait_written(0))
+
+    # Another process saves a search while the window is open…
+    saved = run_program(
+        "search", str(property_vault), "plan", "--mode", "fts", "--save", "keepme",
+        "--data-dir", str(data_dir), "--no-sync",
+    )  # fmt: skip
+    assert saved.returncode == 0, saved.stderr
+
+    # …then Enter in the window: its write merges, it does not rewrite its old copy.
+    ui.search("beta")
+    ui.press_in_field(Qt.Key.Key_Return)
+    assert window.history.wait_written(30)
+    store = SearchStore.of(property_vault, data_dir)
+    assert list(store.saved()) == ["keepme"]
+    assert [r.query for r in store.recent()] == ["beta", "gamma"]
+    assert ui.saved_names() == ["keepme"]  # and the window lists it
+
+
+def test_the_window_writes_its_searches_off_the_gui_thread(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    data_dir: Path,
+) -> None:
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("gamma")
+    path = searches_file(property_vault, data_dir)
+    with locked(path.with_suffix(".lock")):  # another process is writing the store
+        ui.press_in_field(Qt.Key.Key_Return)  # returns at once: the GUI thread does not wait
+        assert ui.save_search("mine")
+        assert ui.recent_queries() == ["gamma"] and ui.saved_names() == ["mine"]
+        assert not window.history.wait_written(0)  # the write waits for the lock, not the window
+    assert window.history.wait_written(30)
+    store = SearchStore.of(property_vault, data_dir)
+    assert list(store.saved()) == ["mine"] and [r.query for r in store.recent()] == ["gamma"]
+
+
+def test_a_damaged_store_opens_the_vault_all_the_same_and_is_said_once(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    property_vault: Path,
+    data_dir: Path,
+) -> None:
+    path = searches_file(property_vault, data_dir)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text('{"version": 1, "recent": true, "saved": {"kept": {"query": "plan"}}}')
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("gamma")
+    assert ui.rows()  # searched: no traceback in open_vault
+    assert ui.saved_names() == ["kept"] and ui.recent_queries() == []
+    assert window.history.wait_written(30)
+    assert SearchStore.of(property_vault, data_dir).take_problems() == []  # repaired

@@ -37,6 +37,7 @@ def test_saved_search_round_trip_across_sessions(
     assert ui.save_search("Open projects")
     assert ui.saved_names() == ["Open projects"]
     assert "Open projects" in ui.status()
+    assert window.history.wait_written(30)  # written off the GUI thread
     saved = SearchStore.of(property_vault, data_dir).get("Open projects")
     assert saved.query == QUERY
     assert (saved.options.mode, saved.options.sort, saved.options.depth) == ("fts", "title", 30)
@@ -64,6 +65,7 @@ def test_saved_search_round_trip_across_sessions(
     dialog.select("Open projects")
     dialog.delete_selected()
     assert dialog.names() == [] and ui.saved_names() == []
+    assert again.history.wait_written(30)
     assert SearchStore.of(property_vault, data_dir).saved() == {}
     assert vault_files(property_vault) == before  # nothing written in the vault
 

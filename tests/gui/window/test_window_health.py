@@ -182,7 +182,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
 
     def says_paused() -> None:
         assert status.progress.isVisible()
-        assert status.progress.words() == "Embedding paused · 0 of 1"
+        assert status.progress.words() == "Embedding paused · 1 chunk waiting (0 of 1 done)"
         assert status.counts.toolTip() == "<p>51 of 52 notes searchable by meaning</p>"
 
     qtbot.waitUntil(says_paused)
@@ -224,5 +224,6 @@ def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(
     driver = ScreenshotDriver(window, target, "deploy", 120, codes.append)
     qtbot.waitUntil(lambda: codes == [0], timeout=60_000)
     assert driver.deadline.isActive() is False and target.stat().st_size > 0
-    assert window.index_status.progress.words().startswith("Embedding paused · 0 of ")
+    assert window.index_status.progress.words().startswith("Embedding paused · ")
+    assert "chunks waiting (0 of " in window.index_status.progress.words()
     window.close()
