@@ -163,8 +163,10 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         if (verdict := closeness(response, f"‘{shown}’")) is not None:
             say(verdict, out)
     recency = bool(response.options.recency) and not response.listing  # a third contribution
+    titled = any("title" in hit.contributions for hit in response.hits)  # a name matches
     header = (
         f"{'#':>3}  {'fused':>7}  {'fts':>7}  {'vector':>7}  "
+        + (f"{'title':>7}  " if titled else "")
         + (f"{'recency':>7}  " if recency else "")
         + f"{'fts#':>4}  {'vec#':>4}  {'source':<6}  path — title"
     )
@@ -174,6 +176,7 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
         say(
             f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
             f"{c.get('vector', 0.0):7.5f}  "
+            + (f"{c.get('title', 0.0):7.5f}  " if titled else "")
             + (f"{c.get('recency', 0.0):7.5f}  " if recency else "")
             + f"{_rank(hit.fts_rank):>4}  {_rank(hit.vector_rank):>4}  {hit.source or '':<6}  "
             f"{hit.path} — {hit.title}{'  [stale]' if hit.demoted else ''}",

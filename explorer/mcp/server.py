@@ -547,6 +547,10 @@ def search_text(answer: Answer) -> str:
             parts.append(f"words #{hit.fts_rank} +{hit.contributions.get('fts', 0.0):.4f}{found}")
         if hit.vector_rank is not None:
             parts.append(f"meaning #{hit.vector_rank} +{hit.contributions.get('vector', 0.0):.4f}")
+        if hit.title_match is not None:
+            named = "alias" if hit.title_match.alias else "title"
+            said = f"{named} {hit.title_match.closeness} +{hit.contributions.get('title', 0.0):.4f}"
+            parts.append(said)
         why = f" [{hit.fused_score:.4f}: {'; '.join(parts)}]" if parts else ""
         stale = " (stale)" if hit.demoted else ""
         lines.append(f"{i}. {hit.path} — {hit.title}{stale}{why}")

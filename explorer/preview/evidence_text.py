@@ -17,7 +17,7 @@ from explorer.search.evidence import weighs_otherwise
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit
 
-LISTS = (("fts", "lexical"), ("vector", "vector"))
+LISTS = (("fts", "lexical"), ("vector", "vector"), ("title", "title"))
 
 
 def vector_evidence_text(hit: Hit, spread: CosineSpread | None) -> str | None:
@@ -56,6 +56,17 @@ def lexical_evidence_text(hit: Hit, content_words: int) -> str | None:
     return ", ".join(parts) + _evidence(hit, "fts", "lexical")
 
 
+def title_evidence_text(hit: Hit) -> str | None:
+    """``the title matches the query ("Refund policy") → title evidence 1.00000`` (``None``
+    when neither its title nor an alias matches the query)."""
+    match = hit.title_match
+    if match is None or "title" not in hit.evidence:
+        return None
+    name = "an alias" if match.alias else "the title"
+    how = "matches" if match.closeness == "exact" else "nearly matches"
+    return f'{name} {how} the query ("{match.name}")' + _evidence(hit, "title", "title")
+
+
 def _weight(hit: Hit) -> str:
     """`` (48% of their weight)`` when rarity weighs the words the note holds otherwise than
     their count (:attr:`Hit.weighted_coverage`)."""
@@ -76,6 +87,8 @@ def weighted(hit: Hit, options: SearchOptions) -> dict[str, float]:
     for name, weight in options.weights.items():
         if name in hit.evidence:
             out[name] = min(1.0, max(0.0, weight * hit.evidence[name]))
+    if "title" in hit.evidence and "title" in hit.contributions:  # at full weight
+        out["title"] = min(1.0, max(0.0, hit.evidence["title"]))
     return out
 
 
@@ -98,7 +111,8 @@ def calibrated_formula_parts(hit: Hit, options: SearchOptions) -> tuple[str, str
         symbols, numbers = "a", f"{score:.5f}"
     else:
         missing = "".join(f"(1 − {value:.5f})" for value in terms.values())
-        symbols, numbers = "1 − (1 − a)(1 − b)", f"1 − {missing} = {score:.5f}"
+        letters = "".join(f"(1 − {letter})" for letter in "abc"[: len(terms)])
+        symbols, numbers = f"1 − {letters}", f"1 − {missing} = {score:.5f}"
     if prior is None:
         return symbols, numbers
     return f"{symbols} + r", f"{numbers} + {prior:.5f} = {hit.fused_score:.5f}"
@@ -111,8 +125,8 @@ def calibrated_lines(hit: Hit, options: SearchOptions) -> list[str]:
     terms = weighted(hit, options)
     letters = [name for name, _ in LISTS if name in terms]
     parts = []
-    for letter, name in zip("ab", letters, strict=False):
-        weight, value = options.weights[name], hit.evidence[name]
+    for letter, name in zip("abc", letters, strict=False):
+        weight, value = options.weights.get(name, 1.0), hit.evidence[name]
         held = ", held to 1" if weight * value > 1 else ""
         parts.append(
             f"{letter} = {weight:g} × {value:.5f} = {terms[name]:.5f} ({dict(LISTS)[name]}{held})"
@@ -120,10 +134,13 @@ def calibrated_lines(hit: Hit, options: SearchOptions) -> list[str]:
     if not parts:
         return []
     lines = [", ".join(parts) + ": weight × evidence"]
+    c = hit.contributions
     if len(terms) == 2:
-        c = hit.contributions
+        first, second = letters
         lines.append(
-            f"contributions a − ab/2 = {c.get('fts', 0.0):.5f}, "
-            f"b − ab/2 = {c.get('vector', 0.0):.5f}"
+            f"contributions a − ab/2 = {c.get(first, 0.0):.5f}, b − ab/2 = {c.get(second, 0.0):.5f}"
         )
+    elif len(terms) == 3:
+        shares = ", ".join(f"{x} {c.get(n, 0.0):.5f}" for x, n in zip("abc", letters, strict=True))
+        lines.append(f"contributions (each one's Shapley share of the score): {shares}")
     return lines

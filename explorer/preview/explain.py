@@ -13,6 +13,7 @@ from explorer.preview.evidence_text import (
     calibrated_formula_parts,
     calibrated_lines,
     lexical_evidence_text,
+    title_evidence_text,
     vector_evidence_text,
 )
 from explorer.preview.style import Colours, shown
@@ -131,6 +132,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         "both": "found by both lists",
         "fts": "found by the lexical list only",
         "vector": "found by the vector list only",
+        "title": "found by its name only",
     }.get(hit.source or "", "")
     muted = f'style="color:{colours.muted}"'
     rows: list[tuple[str, str, str, str | None]] = []  # (list, rank, contribution, evidence)
@@ -170,6 +172,16 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
             floor = f", floor {ctx.options.min_sim:g}" if ctx.options.min_sim > 0 else ""
             depth = f"{ctx.vector_count} candidates, depth {ctx.options.depth}{floor}"
             rows.append((name, f"not in the list ({depth})", "", None))
+    said = title_evidence_text(hit)
+    if said is not None and hit.title_match is not None:
+        rows.append(
+            (
+                f'<span style="color:{colours.muted}">■</span> Title',
+                hit.title_match.closeness,
+                f"{hit.contributions.get('title', 0.0):.5f}",
+                said,
+            )
+        )
     if hit.recency is not None and "recency" in hit.contributions:
         o = ctx.options
         rows.append(

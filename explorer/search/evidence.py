@@ -13,6 +13,9 @@ weak it is, so gibberish gets a confident top hit.  Here each hit's evidence is 
   a language the model does not read (:func:`explorer.embed.provider.model_languages`) makes a
   list that is blind however it spreads: its evidence is taken at :attr:`Calibration.unread`
   of its worth, so that it cannot outweigh a note that holds the query's words.
+- **Title.**  A note whose title or alias is the query's words (case, punctuation and accents
+  aside) is decisive (:attr:`Calibration.title_exact`); one a step from them is a close match
+  (:attr:`Calibration.title_near`): :mod:`explorer.search.titles`.
 - **Lexical list.**  A note found verbatim (the phrase pass) is decisive; one holding every
   word (all-words pass) nearly so; one holding some of the words (any-word pass) counts by the
   share of the query's content words it holds.  Within a pass, bm25 against the pass's best
@@ -67,6 +70,12 @@ class Calibration:
     #: What the vector list's evidence is worth when the model does not read the query's
     #: language (1: as much as any other).
     unread: float = 0.25
+    #: The evidence of a note whose title or alias is the query (:mod:`explorer.search.titles`):
+    #: decisive, whatever the lists say of the others...
+    title_exact: float = 1.0
+    #: ...and of one whose title or alias is one step from it (a word missing or extra, a
+    #: plural, a typo): a close match on its own, which the lists' evidence then orders.
+    title_near: float = 0.8
 
 
 CALIBRATION = Calibration()
@@ -190,6 +199,12 @@ def lexical_list_evidence(
         relative = score / best[tier] if best[tier] > 0 else 1.0
         out.append((doc, lexical_evidence(tier, coverage.get(doc, 1.0), relative, cal)))
     return out
+
+
+def title_evidence(closeness: str, cal: Calibration | None = None) -> float:
+    """Evidence of a note whose title or alias matches the query ``exact`` or ``near``."""
+    cal = cal or CALIBRATION
+    return cal.title_exact if closeness == "exact" else cal.title_near
 
 
 def vector_list_evidence(

@@ -37,7 +37,7 @@ from explorer.search.note_dates import minute_text, moment
 from explorer.search.notes_lookup import indexed_id
 from explorer.search.options import Mode, SearchOptions
 from explorer.search.query import Query, QueryError, Term
-from explorer.search.results import DEMOTED_STATUS, Candidates, is_demoted
+from explorer.search.results import DEMOTED_STATUS, Candidates
 from explorer.search.whatif import Change, Competition, changes_for
 
 #: The columns of the full-text table, in the order the explanation names them.
@@ -172,6 +172,12 @@ class EvidencePlace:
     #: The coverage the evidence reads: each content word weighed by its rarity in the vault
     #: (:func:`explorer.search.fusion.lexical_coverage`); None where the note holds every word.
     weighted: float | None = None
+    #: The evidence of its title or an alias matching the query (None: neither does), how
+    #: closely (``exact``, ``near``), and the name that matched (:mod:`explorer.search.titles`).
+    title: float | None = None
+    title_match: str | None = None
+    title_name: str | None = None
+    title_alias: bool = False
     code: str = "evidence"
 
 
@@ -214,6 +220,8 @@ class Explanation:
             out.append("under-floor")
         if vec.used and vec.available and vec.cut:
             out.append("vector-depth")
+        if self.evidence is not None and self.evidence.title_match is not None:
+            out.append(f"title-{self.evidence.title_match}")  # title-exact, title-near
         if fused.demoted_out:
             out.append("stale-demoted")
         if fused.rank is not None and fused.rank <= self.top:
@@ -275,6 +283,7 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
         candidates, options, candidates.lexical[:depth], candidates.vector[:depth], weighted
     )
     listed = [f.id for f in fused if f.score > 0]
+    named = candidates.titles.get(path) if fusion.TITLE in scored else None
     return EvidencePlace(
         lexical=mine.get("fts"),
         coverage=candidates.lexical_coverage.get(path, 1.0) if in_lexical else None,
@@ -287,6 +296,10 @@ def _evidence(candidates: Candidates, options: SearchOptions, path: str) -> Evid
         bar=CALIBRATION.close,
         close_match=close_match(strength, listed, options, scored),
         flat=spread is not None and spread.flat,
+        title=mine.get(fusion.TITLE),
+        title_match=named.closeness if named else None,
+        title_name=named.name if named else None,
+        title_alias=named.alias if named else False,
     )
 
 
@@ -550,7 +563,7 @@ def _fused(
         order, scored = fuse_lists(candidates, options, lexical, vector)
         order = [f for f in order if f.score > 0]  # as the search: a note worth 0 is no hit
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
-    stale_of = {f.id: is_demoted(candidates.notes, f.id) for f in order}
+    stale_of = {f.id: fusion.demoted(candidates, f.id) for f in order}
     before = [f.id for f in order]
     order.sort(key=lambda f: stale_of[f.id])
     position = {f.id: i for i, f in enumerate(order, start=1)}

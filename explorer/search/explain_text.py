@@ -178,6 +178,11 @@ def _evidence(ev: EvidencePlace) -> str:
             f"vector 0 (its cosine is {ev.sigmas:.1f} σ from this query's vault mean "
             f"{ev.mean:.3f}: it does not stand out)"
         )
+    if ev.title is not None and ev.title_match is not None:
+        parts.insert(
+            0,
+            f"title {ev.title:.3f} ({title_said(ev.title_match, ev.title_alias)}: {ev.title_name})",
+        )
     said = "; ".join(parts) or "none"
     if ev.close_match is None:
         close = f"no note's words reach {ev.bar:g}, and the meaning list that could tell is missing"
@@ -186,6 +191,13 @@ def _evidence(ev: EvidencePlace) -> str:
     else:
         close = f"no note of the query reaches {ev.bar:g}: no close match"
     return f"evidence: {said}; calibrated {ev.calibrated:.5f} ({close})"
+
+
+def title_said(closeness: str, alias: bool) -> str:
+    """``the title matches the query``, ``an alias nearly matches the query``, …"""
+    name = "an alias" if alias else "the title"
+    how = "matches" if closeness == "exact" else "nearly matches"
+    return f"{name} {how} the query"
 
 
 def _verdict(e: Explanation) -> str:

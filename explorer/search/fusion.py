@@ -18,10 +18,12 @@ stale notes demoted, and the hits built.  Pure over its input: no I/O.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
+from typing import TypeVar
 
 from explorer.search import evidence
 from explorer.search.lexical import PASSES, lap
@@ -35,6 +37,13 @@ from explorer.search.results import (
     model_reads,
 )
 from explorer.search.snippet import marked_words, plain_snippet
+from explorer.search.titles import TitleMatch
+
+#: The name of the title evidence among the lists (:mod:`explorer.search.titles`): a note
+#: whose title or alias matches the query, fused by the calibrated fusion as a list of its own.
+TITLE = "title"
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +57,13 @@ class Fused:
 
     @property
     def source(self) -> str:
-        """``both`` when every list found it, else the name of the one list that did."""
+        """``both`` when both lists found it, else the name of the one list that did (the
+        title evidence is no list that finds: ``title`` when only it did)."""
         found = [name for name, rank in self.ranks.items() if rank is not None]
-        return "both" if len(found) > 1 else (found[0] if found else "none")
+        lists = [name for name in found if name != TITLE]
+        if not lists:
+            return TITLE if found else "none"
+        return "both" if len(lists) > 1 else lists[0]
 
 
 def rrf(
@@ -267,8 +280,9 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}
         contributions["vector"] = item.contributions.get("vector", 0.0)
-        if "recency" in item.contributions:
-            contributions["recency"] = item.contributions["recency"]
+        for extra in (TITLE, "recency"):
+            if extra in item.contributions:
+                contributions[extra] = item.contributions[extra]
         snippet = lex[1] if lex else plain_snippet(vec.chunk_text if vec else "", marked)
         hits.append(
             _hit(
@@ -288,6 +302,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 weighted,
                 rank,
                 recency(candidates, item.id, options.half_life) if options.recency else None,
+                candidates.titles.get(item.id) if TITLE in lists else None,
             )
         )
     stages = dict(candidates.stages)
@@ -330,8 +345,17 @@ def _by_note(weighed: dict[str, list[tuple[str, float]]]) -> dict[str, dict[str,
 
 def judged_on(lists: Iterable[str], options: SearchOptions) -> tuple[str, ...]:
     """The lists that judge whether a search has a close match: those that answered, and that
-    the search weighs (a weight of 0 ranks nothing)."""
-    return tuple(name for name in lists if options.weights.get(name, 0.0) > 0)
+    the search weighs (a weight of 0 ranks nothing); a title or alias matching the query
+    (:data:`TITLE`) always."""
+    weights = list_weights(options)
+    return tuple(name for name in lists if weights.get(name, 0.0) > 0)
+
+
+def list_weights(options: SearchOptions) -> dict[str, float]:
+    """The weight of each list the calibrated fusion fuses: the options' own, and the title
+    evidence's (:data:`TITLE`), 1 while the lexical list is weighed at all (a name is words:
+    a search that weighs no words weighs no name either)."""
+    return {**options.weights, TITLE: 1.0 if options.w_fts > 0 else 0.0}
 
 
 def close_match(
@@ -401,7 +425,7 @@ def _ranked(
     it (``None``: it did not)."""
     fused, scored, weighed = _fuse_lists(candidates, options, lexical, vector, coverage)
     fused = [f for f in fused if f.score > 0]  # a note worth nothing is not a hit
-    fused.sort(key=lambda f: is_demoted(candidates.notes, f.id))
+    fused.sort(key=lambda f: demoted(candidates, f.id))
     return fused, {name: [p for p, _ in items] for name, items in scored.items()}, weighed
 
 
@@ -433,26 +457,49 @@ def _fuse_lists(
     weighed = None
     scored = scored_lists(candidates, options, lexical, vector)
     lists = {name: [p for p, _ in items] for name, items in scored.items()}
+    # The title evidence is the calibrated fusion's: RRF and convex fuse the two lists as ever.
+    own = [name for name in lists if name != TITLE]
     if options.fusion == Fusion.CALIBRATED:
         weighed = evidence_lists(candidates, scored, coverage)
         if "vector" in weighed:  # a note that does not stand above the bulk was not found
             scored["vector"] = scored["vector"][: len(weighed["vector"])]
             lists["vector"] = lists["vector"][: len(weighed["vector"])]
-        fused = noisy_or(weighed, options.weights)
-        if len(lists) == 1:
-            (only,) = lists  # one list fused is that list, in its own order (as convex)
-            fused.sort(key=lambda f: f.ranks[only] or 0)
+        fused = noisy_or(weighed, list_weights(options))
+        if len(own) == 1:
+            # One list fused is that list, in its own order (as convex), but for the notes
+            # whose title or alias matches the query: exact ones first, then near ones.
+            (only,) = own
+            tier = {path: closeness_tier(match) for path, match in candidates.titles.items()}
+            fused.sort(key=lambda f: (tier.get(f.id, 2), f.ranks.get(only) or math.inf))
     elif options.fusion == Fusion.CONVEX:
         bounds, tiers = CONVEX_LOWER_BOUNDS, convex_tiers(candidates)
-        fused = convex(scored, options.weights, lower_bounds=bounds, tiers=tiers)
-        if len(lists) == 1:
+        fused = convex(_without_title(scored), options.weights, lower_bounds=bounds, tiers=tiers)
+        if len(own) == 1:
             # One list fused is that list: fts mode (and hybrid without vectors) keep the
             # lexical list's order (phrase pass first), whatever the bm25 scores say.
-            (only,) = lists
+            (only,) = own
             fused.sort(key=lambda f: f.ranks[only] or 0)
     else:
-        fused = rrf(lists, options.k, options.weights)
+        fused = rrf(_without_title(lists), options.k, options.weights)
     return recency_prior(candidates, options, fused), scored, weighed
+
+
+def demoted(candidates: Candidates, path: str) -> bool:
+    """Whether the note at ``path`` goes after every other hit: it is stale, and the query is
+    not its very title or alias (typed, it is the note asked for, stale or not)."""
+    match = candidates.titles.get(path)
+    exact = match is not None and match.closeness == "exact"
+    return not exact and is_demoted(candidates.notes, path)
+
+
+def closeness_tier(match: TitleMatch) -> int:
+    """Where a note whose title or alias matches goes in a one-list mode: 0 exact, 1 near."""
+    return 0 if match.closeness == "exact" else 1
+
+
+def _without_title(lists: Mapping[str, _T]) -> dict[str, _T]:
+    """The lists but the title evidence (what RRF and the convex fusion fuse)."""
+    return {name: items for name, items in lists.items() if name != TITLE}
 
 
 #: Seconds in a day: the recency prior's half-life is in days.
@@ -511,6 +558,10 @@ def scored_lists(
         scored["fts"] = [(p, s) for p, s, _ in lexical]
     if options.mode in (Mode.SEMANTIC, Mode.HYBRID) and candidates.semantic.available:
         scored["vector"] = [(v.path, v.score) for v in vector]
+    if options.mode in (Mode.FTS, Mode.HYBRID) and candidates.titles:
+        # Exact before near; the raw score is the evidence (it has no other).
+        found = sorted(candidates.titles.items(), key=lambda kv: (closeness_tier(kv[1]), kv[0]))
+        scored[TITLE] = [(p, evidence.title_evidence(m.closeness)) for p, m in found]
     return scored
 
 
@@ -537,6 +588,8 @@ def evidence_lists(
         while found and found[-1][1] <= 0:  # best first: the notes worth nothing are a tail
             found.pop()
         out["vector"] = found
+    if TITLE in scored:
+        out[TITLE] = list(scored[TITLE])
     return out
 
 
@@ -575,6 +628,7 @@ def _hit(
     weighted: Mapping[str, float] | None = None,
     fused_rank: int | None = None,
     recent: float | None = None,
+    title_match: TitleMatch | None = None,
 ) -> Hit:
     info = candidates.notes.get(path)
     tier = candidates.lexical_tiers.get(path) if fts_rank is not None else None
@@ -604,4 +658,5 @@ def _hit(
         runner_up_chunk=vec.runner_up if vec is not None else None,
         fused_rank=fused_rank,
         recency=recent,
+        title_match=title_match,
     )

@@ -38,6 +38,7 @@ from explorer.search.results import (
     VectorCandidate,
 )
 from explorer.search.snippet import body_start, marked_words, plain_snippet
+from explorer.search.titles import title_matches
 
 EMBED_TIMEOUT_S = 3.0
 
@@ -144,8 +145,18 @@ class Searcher:
             result.semantic = SemanticStatus(False, "lexical mode", self.provider.name)
         started = time.perf_counter()
         self._load_notes(result, [p for p, _, _ in result.lexical])
-        lap(result.stages, "note rows", started)
+        started = lap(result.stages, "note rows", started)
+        if options.mode != Mode.SEMANTIC:
+            self._titles(result, restricted)
+            lap(result.stages, "titles", started)
         return result
+
+    def _titles(self, result: Candidates, restricted: Restriction | None) -> None:
+        """The notes whose title or alias matches the query (:mod:`explorer.search.titles`),
+        looked for among every note and, for a typo, among those the lists found."""
+        seen = {path: info.title for path, info in result.notes.items()}
+        result.titles = title_matches(self.db.conn, result.query, restricted, seen)
+        self._load_notes(result, list(result.titles))
 
     def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
         """Make the snippets of the lexical hits shown that were left without one."""

@@ -19,6 +19,7 @@ from explorer.index.vectors import CosineSpread
 from explorer.search.chunk_scores import ChunkScore
 from explorer.search.options import SearchOptions
 from explorer.search.query import Query, parse_query
+from explorer.search.titles import TitleMatch
 
 #: The ``status`` (frontmatter, lower case) of a note that goes after every other hit.
 DEMOTED_STATUS = "stale"
@@ -106,6 +107,9 @@ class Candidates:
     #: When the lists were made (seconds since 1970): what a note's age, and so its recency,
     #: is counted from, however often they are fused again.
     now: float = field(default_factory=time.time, compare=False)
+    #: The notes whose title or alias matches the query's words, by path
+    #: (:mod:`explorer.search.titles`): evidence of its own, the ``title`` list.
+    titles: dict[str, TitleMatch] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,8 @@ class Hit:
     #: How recent it is, ½ every half-life since it was modified (0..1), when the recency
     #: prior is on (its contribution is ``contributions["recency"]``); else ``None``.
     recency: float | None = None
+    #: Its title or an alias matching the query (:mod:`explorer.search.titles`), else ``None``.
+    title_match: TitleMatch | None = None
 
     @property
     def demoted(self) -> bool:
@@ -171,6 +177,8 @@ class Hit:
                 None if self.weighted_coverage is None else round(self.weighted_coverage, 3)
             ),
             "demoted": DEMOTED_STATUS if self.demoted else None,
+            "titleMatch": self.title_match.closeness if self.title_match else None,
+            "titleMatchName": self.title_match.name if self.title_match else None,
             "bestChunk": self._best_chunk_json(),
             "runnerUpChunk": (
                 self.runner_up_chunk.to_json() if self.runner_up_chunk is not None else None

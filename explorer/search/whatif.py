@@ -121,7 +121,7 @@ class _Field:
                 name: np.array(
                     [c.evidence.get(name, {}).get(i, 0.0) for i in ids], dtype=np.float64
                 )
-                for name in ("fts", "vector")
+                for name in ("fts", "vector", "title")
             }
         elif options.fusion == Fusion.CONVEX:
             norms = fusion.convex(
@@ -155,7 +155,8 @@ class _Field:
         if o.fusion == Fusion.CALIBRATED:
             a = np.clip(w_fts * self.norm["fts"], 0.0, 1.0)
             b = np.clip(w_vec * self.norm["vector"], 0.0, 1.0)
-            return np.asarray(1.0 - (1.0 - a) * (1.0 - b))
+            # The title evidence (a name matching the query) at its fixed weight of 1.
+            return np.asarray(1.0 - (1.0 - a) * (1.0 - b) * (1.0 - self.norm["title"]))
         if o.fusion == Fusion.CONVEX:
             return np.asarray(w_fts * self.norm["fts"] + w_vec * self.norm["vector"])
         k = t if setting == "k" else o.k
@@ -196,6 +197,7 @@ class _Field:
                 if setting == "w_fts"
                 else (self.norm["vector"], np.clip(self.norm["fts"] * o.w_fts, 0.0, 1.0))
             )
+            fixed = 1.0 - (1.0 - fixed) * (1.0 - self.norm["title"])  # the title's, fixed too
             mine, other = mine_e * (1.0 - fixed), fixed
             caps = [float(1.0 / e) for e in mine_e if e > 0]
         elif o.fusion == Fusion.CONVEX:

@@ -168,6 +168,27 @@ def test_the_text_says_first_when_no_hit_is_a_close_match(
     assert text(results["close"]).startswith("2 hits for 'deploy cache'")
 
 
+def test_a_search_result_says_the_title_matches_the_query(
+    reader: tuple[VaultReader, GatedModel],
+) -> None:
+    """ "deploy" is the title of ops/deploy.md: the structured hit says so, and so does the
+    line an assistant reads, with what the title adds to the score."""
+    vault_reader, model = reader
+    model.gate.set()
+
+    async def scenario() -> CallToolResult:
+        async with Client(build_server(vault_reader)) as client:
+            with anyio.fail_after(SAFETY_S):
+                return await client.call_tool("search", {"query": "Deploy!"})
+
+    result = anyio.run(scenario)
+    hit = structured(result)["hits"][0]
+    assert hit["path"] == "ops/deploy.md"
+    assert hit["titleMatch"] == "exact" and hit["titleMatchName"] == "Deploy"
+    line = next(line for line in text(result).splitlines() if line.startswith("1. "))
+    assert f"title exact +{hit['contributions']['title']:.4f}" in line
+
+
 @pytest.mark.parametrize("query", ["", "!!!", "tag:ops", "path:dev/"])
 def test_a_query_that_lists_recent_notes_never_loads_the_model(
     reader: tuple[VaultReader, GatedModel], query: str

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 from dataclasses import replace
 
+import pytest
+
 from explorer.index.vectors import CosineSpread
 from explorer.preview.explain import ExplainContext, explain_html, formula
 from explorer.preview.style import Colours
@@ -85,3 +87,32 @@ def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -
     # The evidence is stated under every method (it is what "close match" is decided on).
     out = html.unescape(explain_html(both, replace(ctx, options=SEED), Colours()))
     assert "→ vector evidence 0.83000" in out and "a − ab/2" not in out
+
+
+def test_explain_block_names_the_title_evidence_and_fuses_three() -> None:
+    """A hit whose title is the query: a Title row, what matched, and the formula of three."""
+    from explorer.search.fusion import noisy_or
+    from explorer.search.titles import TitleMatch
+
+    calibrated = replace(SEED, fusion="calibrated", w_fts=1.0, w_vec=1.0)
+    a, b, c = 0.6, 0.5, 1.0
+    (fused,) = noisy_or({"fts": [("x", a)], "vector": [("x", b)], "title": [("x", c)]})
+    titled = hit(
+        fts_pass="all words",
+        coverage=1.0,
+        evidence={"fts": a, "vector": b, "title": c},
+        fused_score=fused.score,
+        contributions=fused.contributions,
+        title_match=TitleMatch("exact", "CDN purge"),
+    )
+    ctx = ExplainContext(calibrated, 1, 5, 5, 5, True, content_words=2)
+    out = html.unescape(explain_html(titled, ctx, Colours()))
+    for fragment in (
+        "Title",
+        'the title matches the query ("CDN purge") → title evidence 1.00000',
+        "fused = 1 − (1 − a)(1 − b)(1 − c)",
+        "c = 1 × 1.00000 = 1.00000 (title)",
+        f"c {fused.contributions['title']:.5f}",
+    ):
+        assert fragment in out, fragment
+    assert sum(fused.contributions.values()) == pytest.approx(fused.score) == 1.0

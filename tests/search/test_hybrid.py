@@ -90,6 +90,8 @@ def test_json_shape_and_contributions_sum(small: Searcher) -> None:
             "bestChunk",
             "runnerUpChunk",
             "fusedRank",
+            "titleMatch",
+            "titleMatchName",
         }
         if hit["bestChunk"] is not None:
             assert set(hit["bestChunk"]) == {"start", "end", "seq", "cosine"}

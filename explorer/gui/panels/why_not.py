@@ -51,6 +51,8 @@ REASON_TEXT = {
     "lexical-depth": "below the depth in the lexical list",
     "under-floor": "under the vector floor",
     "vector-depth": "below the depth in the vector list",
+    "title-exact": "its title or an alias is the query",
+    "title-near": "its title or an alias nearly matches the query",
     "stale-demoted": "stale: demoted below the shown hits",
     "below-limit": "ranked below the last hit shown",
     "shown": "shown",

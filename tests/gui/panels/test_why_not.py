@@ -144,8 +144,11 @@ def test_only_stale_demoted(
     qtbot: QtBot, open_dialog: Callable[[str, SearchOptions], WhyNotDialog]
 ) -> None:
     dialog = open_dialog("deploy", replace(SearchOptions(), mode="fts", limit=1))
-    assert explained(qtbot, dialog, "ops/deploy-runbook-2023.md") == ["stale-demoted"]
+    # Its title, "Old deploy", is the query and a word more: a near match, stale still.
+    reasons = ["title-near", "stale-demoted"]
+    assert explained(qtbot, dialog, "ops/deploy-runbook-2023.md") == reasons
     assert "stale: demoted below the shown hits" in dialog.reasons.text()
+    assert "its title or an alias nearly matches the query" in dialog.reasons.text()
 
 
 def test_one_connection_serves_every_request_of_the_session(
