@@ -294,18 +294,24 @@ def singles(sets: list[JudgedSet]) -> dict[str, dict[str, float]]:
 def table(sets: list[JudgedSet]) -> None:
     """Per set and half: nDCG@10 of each single list, the default and convex, and the margin
     of the default over the better single list (what issue 33 is about: it must be > 0)."""
-    print(f"{'set':<8} {'half':<5} {'n':>4}" + "".join(f"{c:>9}" for c in TABLE) + "   margin")
+    print(f"{'set':<10} {'half':<5} {'n':>4}" + "".join(f"{c:>9}" for c in TABLE) + "   margin")
     for s in sets:
         scores = {c: ndcg(s, o) for c, o in TABLE.items()}
         for h in ("dev", "test"):
             n = sum(s.half(q) == h for q in s.judged)
-            row = f"{s.name:<8} {h:<5} {n:>4}" + "".join(f"{scores[c][h]:9.3f}" for c in TABLE)
+            row = f"{s.name:<10} {h:<5} {n:>4}" + "".join(f"{scores[c][h]:9.3f}" for c in TABLE)
             best = max(scores["fts"][h], scores["semantic"][h])
             print(row + f"   {scores['hybrid'][h] - best:+.3f}")
 
 
 def report(args: argparse.Namespace) -> None:
     sets = _load(args.data_dir, args.model)
+    if args.file_names:
+        # The same collections titled by file names: sets of their own, so that a choice is
+        # made on the worst of both forms (issue 44).
+        for s in _load(args.file_names, args.model):
+            s.name = f"{s.name}/fn"
+            sets.append(s)
     table(sets)
     if args.choose:
         grid_choice(sets)
@@ -620,6 +626,12 @@ def main() -> None:
         help="sweep the constants the default was chosen by (issue 33)",
     )
     r.add_argument("--model", help="report the pickles collected with this --model")
+    r.add_argument(
+        "--file-names",
+        type=Path,
+        metavar="DIR",
+        help="also the pickles of `collect --titles file-names` in DIR, as sets of their own",
+    )
     r.set_defaults(func=report)
     args = parser.parse_args()
     args.func(args)
