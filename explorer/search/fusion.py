@@ -602,7 +602,8 @@ def lexical_coverage(candidates: Candidates) -> Mapping[str, float]:
     term_notes = getattr(candidates, "term_notes", ())
     if not held or not term_notes:
         return candidates.lexical_coverage
-    return evidence.weighted_coverage(held, term_notes, candidates.note_count)
+    cal = evidence.calibration_for(candidates.semantic.model)
+    return evidence.weighted_coverage(held, term_notes, candidates.note_count, cal)
 
 
 def convex_tiers(candidates: Candidates) -> dict[str, dict[str, int]]:
