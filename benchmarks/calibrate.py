@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.embed.provider import shared_provider
+from explorer.evaluate import title_forms
 from explorer.evaluate.corpus import open_beir_index, open_vault_index
 from explorer.evaluate.datasets import load_beir, load_judgments
 from explorer.evaluate.metrics import ndcg_at_k
@@ -40,6 +41,7 @@ from explorer.search.cached import fetch_options, with_floor
 from explorer.search.hybrid import Searcher
 from explorer.search.options import PRESETS, SearchOptions
 from explorer.search.results import Candidates
+from explorer.vault import parse
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -123,18 +125,30 @@ def collect(args: argparse.Namespace) -> None:
             sets = []  # --intl collects the translated sets alone
         for name, folder in LANGUAGE_SETS.items():
             sets.append((name, (Path(args.intl) / folder, HERE / f"tldr-questions-{name}.tsv")))
+    if args.embed_form:
+        parse.EMBED_FORM = parse.EmbedForm(args.embed_form)
+    file_names = args.titles == "file-names"
+    forms = args.data_dir / "file-named"
     for name, source in sets:
-        print(f"{name}: indexing", file=sys.stderr)
+        print(f"{name}: indexing ({args.titles}, {parse.EMBED_FORM.value})", file=sys.stderr)
         if name == "scifact":
             dataset = load_beir(source, "train")
-            db, to_doc, _ = open_beir_index(dataset, source, data, provider)
             texts = dataset.queries
             qrels = {texts[qid]: dataset.qrels[qid] for qid in dataset.qrels}
+            if file_names:
+                to_doc = title_forms.file_named_corpus(dataset, forms / name)
+                db, _ = open_vault_index(forms / name, data, provider)
+            else:
+                db, to_doc, _ = open_beir_index(dataset, source, data, provider)
         else:
             vault, judgments = source
-            db, _ = open_vault_index(vault, data, provider)
             to_doc = {}
             qrels = {q: dict(g) for q, g in load_judgments(judgments).items()}
+            if file_names:
+                renamed = title_forms.file_named_vault(vault, forms / name)
+                qrels = {q: {renamed.get(p, p): g for p, g in j.items()} for q, j in qrels.items()}
+                vault = forms / name
+            db, _ = open_vault_index(vault, data, provider)
         try:
             searcher = Searcher(db, provider, embed_timeout=60.0)
             print(f"{name}: {len(qrels)} judged queries", file=sys.stderr)
@@ -280,18 +294,24 @@ def singles(sets: list[JudgedSet]) -> dict[str, dict[str, float]]:
 def table(sets: list[JudgedSet]) -> None:
     """Per set and half: nDCG@10 of each single list, the default and convex, and the margin
     of the default over the better single list (what issue 33 is about: it must be > 0)."""
-    print(f"{'set':<8} {'half':<5} {'n':>4}" + "".join(f"{c:>9}" for c in TABLE) + "   margin")
+    print(f"{'set':<10} {'half':<5} {'n':>4}" + "".join(f"{c:>9}" for c in TABLE) + "   margin")
     for s in sets:
         scores = {c: ndcg(s, o) for c, o in TABLE.items()}
         for h in ("dev", "test"):
             n = sum(s.half(q) == h for q in s.judged)
-            row = f"{s.name:<8} {h:<5} {n:>4}" + "".join(f"{scores[c][h]:9.3f}" for c in TABLE)
+            row = f"{s.name:<10} {h:<5} {n:>4}" + "".join(f"{scores[c][h]:9.3f}" for c in TABLE)
             best = max(scores["fts"][h], scores["semantic"][h])
             print(row + f"   {scores['hybrid'][h] - best:+.3f}")
 
 
 def report(args: argparse.Namespace) -> None:
     sets = _load(args.data_dir, args.model)
+    if args.file_names:
+        # The same collections titled by file names: sets of their own, so that a choice is
+        # made on the worst of both forms (issue 44).
+        for s in _load(args.file_names, args.model):
+            s.name = f"{s.name}/fn"
+            sets.append(s)
     table(sets)
     if args.choose:
         grid_choice(sets)
@@ -584,6 +604,17 @@ def main() -> None:
     c.add_argument("--only", choices=("tldr", "scifact", "anki"), help="collect this set alone")
     c.add_argument("--intl", help="tldr-intl-vault's vault/ folder: collect the translated sets")
     c.add_argument("--model", help="as search's --model (pickles are named after it)")
+    c.add_argument(
+        "--titles",
+        choices=("as-written", "file-names"),
+        default="as-written",
+        help="file-names: each note titled by its file name alone (explorer.evaluate.title_forms)",
+    )
+    c.add_argument(
+        "--embed-form",
+        choices=[f.value for f in parse.EmbedForm],
+        help="embed chunks in this form (explorer.vault.parse.EmbedForm) instead of the default",
+    )
     c.set_defaults(func=collect)
     r = sub.add_parser("report")
     r.add_argument("--data-dir", type=Path, required=True)
@@ -595,6 +626,12 @@ def main() -> None:
         help="sweep the constants the default was chosen by (issue 33)",
     )
     r.add_argument("--model", help="report the pickles collected with this --model")
+    r.add_argument(
+        "--file-names",
+        type=Path,
+        metavar="DIR",
+        help="also the pickles of `collect --titles file-names` in DIR, as sets of their own",
+    )
     r.set_defaults(func=report)
     args = parser.parse_args()
     args.func(args)

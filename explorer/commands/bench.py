@@ -92,6 +92,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "each against its budget",
     )
     p.add_argument(
+        "--renames",
+        action="store_true",
+        help="also time renaming a note and a folder of 100 notes (on a copy): the sync, and "
+        "the chunks embedded again in the background",
+    )
+    p.add_argument(
         "--keep",
         action="store_true",
         help="keep the generated vault and its index (printed) instead of deleting",
@@ -113,6 +119,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         while_embedding=args.while_embedding,
         embed_threads_sweep=args.embed_threads_sweep,
         startup=args.startup,
+        renames=args.renames,
     )
     try:
         result = run_bench(settings, args.data_dir, args.model)

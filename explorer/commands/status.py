@@ -66,6 +66,8 @@ def cmd_status(args: argparse.Namespace) -> int:
         say(f"languages   {index.language_line}")
     say(f"model       {index.model}")
     say(f"vectors     {index.vectors} (pending embeddings: {index.pending_embeddings})")
+    if index.restyling_line:
+        say(f"            {index.restyling_line}")
     for other, count in index.other_models.items():
         say(f"            {count} vectors of another model: {other}")
     say(

@@ -52,6 +52,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.errors import UserError
 from explorer.evaluate.contention import format_contention, query_while_embedding
 from explorer.evaluate.freshness import run_freshness
+from explorer.evaluate.renames import FOLDER_NOTES, format_renames, rename_costs
 from explorer.evaluate.startup import format_startup, measure_startup
 from explorer.evaluate.stats import percentiles
 from explorer.evaluate.synth import generate_queries, generate_questions, generate_vault
@@ -98,6 +99,8 @@ class BenchSettings:
     embed_threads_sweep: bool = False
     #: Also time start-up, cold and warm, and search with a watch running (:mod:`.startup`).
     startup: bool = False
+    #: Also time renaming a note and a folder of 100 notes (:mod:`.renames`).
+    renames: bool = False
 
 
 class RandomEmbedder(FakeEmbedder):
@@ -626,6 +629,9 @@ def _run(
             )
         if settings.embed_threads_sweep:
             result["embedThreads"] = _thread_sweep(db, embedder)
+        if settings.renames:
+            _log(f"timing the rename of a note and of a folder of {FOLDER_NOTES} notes")
+            result["renames"] = rename_costs(vault, scratch, embedder)
         if settings.startup:
             _log("timing start-up: the command line and the window, cold and warm")
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -786,6 +792,9 @@ def format_bench(result: dict[str, Any]) -> str:
     if "startup" in result:
         lines.append("")
         lines.extend(format_startup(result["startup"]))
+    if "renames" in result:
+        lines.append("")
+        lines.extend(format_renames(result["renames"]))
     if "freshness" in result:
         lines.append(f"freshness: {result['freshness']}")
     return "\n".join(lines)

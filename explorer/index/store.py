@@ -113,6 +113,7 @@ def upsert_note(
     changes: set[int] | None = None,
     *,
     new: bool = False,
+    previous: StandIns | None = None,
 ) -> int:
     """Insert or replace the note at ``st.rel`` with its tags, chunks, aliases and links;
     returns its id.  The links of the keys :func:`explorer.index.links.keys_of` gives (before
@@ -123,7 +124,13 @@ def upsert_note(
     The text searched is what a reader sees (a link's shown text, not its syntax); the chunks
     keep their spans in the note's own text, which the preview scrolls to.  ``new``: the caller
     knows that no note is at ``st.rel`` (as a sync does, from the notes it read when it
-    began), and it is not looked up.
+    began), and it is not looked up.  ``previous``: the vectors of a note renamed to
+    ``st.rel`` (:func:`stand_ins_of`).
+
+    A chunk whose own text is as it was but whose embedded text changed (a renamed note's
+    title, a heading above it, a new :data:`~explorer.vault.parse.EMBED_FORM`) keeps the
+    vector it had as a stand-in (``old_hash``) until its own is embedded: searched
+    throughout, re-embedded in the background after the chunks that have no vector at all.
     """
     text = note.search_text
     body = searchable(text)
@@ -185,15 +192,64 @@ def upsert_note(
     # Chunks as they were are left alone: a write that changes no chunk (a tag, a status, a
     # link) then changes no vector row either (``vector_changes`` stays as it is).
     if row is None or _chunk_keys(conn, note_id) != [r[1:5] for r in rows]:
+        if previous is None and row is not None:
+            previous = _stand_ins(conn, note_id, note)
         if row is not None:
             conn.execute("DELETE FROM chunks WHERE note_id = ?", (note_id,))
         conn.executemany(
-            "INSERT INTO chunks(note_id, seq, start, end, hash, text) VALUES (?, ?, ?, ?, ?, ?)",
-            rows,
+            "INSERT INTO chunks(note_id, seq, start, end, hash, text, old_hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(*r, _stand_in(conn, previous, r[2], r[3], r[4])) for r in rows],
         )
         _changed(conn, note_id, changes)
     links.write_links(conn, note_id, note.text, note.links, note.aliases, fresh=row is None)
     return note_id
+
+
+#: (start, end) of a chunk -> the hash of the vector that answers for it until its own lands.
+StandIns = dict[tuple[int, int], str]
+
+
+def stand_ins_of(conn: sqlite3.Connection, note_id: int) -> StandIns:
+    """The vectors of a note's chunks, by span, for the note written next with the same
+    content under another name (a rename: the same text, so the same spans and bodies)."""
+    return {
+        (int(a), int(b)): str(h)
+        for a, b, h in conn.execute(
+            "SELECT start, end, coalesce(old_hash, hash) FROM chunks WHERE note_id = ?",
+            (note_id,),
+        )
+    }
+
+
+def _stand_ins(conn: sqlite3.Connection, note_id: int, note: ParsedNote) -> StandIns:
+    """The vectors of the note's chunks whose own text stays as it was: only where it stands
+    (its title, its headings) changed, so the vector it had still answers for it meanwhile."""
+    out: StandIns = {}
+    bodies = {(c.start, c.end): c.text for c in note.chunks}
+    for a, b, h, old, text in conn.execute(
+        "SELECT start, end, hash, old_hash, text FROM chunks WHERE note_id = ?", (note_id,)
+    ):
+        body = bodies.get((int(a), int(b)))
+        if body is not None and (text == body or str(text).endswith("\n" + body)):
+            out[(int(a), int(b))] = str(old or h)
+    return out
+
+
+def _stand_in(
+    conn: sqlite3.Connection, previous: StandIns | None, start: int, end: int, digest: str
+) -> str | None:
+    """The vector that answers for a new chunk text until its own is embedded: the one the
+    same chunk had, if it has none of its own yet and that one exists."""
+    old = previous.get((start, end)) if previous else None
+    if old is None or old == digest:
+        return None
+    has = conn.execute(
+        "SELECT EXISTS (SELECT 1 FROM vectors WHERE hash = ?), "
+        "EXISTS (SELECT 1 FROM vectors WHERE hash = ?)",
+        (digest, old),
+    ).fetchone()
+    return old if not has[0] and has[1] else None
 
 
 def _chunk_keys(conn: sqlite3.Connection, note_id: int) -> list[tuple[int, int, int, str]]:
@@ -253,7 +309,8 @@ def delete_note(
 def delete_orphan_vectors(conn: sqlite3.Connection) -> int:
     """Vectors whose text no chunk has any more: a deleted note leaves nothing behind."""
     cur = conn.execute(
-        "DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash)"
+        "DELETE FROM vectors WHERE NOT EXISTS (SELECT 1 FROM chunks c WHERE c.hash = vectors.hash) "
+        "AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.old_hash = vectors.hash)"
     )
     return cur.rowcount
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from explorer.index import links, store
 from explorer.index.db import IndexDB
+from explorer.vault import parse as parsing
 from explorer.vault.ignore import IgnoreRules
 from explorer.vault.parse import NotANote, ParsedNote, parse_note
 from explorer.vault.scan import (
@@ -120,6 +121,7 @@ def sync_vault(
     report = SyncReport()
     cleared: list[str] | None = None  # whose skipped listings (and those below) are redone
     if paths is None:
+        _restyle(db)
         scan = scan_vault(root, rules)
         current, skipped = scan.files, scan.skipped
         known = store.known_notes(db.conn)
@@ -143,11 +145,13 @@ def sync_vault(
                 store.clear_skipped(conn, path)
         for path, reason in skipped.items():
             store.set_skipped(conn, path, reason)
+    stand_ins: dict[str, store.StandIns] = {}
     for start in range(0, len(deleted), batch_size):
         with db.transaction() as conn:
             keys: set[str] = set()
             changes: set[int] = set()  # notes whose vector rows changed, logged once
             for path in deleted[start : start + batch_size]:
+                stand_ins.setdefault(known[path].hash, store.stand_ins_of(conn, known[path].id))
                 store.delete_note(conn, path, keys, changes)
             store.log_vector_changes(conn, changes)
             links.resolve_keys(conn, keys)
@@ -172,7 +176,7 @@ def sync_vault(
         try:
             with db.transaction() as conn:
                 keys = set()  # whose links resolve again
-                written = _Written(part, hashes, keys, set())
+                written = _Written(part, hashes, keys, set(), stand_ins)
                 end, size = done, 0
                 while end < total and end - done < batch_size:
                     st = candidates[end]
@@ -212,6 +216,23 @@ def sync_vault(
     report.seconds = time.perf_counter() - started
     db.set_meta("last_sync_summary", report.summary())
     return report
+
+
+#: The meta key of the form the index's chunks are embedded in.
+EMBED_FORM_META = "embed_form"
+
+
+def _restyle(db: IndexDB) -> None:
+    """An index whose chunks were embedded in another form than today's has every note read
+    again by this sync: each chunk then gets today's text, keeping its vector as a stand-in
+    until the new one is embedded (:func:`explorer.index.store.upsert_note`).  Marked in one
+    transaction with the form, so a sync stopped half way is finished by the next one."""
+    form = parsing.EMBED_FORM.value
+    if db.get_meta(EMBED_FORM_META) == form:
+        return
+    with db.transaction() as conn:
+        conn.execute("UPDATE notes SET size = -1, hash = ''")
+        db.set_meta(EMBED_FORM_META, form)
 
 
 #: Reasons of the scanner that say "cannot look at it now", not "it is no note".
@@ -264,6 +285,9 @@ class _Written:
     deleted_hashes: dict[str, str]
     link_keys: set[str]
     vector_changes: set[int]
+    #: Content hash of a deleted note -> its chunks' vectors, which a note added with the same
+    #: content (the note moved) keeps as stand-ins until its own are embedded.
+    stand_ins: dict[str, store.StandIns] = field(default_factory=dict)
 
 
 def _apply(
@@ -341,7 +365,11 @@ def _write(
     if note is not None:
         if known is not None:
             link_keys.update(links.keys_of_path(conn, st.rel))
-        store.upsert_note(conn, st, note, written.vector_changes, new=known is None)
+        moved = known is None and prepared.digest in written.deleted_hashes
+        previous = written.stand_ins.get(prepared.digest) if moved else None
+        store.upsert_note(
+            conn, st, note, written.vector_changes, new=known is None, previous=previous
+        )
         link_keys.update(links.keys_of(st.rel, note.links, note.aliases))
         # Not unlisted as skipped here: the sync rewrote the listings of every path it looks
         # at before it began (a statement a note, which never found anything to delete).

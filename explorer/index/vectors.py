@@ -183,7 +183,8 @@ class VectorIndex:
         damaged = {
             int(n): int(k)
             for n, k in conn.execute(
-                "SELECT c.note_id, count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash "
+                "SELECT c.note_id, count(*) FROM chunks c "
+                "JOIN vectors v ON v.hash = coalesce(c.old_hash, c.hash) "
                 "AND v.model = ? AND length(v.vec) != 4 * v.dim GROUP BY c.note_id",
                 (self.model,),
             )
@@ -238,7 +239,8 @@ class VectorIndex:
                 self._damaged.pop(note_id, None)
             marks = ",".join("?" * len(part))
             for n, k in db.conn.execute(
-                "SELECT c.note_id, count(*) FROM chunks c JOIN vectors v ON v.hash = c.hash "
+                "SELECT c.note_id, count(*) FROM chunks c "
+                "JOIN vectors v ON v.hash = coalesce(c.old_hash, c.hash) "
                 f"AND v.model = ? AND length(v.vec) != 4 * v.dim WHERE c.note_id IN ({marks}) "
                 "GROUP BY c.note_id",
                 (self.model, *part),
@@ -405,7 +407,8 @@ class VectorIndex:
 
 
 _JOINED = (
-    "FROM chunks c JOIN vectors v ON v.hash = c.hash AND v.model = ? AND length(v.vec) = 4 * v.dim"
+    "FROM chunks c JOIN vectors v ON v.hash = coalesce(c.old_hash, c.hash) AND v.model = ? "
+    "AND length(v.vec) = 4 * v.dim"
 )
 
 

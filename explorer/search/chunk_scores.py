@@ -109,7 +109,8 @@ class ChunkView:
     rank: int | None
     #: Exactly what was embedded.
     embedded: str
-    #: The note's title, added in front of the chunk's text (``None``: nothing added).
+    #: Where the chunk stands (its note's title, the headings above it), the line added in
+    #: front of the chunk's text (``None``: nothing added).
     title_added: str | None = None
     #: Word pieces of :attr:`embedded`, and how many the model reads (``None``: not known).
     pieces: int | None = None
@@ -230,7 +231,8 @@ def note_chunks(
     views = []
     for seq, start, end, embedded in rows:
         cosine = cosines.get(int(start))
-        added = _title_added(title, str(embedded))
+        span = text[int(start) : int(end)] if text is not None and not changed else None
+        added = _context_added(title, str(embedded), span)
         count = read = None
         if pieces is not None:
             count, read = pieces.read(str(embedded))
@@ -321,12 +323,17 @@ class _Ranks:
         return higher + int(np.count_nonzero(tied < note_id)) + 1
 
 
-def _title_added(title: str, embedded: str) -> str | None:
-    """The title the index put in front of the chunk's text
-    (:meth:`~explorer.vault.parse.ParsedNote.embed_text`), if it did."""
-    if title and embedded.startswith(f"{title}\n"):
-        return title
-    return None
+def _context_added(title: str, embedded: str, span: str | None) -> str | None:
+    """The line the index put in front of the chunk's text, saying where it stands (its
+    note's title and the headings above it: :meth:`~explorer.vault.parse.ParsedNote.embed_text`),
+    if it did: a first line the note's span does not start with (``span``, when known), else
+    one that starts with the title."""
+    line, newline, _ = embedded.partition("\n")
+    if not newline or not line:
+        return None
+    if span is not None:
+        return None if span.lstrip().startswith(line) else line
+    return line if title and line.casefold().startswith(title.casefold()) else None
 
 
 def _left_out(text: str, start: int, end: int, shown: str) -> tuple[str, ...]:

@@ -469,7 +469,8 @@ def _fuse_lists(
             # One list fused is that list, in its own order (as convex), but for the notes
             # whose title or alias matches the query: exact ones first, then near ones.
             (only,) = own
-            tier = {path: closeness_tier(match) for path, match in candidates.titles.items()}
+            titles = candidates.titles if TITLE in scored else {}  # semantic mode reads none
+            tier = {path: closeness_tier(match) for path, match in titles.items()}
             fused.sort(key=lambda f: (tier.get(f.id, 2), f.ranks.get(only) or math.inf))
     elif options.fusion == Fusion.CONVEX:
         bounds, tiers = CONVEX_LOWER_BOUNDS, convex_tiers(candidates)
@@ -601,7 +602,8 @@ def lexical_coverage(candidates: Candidates) -> Mapping[str, float]:
     term_notes = getattr(candidates, "term_notes", ())
     if not held or not term_notes:
         return candidates.lexical_coverage
-    return evidence.weighted_coverage(held, term_notes, candidates.note_count)
+    cal = evidence.calibration_for(candidates.semantic.model)
+    return evidence.weighted_coverage(held, term_notes, candidates.note_count, cal)
 
 
 def convex_tiers(candidates: Candidates) -> dict[str, dict[str, int]]:

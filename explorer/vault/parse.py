@@ -10,6 +10,7 @@ binary is refused with a reason, so the caller can list it as skipped.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -51,6 +52,10 @@ class ParsedNote:
     aliases: list[str] = field(default_factory=list)
     #: The frontmatter's properties, typed (:func:`explorer.vault.properties.typed_properties`).
     properties: list[PropValue] = field(default_factory=list)
+    #: The note's path in the vault (its folders can be part of what is embedded).
+    path: str = ""
+    #: (offset in ``text``, level, text) of each heading of the body, in order.
+    headings: list[tuple[int, int, str]] = field(default_factory=list)
 
     @property
     def search_text(self) -> str:
@@ -58,15 +63,98 @@ class ParsedNote:
         body_links = [link for link in self.links if link.start >= self.body_start]
         return link_text(self.text, body_links, self.body_start)
 
-    def embed_text(self, chunk: Chunk) -> str:
-        """The text embedded for ``chunk``: the chunk, preceded by the note's own title.
+    def embed_text(self, chunk: Chunk, form: EmbedForm | None = None) -> str:
+        """The text embedded for ``chunk``: where it stands, then the chunk itself.
 
-        The title is added only when it comes from the content (frontmatter or heading), never from
-        the file name, so that renaming a file changes no chunk and re-embeds nothing.
+        Where it stands is the note's title (the file name when the content gives none, as in
+        most Obsidian vaults) and the headings above the chunk, as ``form`` (by default
+        :data:`EMBED_FORM`) writes them; a line the chunk already starts with is not repeated.
         """
-        if self.title and self.title_from_content and self.title not in chunk.text[:300]:
-            return f"{self.title}\n{chunk.text}"
-        return chunk.text
+        context = self.context(chunk, form or EMBED_FORM)
+        return f"{context}\n{chunk.text}" if context else chunk.text
+
+    def context(self, chunk: Chunk, form: EmbedForm) -> str:
+        """The line that says where ``chunk`` stands, as ``form`` writes it ("" for none)."""
+        if form is EmbedForm.CONTENT_TITLE:  # before titles and headings were embedded
+            shown = self.title and self.title_from_content
+            return self.title if shown and self.title not in chunk.text[:300] else ""
+        first = _first_heading(chunk.text)
+        path = [] if form is EmbedForm.TITLE else self.heading_path(chunk.start)
+        if first is not None and path and _same(path[-1], first):
+            path.pop()  # the chunk starts with its own heading
+        parts = [*path] if path and _same(path[0], self.title) else [self.title, *path]
+        if form is EmbedForm.FOLDER_BREADCRUMB:
+            parts = [*PurePosixPath(self.path).parent.parts, *parts]
+        if len(parts) == 1 and first is not None and _same(first, parts[0]):
+            return ""  # the chunk starts with the title: nothing to add
+        return _breadcrumb([p for p in parts if p])
+
+    def heading_path(self, pos: int) -> list[str]:
+        """The headings in force at ``pos`` of the note's text, outermost first."""
+        stack: list[tuple[int, str]] = []
+        for start, level, text in self.headings:
+            if start >= pos:
+                break
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, text))
+        return [text for _, text in stack]
+
+
+class EmbedForm(enum.Enum):
+    """How a chunk's place is written before its text when it is embedded (issue 44 measured
+    them: ``docs/ranking.md``)."""
+
+    #: The title only when the content gives one (frontmatter or H1): what was embedded before.
+    CONTENT_TITLE = "content-title"
+    #: A title line (the file name when the content gives none).
+    TITLE = "title"
+    #: ``Title › Heading › Subheading``: the title and the headings above the chunk.
+    BREADCRUMB = "breadcrumb"
+    #: The folders too: ``folder › sub › Title › Heading``.
+    FOLDER_BREADCRUMB = "folder-breadcrumb"
+
+
+#: The form every chunk is embedded in.  An index whose chunks were written in another form
+#: is brought to this one by its next full sync (``explorer.index.sync``), searched on the
+#: vectors it has until the new ones land.
+EMBED_FORM = EmbedForm.BREADCRUMB
+
+#: A heading in the breadcrumb, and the whole line, at most this long (a chunk is ~200 word
+#: pieces of the model's 256: the line must leave the chunk room).
+_PART_CHARS = 80
+_CONTEXT_CHARS = 200
+_HEADING_LINE = re.compile(r"^(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+
+
+def _breadcrumb(parts: list[str]) -> str:
+    parts = [p if len(p) <= _PART_CHARS else p[: _PART_CHARS - 1] + "…" for p in parts]
+    while len(parts) > 2 and len(" › ".join(parts)) > _CONTEXT_CHARS:
+        del parts[-2]  # the middle gives way: the title and the nearest heading stay
+    return " › ".join(parts)[:_CONTEXT_CHARS]
+
+
+def _first_heading(text: str) -> str | None:
+    """The heading ``text`` starts with, if it starts with one."""
+    match = _HEADING_LINE.match(text)
+    return _heading_text(match.group(2)) if match else None
+
+
+def _same(a: str, b: str) -> bool:
+    return a.casefold().strip() == b.casefold().strip()
+
+
+def _headings(text: str, body_start: int) -> list[tuple[int, int, str]]:
+    """(offset in ``text``, level, text) of each heading of the body, outside code."""
+    body = _strip_code(text[body_start:])
+    out = []
+    for match in _HEADING_LINE.finditer(body):
+        heading = _heading_text(match.group(2))
+        if "[" in heading:
+            heading = link_text(heading).strip() or heading
+        if heading:
+            out.append((body_start + match.start(), len(match.group(1)), _storable(heading)))
+    return out
 
 
 def content_hash(data: bytes) -> str:
@@ -134,6 +222,8 @@ def parse_note(rel: str, data: bytes, digest: str | None = None) -> ParsedNote:
             )
             for p in typed_properties(front.properties)
         ],
+        path=rel,
+        headings=_headings(text, body_start),
     )
     return note
 

@@ -57,8 +57,8 @@ def test_stored_vectors_log_every_note_with_their_text(
     vault: Path, open_db: Callable[[Path], IndexDB]
 ) -> None:
     """Two notes with the same paragraph share its vector: storing it changes both."""
-    (vault / "a.md").write_text("shared paragraph\n")
-    (vault / "b.md").write_text("shared paragraph\n")
+    (vault / "a.md").write_text("# Shared\n\nshared paragraph\n")
+    (vault / "b.md").write_text("# Shared\n\nshared paragraph\n")
     (vault / "c.md").write_text("a paragraph of its own\n")
     db = open_db(vault)
     sync_vault(db)

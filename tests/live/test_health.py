@@ -30,6 +30,7 @@ STATUS_KEYS = [
     "vectors",
     "pendingEmbeddings",
     "searchableNotes",
+    "restylingNotes",
     "otherModels",
     "skipped",
     "warnings",

@@ -79,3 +79,18 @@ def test_searcher_without_any_word_notes_counts_nothing(
     searcher: Searcher = build_index(open_db(vault), None)
     found = searcher.candidates("settings stored disk", SearchOptions(mode="fts"))
     assert found.lexical_held == {} and found.term_notes == ()
+
+
+def test_each_model_weighs_words_by_the_rarity_chosen_for_it() -> None:
+    """Issue 44: all-MiniLM-L6-v2's searches weigh a word by its whole idf (the English sets'
+    dev halves chose it); multilingual-e5-small's by its square root (the translated sets')."""
+    held = {"common.md": (0, 1), "rare.md": (2,)}
+    english = evidence.weighted_coverage(
+        held, (40, 30, 2), 100, evidence.calibration_for("all-MiniLM-L6-v2")
+    )
+    e5 = evidence.weighted_coverage(
+        held, (40, 30, 2), 100, evidence.calibration_for("multilingual-e5-small")
+    )
+    assert evidence.calibration_for("all-MiniLM-L6-v2").rarity == 1.0
+    assert evidence.calibration_for("multilingual-e5-small").rarity == 0.5
+    assert english["rare.md"] > 0.5 > e5["rare.md"]

@@ -12,6 +12,7 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search.explain import explain
+from explorer.search.fusion import ranked
 from explorer.search.hybrid import Searcher
 from explorer.search.options import SearchOptions
 from explorer.search.titles import closeness, words
@@ -174,3 +175,17 @@ def test_a_note_found_by_its_name_alone_says_so(searcher: Searcher) -> None:
     assert hits[0].path == "Refund policy.md" and hits[0].source == "fts"
     alias = searcher.search("return rules", SearchOptions(mode="fts")).hits
     assert alias[0].path == "Money back.md" and alias[0].source == "title"
+
+
+def test_a_hybrid_searchs_lists_refused_as_meaning_alone_keep_the_vector_order(
+    searcher: Searcher,
+) -> None:
+    """The window re-fuses the lists it holds when the mode changes: as `semantic` they are the
+    vector list alone, whatever names matched (before: the matching name was put first)."""
+    query = "refund policy"
+    found = searcher.candidates(query, SearchOptions(mode="hybrid"))
+    assert found.titles  # the hybrid search looked the names up
+    semantic = SearchOptions(mode="semantic", min_rel=0.0)
+    vector_order = [v.path for v in found.vector]
+    assert vector_order[0] != "Refund policy.md"  # the case the test is about
+    assert ranked(found, semantic)[:3] == vector_order[:3]

@@ -8,7 +8,7 @@ import pytest
 
 from explorer.vault import parse
 from explorer.vault.links import Link
-from explorer.vault.parse import NotANote, inline_tags, parse_note
+from explorer.vault.parse import EmbedForm, NotANote, inline_tags, parse_note
 from tests.hostile_parsing import Counted, laughs, link_lines
 
 
@@ -90,13 +90,39 @@ def test_empty_note_has_no_chunks_but_is_a_note() -> None:
     assert note.chunks == []
 
 
-def test_embed_text_adds_content_title_but_never_the_file_name() -> None:
-    body = "# Deploy\n\n" + "\n\n".join(f"Paragraph {i} " + "word " * 150 for i in range(4))
+def test_each_chunk_is_embedded_with_its_title_and_the_headings_above_it() -> None:
+    body = (
+        "Intro.\n\n```\n# not a heading\n```\n\n## Eligibility\n\n"
+        + "\n\n".join(f"Paragraph {i} " + "word " * 150 for i in range(3))
+        + "\n\n### Exceptions\n\n"
+        + "Sale items. " * 70
+    )
+    note = parse_note("guides/Refund policy.md", body.encode())
+    texts = [note.embed_text(c) for c in note.chunks]
+    assert len(texts) > 2
+    # The file name is the title: every chunk carries it, the first one too.
+    assert texts[0].startswith("Refund policy\nIntro.")
+    assert texts[1].startswith("Refund policy › Eligibility\n")
+    assert texts[-1].startswith("Refund policy › Eligibility\n### Exceptions\n")
+    folder = note.embed_text(note.chunks[-1], EmbedForm.FOLDER_BREADCRUMB)
+    assert folder.startswith("guides › Refund policy › Eligibility\n### Exceptions\n")
+    assert note.embed_text(note.chunks[-1], EmbedForm.TITLE).startswith("Refund policy\n###")
+
+
+def test_a_chunk_that_starts_with_the_title_or_its_own_heading_does_not_repeat_it() -> None:
+    body = "# Deploy\n\n" + "\n\n".join(f"Paragraph {i} " + "word " * 150 for i in range(2))
+    body += "\n\n## Rollback\n\n" + "Undo it. " * 30
     note = parse_note("x.md", body.encode())
-    assert len(note.chunks) > 1
-    assert note.embed_text(note.chunks[1]).startswith("Deploy\n")
+    texts = [note.embed_text(c) for c in note.chunks]
+    assert texts[0].startswith("# Deploy\n")
+    assert texts[1].startswith("Deploy\nParagraph 1")
+    assert texts[-1].startswith("Deploy\n## Rollback")
+
+
+def test_the_form_of_before_adds_only_a_title_from_the_content() -> None:
     untitled = parse_note("name.md", ("word " * 400).encode())
-    assert all(untitled.embed_text(c) == c.text for c in untitled.chunks)
+    form = EmbedForm.CONTENT_TITLE
+    assert all(untitled.embed_text(c, form) == c.text for c in untitled.chunks)
 
 
 def test_lone_surrogates_from_yaml_escapes_become_replacement_characters() -> None:

@@ -302,8 +302,8 @@ class ChunkTextDialog(QDialog):
         said = []
         if chunk.title_added is not None:
             said.append(
-                f"The note's title “{shown(chunk.title_added)}” was put in "
-                "front of the chunk (muted below)."
+                f"Where it stands, “{shown(chunk.title_added)}” (the note's title and "
+                "the headings above it), was put in front of the chunk (muted below)."
             )
         if chunk.read is None:
             said.append("Whether the model cut it is not known (the model is not loaded).")

@@ -43,7 +43,8 @@ def searchable_line(health: Health) -> str | None:
     index = health.index
     if index is None or index.searchable_notes is None:
         return None
-    return searchable_text(index.searchable_notes, index.notes)
+    line = searchable_text(index.searchable_notes, index.notes)
+    return f"{line}; {index.restyling_line}" if index.restyling_line else line
 
 
 def embedding_words(embedding: EmbeddingHealth) -> str:

@@ -110,7 +110,10 @@ def test_the_dialog_shows_the_text_embedded_and_strikes_what_the_model_did_not_r
     assert cursor.charFormat().fontStrikeOut()
     assert not dialog.text.document().find("Second").charFormat().fontStrikeOut()
     dialog.show_chunk(chunks, chunks.chunks[1])
-    assert "title “Title” was put in front" in dialog.facts.text()
+    assert (
+        "Where it stands, “Title” (the note's title and the headings above it), was put in front"
+        in dialog.facts.text()
+    )
     assert "not known" in dialog.facts.text()
 
 
