@@ -172,9 +172,11 @@ def print_table(response: SearchResponse, out: TextIO) -> None:
     )
     say(header, out)
     for i, hit in enumerate(response.hits, start=1):
+        # Sorted otherwise, each hit keeps its fused rank (the window's #).
+        rank = hit.fused_rank or i
         c = hit.contributions
         say(
-            f"{i:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
+            f"{rank:>3}  {hit.fused_score:7.5f}  {c.get('fts', 0.0):7.5f}  "
             f"{c.get('vector', 0.0):7.5f}  "
             + (f"{c.get('title', 0.0):7.5f}  " if titled else "")
             + (f"{c.get('recency', 0.0):7.5f}  " if recency else "")

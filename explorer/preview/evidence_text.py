@@ -52,8 +52,14 @@ def lexical_evidence_text(hit: Hit, content_words: int) -> str | None:
         else:
             parts.append(f"holds {100 * hit.coverage:.0f}% of the content words" + _weight(hit))
     if hit.fts_score is not None:
-        parts.append(f"bm25 {hit.fts_score:.4f}")
+        parts.append(f"bm25 {_bm25(hit.fts_score)}")
     return ", ".join(parts) + _evidence(hit, "fts", "lexical")
+
+
+def _bm25(score: float) -> str:
+    """Four decimals, or three significant digits for a score too small for them (a ranked
+    hit read "bm25 0.0000")."""
+    return f"{score:.4f}" if abs(score) >= 0.001 or score == 0 else f"{score:.3g}"
 
 
 def title_evidence_text(hit: Hit) -> str | None:

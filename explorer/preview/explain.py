@@ -143,13 +143,13 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
             rows.append(
                 (
                     name,
-                    f"rank {hit.fts_rank} of {ctx.lexical_count}",
+                    f"rank {hit.fts_rank:,} of {ctx.lexical_count:,}",
                     f"{hit.contributions.get('fts', 0.0):.5f}",
                     lexical_evidence_text(hit, ctx.content_words),
                 )
             )
         else:
-            depth = f"{ctx.lexical_count} candidates, depth {ctx.options.depth}"
+            depth = f"{ctx.lexical_count:,} candidates, depth {ctx.options.depth}"
             rows.append((name, f"not in the list ({depth})", "", None))
     if mode != Mode.FTS:
         name = f'<span style="color:{colours.vector}">■</span> Vector'
@@ -160,7 +160,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
             rows.append(
                 (
                     name,
-                    f"rank {hit.vector_rank} of {ctx.vector_count}",
+                    f"rank {hit.vector_rank:,} of {ctx.vector_count:,}",
                     f"{hit.contributions.get('vector', 0.0):.5f}",
                     vector_evidence_text(hit, ctx.spread),
                 )
@@ -170,7 +170,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
                 notes.append(f"best passage at characters {start}–{end} (marked below)")
         else:
             floor = f", floor {ctx.options.min_sim:g}" if ctx.options.min_sim > 0 else ""
-            depth = f"{ctx.vector_count} candidates, depth {ctx.options.depth}{floor}"
+            depth = f"{ctx.vector_count:,} candidates, depth {ctx.options.depth}{floor}"
             rows.append((name, f"not in the list ({depth})", "", None))
     said = title_evidence_text(hit)
     if said is not None and hit.title_match is not None:
@@ -209,7 +209,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     table = (
         '<table cellspacing="0" cellpadding="1">'
         f"<tr {muted}><td {pad}></td><td {pad}>rank</td>"
-        f"<td align=right>contribution</td></tr>{cells}</table>"
+        f'<td align=right style="white-space: nowrap">contribution</td></tr>{cells}</table>'
     )
     if mode != Mode.SEMANTIC and hit.fts_rank is not None:
         notes.append("bm25 is negated: higher is better")
@@ -231,7 +231,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         lines = []
         fused = f"<code>{html.escape(formula(hit, ctx.options))}</code>"
     return (
-        f"<b>Fused rank {ctx.rank}</b> of {ctx.total} · {source}{table}"
+        f"<b>Fused rank {ctx.rank:,}</b> of {ctx.total:,} · {source}{table}"
         f"{method}&nbsp; {fused} <span {muted}>({html.escape(terms)})</span>"
         + "".join(
             f"<br/><code>{html.escape(line)}</code>"

@@ -1,9 +1,14 @@
 """Markdown to safe HTML for the preview.
 
-Note content is rendered by markdown-it-py with raw HTML switched off (a ``<script>`` in a note is
-shown as text), with the plugins of :mod:`explorer.preview.obsidian` (wikilinks, embeds, block
-ids, callouts) and the budgets of :mod:`explorer.preview.budget`, and then passed through nh3 with
-a short allow-list; remote images are replaced by a placeholder before Qt ever sees them.
+Note content is rendered by markdown-it-py with the plugins of :mod:`explorer.preview.obsidian`
+(wikilinks, embeds, block ids, callouts) and the budgets of :mod:`explorer.preview.budget`, and
+then passed through nh3 with a short allow-list.  A note's own HTML is rendered as Obsidian
+renders it, through the same allow-list: comments are dropped, formatting tags (``div``,
+``span``, ``br``, ``kbd``, ``sub``, ``sup``, ``details``, ``summary``…) kept without their
+scripts and handlers, ``script`` and ``style`` dropped with their content, any other tag dropped
+around its text (so no raw tag shows in running text).  Remote images are replaced by a
+placeholder before Qt ever sees them; nothing else can load (no ``iframe``, ``object``, CSS
+``url()``).
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ from explorer.preview.obsidian import Page, obsidian_plugin
 REMOTE = re.compile(r"^\s*(https?:)?//", re.IGNORECASE)
 
 _ALLOWED_TAGS = {
-    "a", "abbr", "b", "blockquote", "br", "code", "del", "div", "em", "h1", "h2", "h3", "h4",
-    "h5", "h6", "hr", "i", "img", "li", "ol", "p", "pre", "s", "span", "strong", "sub", "sup",
-    "table", "tbody", "td", "th", "thead", "tr", "ul",
+    "a", "abbr", "b", "blockquote", "br", "center", "code", "dd", "del", "details", "div", "dl",
+    "dt", "em", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark",
+    "ol", "p", "pre", "q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup",
+    "table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", "var",
 }  # fmt: skip
 _ALLOWED_ATTRIBUTES = {
     "a": {"href", "title", "name"},
@@ -45,7 +51,7 @@ _URL_SCHEMES = {"http", "https", "mailto", "file", "vault-note", "vault-missing"
 
 
 def _markdown() -> MarkdownIt:
-    options = {"html": False, "linkify": False, "typographer": False}
+    options = {"html": True, "linkify": False, "typographer": False}
     md = MarkdownIt("commonmark", options, renderer_cls=BudgetRenderer)
     md.enable(["table", "strikethrough"])
     md.use(budget_plugin)
@@ -64,14 +70,31 @@ def markdown_to_safe_html(text: str, page: Page | None = None) -> str:
     clean = nh3.clean(
         raw,
         tags=_ALLOWED_TAGS,
-        clean_content_tags={"script", "style"},
+        clean_content_tags={"script", "style", "template", "noscript", "iframe", "object"},
+        strip_comments=True,
         attributes=_ALLOWED_ATTRIBUTES,
         allowed_classes=_ALLOWED_CLASSES,
         filter_style_properties=_STYLE_PROPERTIES,
         url_schemes=_URL_SCHEMES,
         link_rel=None,
     )
-    return _block_remote_images(_qt_tables(break_long_words(clean)))
+    return _block_remote_images(_qt_tables(_qt_details(break_long_words(clean))))
+
+
+_DETAILS = re.compile(r"<(/?)(details|summary)\b[^>]*>", re.IGNORECASE)
+
+
+def _qt_details(fragment: str) -> str:
+    """``details`` and ``summary`` as Qt's rich text can show them (it knows neither): the
+    summary a bold line, the rest under it, open."""
+
+    def replace(match: re.Match[str]) -> str:
+        closing, tag = match.group(1), match.group(2).lower()
+        if tag == "summary":
+            return "</b></p>" if closing else "<p><b>"
+        return "</div>" if closing else "<div>"
+
+    return _DETAILS.sub(replace, fragment)
 
 
 _IMG = re.compile(r"<img\b[^>]*>", re.IGNORECASE)

@@ -339,7 +339,8 @@ def explain(
     fused, competition = _fused(candidates, options, path, status == DEMOTED_STATUS, n)
     changes: tuple[Change, ...] = ()
     if not candidates.listing:
-        changes = tuple(changes_for(competition, options, n))
+        deeper = _deeper(lexical, vector) if competition.rank is None else ()
+        changes = deeper or tuple(changes_for(competition, options, n))
     return Explanation(
         evidence=None if candidates.listing else _evidence(candidates, options, path),
         query=raw,
@@ -465,6 +466,29 @@ def stem_words(words: list[str]) -> list[tuple[str, ...]]:
     finally:
         conn.close()
     return [tuple(found.get(i, ())) for i in range(len(words))]
+
+
+def _deeper(lexical: LexicalPlace, vector: VectorPlace) -> tuple[Change, ...]:
+    """For a note in neither fused list that a list finds below its depth: the depth that
+    brings it in (then the fusion places it), instead of "no fusion setting can rank it"."""
+    below = [
+        (place.rank, name)
+        for name, place in (("lexical", lexical), ("vector", vector))
+        if place.used and place.cut and place.rank is not None
+    ]
+    if not below:
+        return ()
+    rank, name = min(below)
+    depth = lexical.depth
+    note = (
+        f"it is at {name} rank {rank}, below the depth {depth}: a depth of {rank} brings it "
+        "into the fused list (then the fusion settings place it)"
+    )
+    return (
+        Change(
+            "depth", True, current=depth, threshold=rank, value=rank, direction="raise", note=note
+        ),
+    )
 
 
 def _lexical(

@@ -222,7 +222,7 @@ def _verdict(e: Explanation) -> str:
 def _change(c: Change, e: Explanation) -> str:
     if c.setting is None:
         return f"to enter the top {e.top}: {c.note}" if c.rank is None else c.note
-    if not c.possible:
+    if not c.possible or c.setting == "depth":
         return f"{c.setting}: {c.note}"
     others = {"w_fts": "w_vec", "w_vec": "w_fts", "k": "the weights"}[c.setting]
     assert c.threshold is not None and c.value is not None and c.current is not None

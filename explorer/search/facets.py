@@ -55,8 +55,10 @@ def facets(conn: sqlite3.Connection, paths: list[str]) -> Facets:
             )
         }
     )
+    # A folder's filter (``path:plugins/``) finds the notes of its subfolders too: so does
+    # its count, each note counted under every folder above it.
     folders = Counter(
-        str(PurePosixPath(p).parent) + "/" for p in set(paths) if PurePosixPath(p).parent.name
+        str(folder) + "/" for p in set(paths) for folder in PurePosixPath(p).parents if folder.name
     )
     by_key: dict[str, Counter[str]] = {}
     for key, text, count in conn.execute(
@@ -65,6 +67,9 @@ def facets(conn: sqlite3.Connection, paths: list[str]) -> Facets:
         (listed,),
     ):
         by_key.setdefault(str(key), Counter())[str(text)] = int(count)
+    # A property whose values each occur once (a description, a permalink) narrows to one
+    # note a click: noise beside the results, left out.
+    by_key = {key: counts for key, counts in by_key.items() if max(counts.values()) > 1}
     busiest = sorted(by_key, key=lambda k: (-sum(by_key[k].values()), k))[:TOP_PROPERTIES]
     return Facets(
         tags=[Facet(t, c, filter_text("tag", t)) for t, c in _top(tags)],

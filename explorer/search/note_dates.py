@@ -12,7 +12,7 @@ from dataclasses import dataclass
 CREATED_FROM = {
     "frontmatter": "from its frontmatter",
     "file": "the file's birth time",
-    "indexed": "when it was first indexed",
+    "indexed": "not recorded",
 }
 
 
@@ -26,8 +26,18 @@ class NoteDates:
 
     def line(self, *, tz: dt.tzinfo | None = None) -> str:
         """ "modified 2026-12-01 14:03 · created 2024-03-14 (from its frontmatter)", in ``tz``
-        (default: the machine's time zone)."""
-        text = f"modified {_moment(self.modified_ns // 1000, tz)}"
+        (default: the machine's time zone); never created after modified, except as a note's
+        frontmatter says."""
+        modified_us = self.modified_ns // 1000
+        text = f"modified {_moment(modified_us, tz)}"
+        if self.created_us is not None and (
+            self.created_from == "indexed"
+            or (self.created_from == "file" and self.created_us > modified_us)
+        ):
+            # The first index, or a copied file's birth after its last change, says only that
+            # the note existed by then (by its last change at the latest), not since when.
+            when = _moment(min(self.created_us, modified_us), tz)
+            return f"{text} · created {when} or before (not recorded)"
         if self.created_us is not None:
             source = CREATED_FROM.get(self.created_from or "", self.created_from or "")
             if self.created_from == "frontmatter":  # the day as written, not moved to a zone

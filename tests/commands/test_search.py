@@ -317,6 +317,27 @@ def test_sorted_json_keeps_each_hits_fused_rank(
         assert [h["path"] for h in hits] != relevance  # the test sees a reordering
 
 
+def test_sorted_text_keeps_each_hits_fused_rank_in_the_number_column(
+    notes: Path, write: Write, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With ``--sort`` the CLI renumbered # from 1 where the window keeps the fused rank
+    (issue 46)."""
+    write("a/cache.md", "# Cache notes\n\nthe cache\n")
+    write("z/cache.md", "# Cache\n\ncache cache cache, the cache of caches\n")
+    args = ["search", str(notes), "cache", "--mode", "fts"]
+    assert main([*args, "--json"]) == 0
+    relevance = [h["path"] for h in json.loads(capsys.readouterr().out)["hits"]]
+    assert main([*args, "--sort", "path"]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines()]
+    numbered = {
+        next(word for word in row if word.endswith(".md")): int(row[0])
+        for row in rows
+        if row and row[0].isdigit()
+    }
+    assert numbered == {path: rank for rank, path in enumerate(relevance, start=1)}
+    assert list(numbered) != relevance  # the test sees a reordering
+
+
 def test_save_run_list_and_delete_a_saved_search(
     notes: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -92,8 +92,8 @@ def fake_provider() -> EmbedderProvider:
 
 @pytest.fixture
 def make_window(qtbot: QtBot, gui_settings: Settings, data_dir: Path) -> Iterator[WindowFactory]:
-    """``make_window(provider, vault)``: a shown window with ``vault`` opened; closed (and its
-    live index stopped) at the end of the test."""
+    """``make_window(provider, vault)``: a shown window with ``vault`` opened (on ``query``,
+    as ``--query`` opens it); closed (and its live index stopped) at the end of the test."""
     windows: list[MainWindow] = []
 
     def make(
@@ -102,6 +102,7 @@ def make_window(qtbot: QtBot, gui_settings: Settings, data_dir: Path) -> Iterato
         *,
         settings: Settings | None = None,
         watch: bool = True,
+        query: str | None = None,
     ) -> MainWindow:
         window = MainWindow(
             provider, data_dir=str(data_dir), settings=settings or gui_settings, watch=watch
@@ -109,7 +110,7 @@ def make_window(qtbot: QtBot, gui_settings: Settings, data_dir: Path) -> Iterato
         window.resize(1400, 860)
         window.show()
         qtbot.waitExposed(window)
-        drive(window, qtbot).open_vault(vault)
+        drive(window, qtbot).open_vault(vault, query=query)
         windows.append(window)
         return window
 

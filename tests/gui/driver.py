@@ -11,17 +11,20 @@ from collections.abc import Callable
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QUrl
 from PySide6.QtGui import QAction
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.panels.skipped_dialog import SkippedDialog
 from explorer.gui.panels.sweep_panel import SweepPanel
 from explorer.gui.panels.why_not import WhyNotDialog
+from explorer.gui.results.delegates import TEXT_MARGIN, elided
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.gui.window.saved_menu import SavedSearchesDialog
+from explorer.live import LiveIndex
+from explorer.search.compare import Comparison
 from explorer.search.options import SearchOptions
 from explorer.search.results import Hit, SearchResponse
 
@@ -41,14 +44,30 @@ class WindowDriver:
 
     # ------------------------------------------------------------------ vaults and waiting
 
-    def open_vault(self, path: Path) -> None:
-        self.window.open_vault(path)
+    def open_vault(self, path: Path, query: str | None = None) -> None:
+        """Open ``path`` (on ``query``, as ``--query`` does; else on the vault's own)."""
+        self.window.open_vault(path, query=query)
+
+    def recent_vaults(self) -> list[str]:
+        """File ▸ Open Recent, as it lists the vaults when opened."""
+        menu = self.window.menus.recent
+        menu.aboutToShow.emit()
+        return [action.text() for action in menu.actions()]
+
+    def live(self) -> LiveIndex | None:
+        """The open vault's live index."""
+        session = self.window.session
+        return session.live if session is not None else None
+
+    def reconcile(self) -> None:
+        """File ▸ Reconcile: compare the index with the vault now."""
+        self.window.vaults.reconcile()
 
     def wait_indexed(self, timeout: int = 20_000) -> None:
         """Wait until the live index is idle (start-up reconcile done, nothing left to embed)."""
 
         def idle() -> None:
-            assert self.window.live is not None
+            assert self.live() is not None
             assert self.window.live_settled()
 
         self._bot().waitUntil(idle, timeout=timeout)
@@ -62,7 +81,7 @@ class WindowDriver:
             response = self.window.response
             assert response is not None, "no results yet"
             assert response.query == query, f"showing {response.query!r}"
-            assert not self.window.searching
+            assert not self.window.flow.searching
             if check is not None:
                 check(self.window)
 
@@ -105,14 +124,23 @@ class WindowDriver:
         """What the table shows."""
         return self.window.response
 
+    def searching(self) -> bool:
+        """Whether a search is on its way."""
+        return self.window.flow.searching
+
+    def comparison(self) -> Comparison | None:
+        """The pinned baseline against what is shown."""
+        return self.window.flow.shown.comparison
+
     def baseline(self) -> SearchOptions | None:
-        return self.window.baseline
+        return self.window.flow.shown.baseline
 
     # ------------------------------------------------------------------ the results
 
     def rows(self) -> list[str]:
         """The paths of the rows, in view order (after sorting)."""
-        return self.window.shown_paths()
+        proxy = self.window.proxy
+        return [str(proxy.index(row, 0).data(Role.PATH)) for row in range(proxy.rowCount())]
 
     def row_count(self) -> int:
         return self.window.proxy.rowCount()
@@ -120,6 +148,24 @@ class WindowDriver:
     def cell(self, row: int, column: Column) -> str:
         """The text shown at a view row (after sorting) and column."""
         return str(self.window.proxy.index(row, column).data())
+
+    def shown_cell(self, row: int, column: Column) -> str:
+        """The text a cell shows at its width (cut, where it must be, as the table cuts it)."""
+        table = self.window.table
+        width = table.columnWidth(column) - 2 * TEXT_MARGIN
+        return elided(self.cell(row, column), column, table.fontMetrics(), width)
+
+    def column_width(self, column: Column) -> int:
+        """How wide the results' ``column`` is on screen (0 when hidden)."""
+        table = self.window.table
+        return 0 if table.isColumnHidden(column) else table.columnWidth(column)
+
+    def field_width(self) -> int:
+        """How wide the query field is on screen."""
+        return self.window.search_field.width()
+
+    def preview_width(self) -> int:
+        return self.window.preview.width()
 
     def data(self, row: int, role: Role, column: Column = Column.RANK) -> object:
         return self.window.proxy.index(row, column).data(role)
@@ -130,6 +176,23 @@ class WindowDriver:
             if self.data(row, Role.PATH) == path:
                 return row
         return -1
+
+    def record_opened(self) -> list[QUrl]:
+        """From now on, the URLs the window opens (a note, Obsidian) are listed, not opened."""
+        opened: list[QUrl] = []
+        self.window.notes.open_url = opened.append
+        return opened
+
+    def open_note(self, hit: Hit) -> None:
+        """Enter on ``hit``: open its note."""
+        self.window.notes.open_note(hit)
+
+    def copy_path(self, path: str) -> None:
+        """Ctrl+C on the hit of ``path``: copy its note's full path."""
+        model = self.window.model
+        hit = model.hit(model.row_of(path))
+        assert hit is not None, f"no hit {path!r}"
+        self.window.notes.copy_path(hit)
 
     def select(self, row: int) -> None:
         """Select view row ``row`` (as a click does)."""
@@ -144,9 +207,18 @@ class WindowDriver:
         """The note the preview shows."""
         return self.window.preview.shown_path
 
+    def preview_dates(self) -> str:
+        """The line of dates under the preview's title ("" while none shows)."""
+        dates = self.window.preview.dates
+        return dates.text() if dates.isVisible() else ""
+
     def preview_text(self) -> str:
         """The preview's text as shown."""
         return self.window.preview.note.toPlainText()
+
+    def click_preview_link(self, url: str) -> None:
+        """Click the link to ``url`` in the preview (a breadcrumb's folder, a tag)."""
+        self.window.preview.note.anchorClicked.emit(QUrl(url))
 
     def status(self) -> str:
         """The status bar's passing message."""
@@ -154,6 +226,10 @@ class WindowDriver:
 
     def summary(self) -> str:
         return self.window.summary.text()
+
+    def empty_text(self) -> str:
+        """What the results' place says when there are none to show."""
+        return self.window.empty.text()
 
     def banner(self) -> str:
         """The banner's message while it shows, else ``""``."""
@@ -203,11 +279,28 @@ class WindowDriver:
         box = self.window.sort_control.box
         box.setCurrentIndex(box.findData(sort))
 
+    def sort_arrow(self) -> Column | None:
+        """The column whose header shows the sort arrow, if any does."""
+        header = self.window.table.horizontalHeader()
+        if not header.isSortIndicatorShown():
+            return None
+        return Column(header.sortIndicatorSection())
+
     def show_facets(self) -> None:
         """View ▸ Facets, checked."""
         action = self.window.action(Action.FACETS)
         if not action.isChecked():
             action.trigger()
+
+    def show_around(self, shown: bool) -> None:
+        """View ▸ Around This Note, checked or not."""
+        action = self.window.action(Action.AROUND)
+        if action.isChecked() != shown:
+            action.trigger()
+
+    def panel_visible(self, name: str) -> bool:
+        """Whether the dock ``name`` ("facets", "around", "quality") shows."""
+        return bool(getattr(self.window, name).isVisible())
 
     def facets(self) -> dict[str, list[tuple[str, int, bool]]]:
         """The facets panel's groups: title → (value, count, active), as listed."""
@@ -237,6 +330,11 @@ class WindowDriver:
         """The vault's recent queries, newest first (what the history menu lists)."""
         return self.window.history.recent()
 
+    def searches_written(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the recent and saved searches' writes under way
+        (off the GUI thread); whether they all ended."""
+        return self.window.history.wait_written(timeout)
+
     def history_menu_visible(self) -> bool:
         return self.window.history.menu.isVisible()
 
@@ -255,7 +353,7 @@ class WindowDriver:
 
     def save_search(self, name: str) -> bool:
         """Search ▸ Save Search… with ``name`` typed."""
-        return self.window.save_search(name)
+        return self.window.searches.save(name)
 
     def saved_names(self) -> list[str]:
         """Search ▸ Saved Searches, as it lists them when opened."""

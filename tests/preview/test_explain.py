@@ -89,6 +89,19 @@ def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -
     assert "→ vector evidence 0.83000" in out and "a − ab/2" not in out
 
 
+def test_numbers_read_alike_everywhere_and_a_tiny_bm25_is_not_zero() -> None:
+    """ "1440" in one place against "1,440" in the status bar; "bm25 0.0000" for a ranked hit
+    (issue 46)."""
+    ctx = ExplainContext(SEED, 1_203, 1_440, 2_048, 1_440, True)
+    out = explain_html(hit(fts_rank=1_100, vector_rank=1_203, fts_score=0.0000123), ctx, Colours())
+    for fragment in ("Fused rank 1,203</b> of 1,440", "rank 1,100 of 2,048", "rank 1,203 of 1,440"):
+        assert fragment in out, fragment
+    assert "bm25 0.0000" not in out and "bm25 1.23e-05" in out
+    cut = ExplainContext(SEED, 3, 1_440, 2_048, 1_440, True)
+    missing = explain_html(hit(fts_rank=None, source="vector"), cut, Colours())
+    assert "2,048 candidates" in missing
+
+
 def test_explain_block_names_the_title_evidence_and_fuses_three() -> None:
     """A hit whose title is the query: a Title row, what matched, and the formula of three."""
     from explorer.search.fusion import noisy_or

@@ -93,3 +93,26 @@ def test_a_compound_s_word_is_found_by_its_parts(
     e = explain(searcher, "bildgröße im terminal", "de/magick.md", replace(OPTIONS, mode="fts"))
     assert e.lexical.rank is not None
     assert "bildgröße" not in e.words.missing and e.words.missing == ("terminal",)
+
+
+def test_a_note_below_the_depth_is_told_the_depth_that_brings_it_in(
+    sample_searcher: Searcher,
+) -> None:
+    """Why Not said "no fusion setting can rank it" for a note at vector rank 55, which a
+    depth of 55 would bring in (issue 46)."""
+    options = replace(OPTIONS, depth=3, min_sim=0.0, min_rel=0.0, limit=3)
+    query = "deploy rollback"
+    wide = replace(options, depth=50, limit=50)
+    deep = [h.path for h in sample_searcher.search(query, wide).hits]
+    shown = {h.path for h in sample_searcher.search(query, options).hits}
+    path = next(p for p in deep if p not in shown)
+    e = explain(sample_searcher, query, path, options)
+    assert e.fused.rank is None and {"lexical-depth", "vector-depth"} & set(e.reasons)
+    [change] = e.changes
+    assert change.possible and change.setting == "depth" and change.value is not None
+    assert "no fusion setting" not in change.note
+    deeper = replace(options, depth=int(change.value))
+    assert (
+        path in {h.path for h in sample_searcher.search(query, deeper).hits}
+        or explain(sample_searcher, query, path, deeper).fused.rank is not None
+    )

@@ -31,6 +31,39 @@ def test_facets_count_the_result_sets_tags_folders_and_property_values(
     assert "tags" in found.properties  # a list property counts each value
 
 
+def test_a_folder_counts_the_notes_its_filter_finds_and_one_off_values_are_left_out(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    """ "Plugins/ 5" led to 16 hits (path: takes the subfolders too), and `description`,
+    `permalink` and `aliases` listed values that occur once each (issue 46)."""
+    notes = {
+        "plugins/index.md": "open",
+        "plugins/core/backlinks.md": "open",
+        "plugins/core/canvas.md": "done",
+        "plugins/community/dataview.md": "open",
+        "start.md": "done",
+    }
+    for n, (path, status) in enumerate(notes.items()):
+        write(
+            path,
+            f"---\nstatus: {status}\ndescription: Note number {n}\npermalink: p{n}\n"
+            f"aliases: [alias {n}]\n---\n# N{n}\n",
+        )
+    db = open_db(vault)
+    sync_vault(db)
+    found = facets(db.conn, list(notes))
+    assert found.folders == [
+        Facet("plugins/", 4, "path:plugins/"),
+        Facet("plugins/core/", 2, "path:plugins/core/"),
+        Facet("plugins/community/", 1, "path:plugins/community/"),
+    ]
+    assert set(found.properties) == {"status"}
+    assert found.properties["status"] == [
+        Facet("open", 3, "[status:open]"),
+        Facet("done", 2, "[status:done]"),
+    ]
+
+
 def test_toggled_query_adds_then_removes_a_filter() -> None:
     assert toggled_query("deploy plan", "[status:open]") == "deploy plan [status:open]"
     assert toggled_query("deploy  [status:open] plan", "[status:open]") == "deploy plan"

@@ -37,5 +37,5 @@ def test_the_dates_say_where_creation_comes_from(tmp_path: Path) -> None:
     # No frontmatter date: the file's birth time where the platform keeps one, else the first
     # index; the line names which.
     assert plain.created_from in ("file", "indexed")
-    named = "the file's birth time" if plain.created_from == "file" else "first indexed"
+    named = "the file's birth time" if plain.created_from == "file" else "or before (not recorded)"
     assert named in plain.line()

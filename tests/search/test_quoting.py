@@ -78,10 +78,12 @@ def test_every_facet_written_finds_its_notes(
     vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
 ) -> None:
     """The filter of each facet, as the Facets panel writes it, keeps exactly the notes the
-    facet counts: a folder with a space, a value holding ``]``, quotes or ``:``."""
+    facet counts: a folder with a space, a value holding ``]``, quotes or ``:`` (two notes
+    share ``a]b`` and the quoted word: a property whose values each occur once is no facet)."""
     for i in range(3):
         write(f"my notes/n{i}.md", "# N\n")
-    write("plain/a.md", "---\nkind: 'a]b'\nsay: 'a \"quoted\" word'\n---\n# A\n")
+    for name in ("a", "a2"):
+        write(f"plain/{name}.md", "---\nkind: 'a]b'\nsay: 'a \"quoted\" word'\n---\n# A\n")
     write("plain/b.md", "---\nkind: 'x: y'\ntags: [\"two words\"]\n---\n# B\n")
     write("Ärger über/c.md", "---\nkind: Ünïcode\n---\n# C\n")
     db = open_db(vault)
@@ -91,5 +93,6 @@ def test_every_facet_written_finds_its_notes(
     every = [*found.tags, *found.folders, *(f for v in found.properties.values() for f in v)]
     assert 'path:"my notes/"' in [f.filter for f in every]
     assert '[kind:"a]b"]' in [f.filter for f in every]
+    assert '[say:"a ""quoted"" word"]' in [f.filter for f in every]
     for facet in every:
         assert len(_kept(db, facet.filter)) == facet.count, facet

@@ -55,7 +55,7 @@ from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
 from explorer.gui.core.theme import tints
 from explorer.index.links import backlinks
-from explorer.live import LiveEvent
+from explorer.live import LiveEvent, VectorsStored
 from explorer.live.events import changes_results
 from explorer.live.reader import ReadContext
 from explorer.search.explain import NoteNotIndexed
@@ -351,7 +351,10 @@ class AroundPanel(QDockWidget):
             self._read()
 
     def _live_event(self, event: LiveEvent) -> None:
-        if changes_results(event):
+        # The note's own vectors stored (a first embedding may run for minutes before its
+        # queue empties): its related notes can be listed now.
+        own = isinstance(event, VectorsStored) and self.path in event.touched
+        if changes_results(event) or own:
             self.index_changed()
 
     def index_changed(self) -> None:

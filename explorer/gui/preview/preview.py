@@ -43,6 +43,7 @@ from PySide6.QtGui import (
     QImage,
     QKeySequence,
     QPalette,
+    QResizeEvent,
     QTextCursor,
     QTextDocument,
 )
@@ -130,6 +131,30 @@ class NoteBrowser(QTextBrowser):
         self.history_actions: list[QAction] = []  # Back and Forward, set by the pane
         self.note_actions: list[QAction] = []  # Open in Obsidian, set by the pane
 
+    def top_position(self) -> int | None:
+        """The place in the text at the top of the view (``None`` at the very top): what the
+        reader reads, kept when the text reflows (:meth:`show_position`)."""
+        if self.verticalScrollBar().value() <= 0:
+            return None
+        return self.cursorForPosition(QPoint(0, 0)).position()
+
+    def show_position(self, position: int | None) -> None:
+        """Scroll so that ``position`` of the text is at the top of the view."""
+        bar = self.verticalScrollBar()
+        if position is None:
+            bar.setValue(0)
+            return
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(max(0, min(position, self.document().characterCount() - 1)))
+        bar.setValue(bar.value() + self.cursorRect(cursor).top())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        # The text reflows: the passage read stays at the top, not the scroll bar's pixels.
+        position = self.top_position()
+        super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self.show_position(position)
+
     def context_menu(self, pos: QPoint) -> QMenu:
         """The note's context menu: Back and Forward first, then what opens the note elsewhere
         (those of its actions that are visible), then the usual copy and select."""
@@ -195,6 +220,10 @@ class _Place:
         return (self.path, hit, self.toggled)
 
 
+#: The preview's narrowest, in average characters.
+MIN_CHARS = 34
+
+
 class PreviewPane(QWidget):
     """Explain block above, the rendered note below (in a splitter), with a history.
 
@@ -213,6 +242,8 @@ class PreviewPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # A column of a few words is no preview: the panels beside the window give way first.
+        self.setMinimumWidth(self.fontMetrics().averageCharWidth() * MIN_CHARS)
         self.explain = QTextBrowser(self)
         self.explain.setObjectName("explain")
         self.explain.setOpenLinks(False)

@@ -5,8 +5,8 @@ The delegate reads each cell's text, tint and colour from the model's cache in o
 instead of letting ``initStyleOption`` ask the model for eight roles one by one: a repaint of
 the table is then a few hundred cheap calls, not two thousand, which matters while the
 background threads compete for the interpreter.  The background (tint or selection) is drawn
-by the style, like any item view cell; the text is elided per column (:func:`elide_mode`: a path
-from the left, so its file name stays whole; its tooltip holds all of it).
+by the style, like any item view cell; the text is elided per column (:func:`elided`: a path as
+"folder/…/name.md", so its file name stays whole; its tooltip holds all of it).
 
 The bar's full width is the top hit's fused score, so rows compare at a glance; the blue part is
 the lexical contribution, the amber part the vector contribution (the same colours as the row
@@ -48,15 +48,36 @@ def recency_share(hit: Hit | None, share: tuple[float, float]) -> float:
     return prior * (share[0] + share[1]) / lists
 
 
-def elide_mode(column: int) -> Qt.TextElideMode:
-    """Where a cell's text too long for its column is cut: a path at its start ("…/end.md",
-    the note's file name is what tells notes apart), any other text at its end."""
-    return Qt.TextElideMode.ElideLeft if column == Column.PATH else Qt.TextElideMode.ElideRight
+def elide_path(path: str, metrics: QFontMetrics, width: int) -> str:
+    """``path`` cut to ``width`` pixels where it must be: its middle folders first
+    ("folder/…/name.md": where a note lives and what tells it from its neighbours), then its
+    first folder ("fo…/name.md"), then the name itself from its start ("…/me.md")."""
+    if metrics.horizontalAdvance(path) <= width:
+        return path
+    folders, _, name = path.rpartition("/")
+    if not folders:  # its start and its end: "Troubleshoot…ws.md"
+        return metrics.elidedText(path, Qt.TextElideMode.ElideMiddle, width)
+    first = folders.split("/", 1)[0]
+    if first != folders:
+        shortened = f"{first}/…/{name}"
+        if metrics.horizontalAdvance(shortened) <= width:
+            return shortened
+    tail = f"…/{name}"
+    left = width - metrics.horizontalAdvance(tail)
+    if left >= metrics.horizontalAdvance(first[:2]):
+        start = first
+        while start and metrics.horizontalAdvance(start) > left:
+            start = start[:-1]
+        return f"{start}{tail}"
+    return metrics.elidedText(f"…/{name}", Qt.TextElideMode.ElideLeft, width)
 
 
 def elided(text: str, column: int, metrics: QFontMetrics, width: int) -> str:
-    """``text`` as a cell of ``column`` ``width`` pixels wide shows it."""
-    return metrics.elidedText(text, elide_mode(column), width)
+    """``text`` as a cell of ``column`` ``width`` pixels wide shows it: a path by
+    :func:`elide_path`, any other text cut at its end ("…"; the tooltip holds all of it)."""
+    if column == Column.PATH:
+        return elide_path(text, metrics, width)
+    return metrics.elidedText(text, Qt.TextElideMode.ElideRight, width)
 
 
 class ResultsDelegate(QStyledItemDelegate):

@@ -224,7 +224,7 @@ class DistributionsPanel(QWidget):
             painter,
             area,
             line,
-            f"Vector: cosine over {d.notes} notes · mean {d.mean:.2f} · σ {d.std:.2f}",
+            f"Vector: cosine over {d.notes:,} notes · mean {d.mean:.2f} · σ {d.std:.2f}",
             text,
         )
         tallest = max(d.bins, default=0) or 1
@@ -258,7 +258,7 @@ class DistributionsPanel(QWidget):
     ) -> None:
         d = self.data
         count = sum(len(marks) for marks in d.bm25.values())
-        self._caption(painter, area, line, f"Lexical: bm25 by pass · {count} candidates", text)
+        self._caption(painter, area, line, f"Lexical: bm25 by pass · {count:,} candidates", text)
         colours = tints(self.palette())
         row = area.height() / len(PASSES)
         tick = max(4.0, row - 4)

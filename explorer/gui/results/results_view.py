@@ -1,12 +1,14 @@
 """The results table view: columns sized for numbers, the share bar, keyboard actions.
 
 The title takes the room the other columns leave (at least :data:`TITLE_CHARS` characters) and
-the path shares it down to :data:`PATH_CHARS` (elided from the left, so the file name stays
+the path shares it down to :data:`PATH_CHARS` (cut as "folder/…/name.md", so the file name stays
 whole; the tooltip holds all of it); on a window too narrow for that, the two contribution
-columns step aside (their numbers are in the Share column's tooltip and the explain block) and
-come back when there is room, so the share bar is always in view without a horizontal scroll
-bar.  A path width the reader chose (dragging the column's edge) is
-theirs: kept as it is, and saved with the header (:meth:`ResultsView.header_state`).
+columns step aside (their numbers are in the Share column's tooltip and the explain block), then
+the two lists' ranks (in the explain block), and come back when there is room, so the share bar
+is always in view without a horizontal scroll bar.  The view is never narrower than the columns
+that always show, the title's least and the path's: the panels around it give way first.  A
+path width the reader chose (dragging the column's edge) is theirs: kept as it is, and saved
+with the header (:meth:`ResultsView.header_state`).
 
 Enter (or a double click) asks to open the note; Ctrl+C asks to copy its path (instead of the
 cell text ``QAbstractItemView`` would copy).  Arrows move through hits as in any table.  Keys
@@ -29,6 +31,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QMenu,
+    QStyle,
     QTableView,
     QWidget,
 )
@@ -52,12 +55,21 @@ SAMPLES = {
     Column.SHARE: "▆▆▆▆▆▆▆",
     Column.GRADE: "3",
 }
+#: The column each order of the search (``SearchOptions.sort``) sorts by, where one shows it.
+SORT_COLUMNS = {"relevance": Column.RANK, "title": Column.TITLE, "path": Column.PATH}
 #: The least room the title gets, in average characters, before columns step aside.
 TITLE_CHARS = 26
 #: The least room the path gets (elided from the left) while the title needs more.
 PATH_CHARS = 14
-#: Columns left out, all together, when the title would get less than :data:`TITLE_CHARS`.
-OPTIONAL = (Column.FTS_CONTRIB, Column.VEC_CONTRIB)
+#: The least room of the path on the narrowest window ("folder/…/name.md" still fits a name).
+PATH_LEAST_CHARS = 14
+#: Columns left out, a step at a time, while the title would get less than :data:`TITLE_CHARS`:
+#: the two contributions first (in the Share column's tooltip and the explain block), then the
+#: two lists' ranks (in the explain block).
+STEPS_ASIDE = (
+    (Column.FTS_CONTRIB, Column.VEC_CONTRIB),
+    (Column.FTS_RANK, Column.VEC_RANK),
+)
 #: Keys that grade the selected hit, and the grade each gives (None removes it).
 GRADE_KEYS: dict[int, int | None] = {
     Qt.Key.Key_0: 0,
@@ -131,6 +143,7 @@ class ResultsView(QTableView):
         header.setMinimumSectionSize(28)
         self.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)
         header.sectionResized.connect(self._section_resized)
+        header.sectionClicked.connect(lambda _: header.setSortIndicatorShown(True))
         self.fit_columns()
 
     def _section_resized(self, column: int, _old: int, new: int) -> None:
@@ -171,41 +184,66 @@ class ResultsView(QTableView):
         return self.fontMetrics().averageCharWidth() * TITLE_CHARS
 
     def fit_columns(self) -> None:
-        """Leave the optional columns out when the title would get less than
-        :meth:`title_room` with them (back in when it would not), and give the path a third of
-        the room beyond both columns' least, between :data:`PATH_CHARS` and its sample's width
-        (the title, stretched, takes the rest); a path the reader sized keeps its width."""
+        """Leave the optional columns out, a step at a time (:data:`STEPS_ASIDE`), while the
+        title would get less than :meth:`title_room` with them (back in when it would not),
+        and give the path a third of the room beyond both columns' least, between
+        :data:`PATH_CHARS` and its sample's width (the title, stretched, takes the rest); a
+        path the reader sized keeps its width."""
         header = self.horizontalHeader()
         if not self.widths or header.count() != len(Column):
             return
         room = self.viewport().width()
-        if self.path_chosen:
-            path_least = header.sectionSize(Column.PATH)
-        else:
-            chars = self.fontMetrics().averageCharWidth()
-            path_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
-        fixed = sum(
-            header.sectionSize(c)
-            for c in Column
-            if c not in (Column.TITLE, Column.PATH, *OPTIONAL) and not self.isColumnHidden(c)
-        )
-        optional = sum(self.widths[c] for c in OPTIONAL)
-        crowded = room - fixed - optional - path_least < self.title_room()
+        chars = self.fontMetrics().averageCharWidth()
+        fitted_least = min(chars * PATH_CHARS, self.widths[Column.PATH])
+        path_least = header.sectionSize(Column.PATH) if self.path_chosen else fitted_least
+        least = self.least_width(min(path_least, chars * PATH_LEAST_CHARS))
+        if self.minimumWidth() != least:
+            self.setMinimumWidth(least)
+        fixed = self._fixed_width()
+        steps = [sum(self.widths[c] for c in step) for step in STEPS_ASIDE]
+        # How many steps step aside: the fewest that leave the title its least.
+        aside = 0
+        while aside < len(steps) and (
+            room - fixed - sum(steps[aside:]) - path_least < self.title_room()
+        ):
+            aside += 1
         # The room beyond both columns' least goes a third to the path, the rest to the title.
-        spare = room - fixed - (0 if crowded else optional) - self.title_room() - path_least
+        spare = room - fixed - sum(steps[aside:]) - self.title_room() - path_least
         path = min(self.widths[Column.PATH], path_least + max(0, spare) // 3)
+        if spare < 0 and not self.path_chosen:  # the title's least first, then the path's
+            path = max(chars * PATH_LEAST_CHARS, path + spare)
         self._fitting = True
         try:
-            if crowded != self.crowded or any(self.isColumnHidden(c) != crowded for c in OPTIONAL):
-                self.crowded = crowded
-                for column in OPTIONAL:
-                    super().setColumnHidden(column, crowded)
-                    if not crowded and header.sectionSize(column) == 0:
+            self.crowded = aside > 0
+            for number, step in enumerate(STEPS_ASIDE):
+                hide = number < aside
+                for column in step:
+                    if self.isColumnHidden(column) != hide:
+                        super().setColumnHidden(column, hide)
+                    if not hide and header.sectionSize(column) == 0:
                         header.resizeSection(column, self.widths[column])
             if not self.path_chosen and header.sectionSize(Column.PATH) != path:
                 header.resizeSection(Column.PATH, path)
         finally:
             self._fitting = False
+
+    def _fixed_width(self) -> int:
+        """The width of the columns that always show (the Base column when it does)."""
+        header = self.horizontalHeader()
+        optional = {c for step in STEPS_ASIDE for c in step}
+        return sum(
+            header.sectionSize(c)
+            for c in Column
+            if c not in (Column.TITLE, Column.PATH, *optional) and not self.isColumnHidden(c)
+        )
+
+    def least_width(self, path_least: int) -> int:
+        """The narrowest this view may be: every column that always shows at its width, the
+        title at :meth:`title_room` and the path at ``path_least`` (the panels around the
+        table give way before the title does; the optional columns step aside)."""
+        scroll = self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent, None, self)
+        frame = 2 * self.frameWidth() + 2
+        return self._fixed_width() + self.title_room() + path_least + scroll + frame
 
     def setColumnHidden(self, column: int, hide: bool) -> None:
         """As Qt's, and the columns are fitted again (the Base column comes and goes)."""
@@ -215,6 +253,21 @@ class ResultsView(QTableView):
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self.fit_columns()
+
+    def show_order(self, sort: str) -> None:
+        """Show the rows in the order of the search (``SearchOptions.sort``): the header's
+        arrow on the column sorted by (# for relevance), on none for a date no column shows."""
+        self.sortByColumn(Column.RANK, Qt.SortOrder.AscendingOrder)  # the search's own order
+        header = self.horizontalHeader()
+        column = SORT_COLUMNS.get(sort)
+        header.setSortIndicatorShown(column is not None)
+        if column is not None and column != Column.RANK:
+            header.blockSignals(True)  # the arrow only: the rows are in that order already
+            try:
+                header.setSortIndicator(column, Qt.SortOrder.AscendingOrder)
+            finally:
+                header.blockSignals(False)
+            header.viewport().update()
 
     def current_hit(self) -> Hit | None:
         index = self.currentIndex()

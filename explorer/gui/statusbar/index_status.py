@@ -137,7 +137,11 @@ class IndexStatus(QWidget):
 
     def show_health(self, health: Health, model_text: str) -> None:
         notes, vectors, pending = health.notes, health.vectors, health.pending_embeddings
-        self.counts.setText(f"{notes:,} notes · {vectors:,} vectors · {pending:,} pending")
+        counts = f"{notes:,} notes · {vectors:,} vectors · {pending:,} pending"
+        searchable = health.index.searchable_notes if health.index is not None else None
+        if searchable is not None and searchable < notes:  # in sight, not only in a tooltip
+            counts += f" · meaning: {searchable:,} of {notes:,} notes"
+        self.counts.setText(counts)
         self.counts.setToolTip(searchable_line(health) or "")
         skipped = health.skipped
         if skipped:

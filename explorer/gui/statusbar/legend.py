@@ -12,6 +12,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.core.theme import tints
+from explorer.gui.statusbar.elided import ElidedLabel
 
 #: What the bar's colours are, on its swatch.
 BAR_TIP = (
@@ -43,7 +44,8 @@ class Legend(QWidget):
             layout.addWidget(label)
             layout.addSpacing(4)  # the legend and its note fit a laptop's results pane
             self._swatches[key] = swatch
-        self.note = QLabel(self)
+        # Cut with "…" when the pane is narrow, whole in its tooltip.
+        self.note = ElidedLabel(self, least=("(tints…",))
         self.note.setObjectName("legendNote")
         # The note comes and goes with the mode: it must not widen the results pane's minimum
         # (the pane would jump, and a saved splitter position would depend on the mode).
@@ -70,7 +72,7 @@ class Legend(QWidget):
     def changeEvent(self, event: QEvent) -> None:
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
-            self.update_legend(not self.note.text())
+            self.update_legend(not self.note.full_text())
 
 
 def _swatch(size: int, colours: list[QColor], frame: QColor, width_factor: int = 1) -> QPixmap:

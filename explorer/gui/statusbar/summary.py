@@ -17,8 +17,8 @@ def summary_text(response: SearchResponse) -> tuple[str, str | None]:
             newest = "" if response.options.sort != "relevance" else ", newest first"
             if not hits:
                 return "no results", f"No notes match <b>{html.escape(response.query)}</b>."
-            of = "" if response.matched in (None, hits) else f" of {response.matched}"
-            return f"{hits}{of} notes match the filters{newest}", None
+            of = "" if response.matched in (None, hits) else f" of {response.matched:,}"
+            return f"{hits:,}{of} notes match the filters{newest}", None
         return f"{hits} most recently modified notes", None
     if hits:
         ms = sum(v for k, v in response.timings.items() if k.endswith("_ms"))

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from enum import Enum, auto
-from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QKeySequence
 
 from explorer.gui.window.help import show_about, show_syntax
-
-if TYPE_CHECKING:
-    from explorer.gui.window.main_window import MainWindow
+from explorer.gui.window.parts import WindowParts
 
 
 class Action(Enum):
@@ -45,7 +42,7 @@ class Action(Enum):
     ABOUT = auto()
 
 
-Factory = Callable[["MainWindow"], QAction]
+Factory = Callable[[WindowParts], QAction]
 _FACTORIES: dict[Action, Factory] = {}
 
 
@@ -61,7 +58,7 @@ def add_action(key: Action) -> Callable[[Factory], Factory]:
     return register
 
 
-def make_actions(window: MainWindow) -> dict[Action, QAction]:
+def make_actions(window: WindowParts) -> dict[Action, QAction]:
     """Every registered action, made for ``window``."""
     missing = set(Action) - set(_FACTORIES)
     if missing:
@@ -73,48 +70,48 @@ def make_actions(window: MainWindow) -> dict[Action, QAction]:
 
 
 @add_action(Action.OPEN_VAULT)
-def _open_vault(window: MainWindow) -> QAction:
+def _open_vault(window: WindowParts) -> QAction:
     action = QAction("&Open Vault…", window)
     action.setShortcut(QKeySequence.StandardKey.Open)
-    action.triggered.connect(window.choose_vault)
+    action.triggered.connect(window.vaults.choose)
     return action
 
 
 @add_action(Action.OPEN_SAMPLE_VAULT)
-def _open_sample_vault(window: MainWindow) -> QAction:
+def _open_sample_vault(window: WindowParts) -> QAction:
     action = QAction("Open &Sample Vault", window)
-    action.triggered.connect(window.open_sample_vault)
+    action.triggered.connect(window.vaults.open_sample)
     return action
 
 
 @add_action(Action.RECONCILE)
-def _reconcile(window: MainWindow) -> QAction:
+def _reconcile(window: WindowParts) -> QAction:
     action = QAction("&Reconcile Index Now", window)
     action.setShortcut(QKeySequence("F5"))
-    action.triggered.connect(window.reconcile)
+    action.triggered.connect(window.vaults.reconcile)
     return action
 
 
 @add_action(Action.PAUSE_EMBEDDING)
-def _pause_embedding(window: MainWindow) -> QAction:
+def _pause_embedding(window: WindowParts) -> QAction:
     action = QAction("&Pause Embedding", window, checkable=True)
     action.setToolTip(
         "Hold the embedding of the notes after the batch under way (meaning search then finds "
         "only the notes already embedded; words search is not affected)"
     )
-    action.toggled.connect(window.set_embedding_paused)
+    action.toggled.connect(window.vaults.pause_embedding)
     return action
 
 
 @add_action(Action.SKIPPED_FILES)
-def _skipped_files(window: MainWindow) -> QAction:
+def _skipped_files(window: WindowParts) -> QAction:
     action = QAction("&Skipped Files…", window)
     action.triggered.connect(window.dialogs.show_skipped)
     return action
 
 
 @add_action(Action.QUIT)
-def _quit(window: MainWindow) -> QAction:
+def _quit(window: WindowParts) -> QAction:
     action = QAction("&Quit", window)
     action.setShortcut(QKeySequence.StandardKey.Quit)
     action.triggered.connect(window.close)
@@ -125,7 +122,7 @@ def _quit(window: MainWindow) -> QAction:
 
 
 @add_action(Action.WHY_NOT)
-def _why_not(window: MainWindow) -> QAction:
+def _why_not(window: WindowParts) -> QAction:
     action = QAction("Why &Not This Note…", window)
     action.setShortcut(QKeySequence("Ctrl+Shift+W"))
     action.setToolTip("Every reason a note is where it is for this query and these settings")
@@ -134,16 +131,16 @@ def _why_not(window: MainWindow) -> QAction:
 
 
 @add_action(Action.SAVE_SEARCH)
-def _save_search(window: MainWindow) -> QAction:
+def _save_search(window: WindowParts) -> QAction:
     action = QAction("&Save Search…", window)
     action.setShortcut(QKeySequence.StandardKey.Save)
     action.setToolTip("Keep the query with its mode, fusion settings and sort under a name")
-    action.triggered.connect(lambda: window.save_search())
+    action.triggered.connect(lambda: window.searches.save())
     return action
 
 
 @add_action(Action.MANAGE_SAVED)
-def _manage_saved(window: MainWindow) -> QAction:
+def _manage_saved(window: WindowParts) -> QAction:
     action = QAction("&Manage Saved Searches…", window)
     action.setToolTip("Run or delete this vault's saved searches")
     action.triggered.connect(window.dialogs.show_saved)
@@ -154,14 +151,14 @@ def _manage_saved(window: MainWindow) -> QAction:
 
 
 @add_action(Action.RESET_FUSION)
-def _reset_fusion(window: MainWindow) -> QAction:
+def _reset_fusion(window: WindowParts) -> QAction:
     action = QAction("Reset &Fusion Settings", window)
     action.triggered.connect(window.fusion.reset)
     return action
 
 
 @add_action(Action.TUNE)
-def _tune(window: MainWindow) -> QAction:
+def _tune(window: WindowParts) -> QAction:
     action = QAction("T&une on Judgments…", window)
     action.setToolTip("Score every fusion setting on this vault's graded queries; apply the best")
     action.triggered.connect(window.dialogs.show_tune)
@@ -169,7 +166,7 @@ def _tune(window: MainWindow) -> QAction:
 
 
 @add_action(Action.QUALITY_PANEL)
-def _quality_panel(window: MainWindow) -> QAction:
+def _quality_panel(window: WindowParts) -> QAction:
     action = window.quality.toggleViewAction()
     action.setText("&Quality Panel")
     action.setToolTip("Judged queries with nDCG@10 per mode; grade a hit with keys 0–3")
@@ -177,7 +174,7 @@ def _quality_panel(window: MainWindow) -> QAction:
 
 
 @add_action(Action.DISTRIBUTIONS)
-def _distributions(window: MainWindow) -> QAction:
+def _distributions(window: WindowParts) -> QAction:
     action = QAction("Score &Distributions", window, checkable=True)
     action.setChecked(True)
     action.setToolTip(
@@ -189,7 +186,7 @@ def _distributions(window: MainWindow) -> QAction:
 
 
 @add_action(Action.AROUND)
-def _around(window: MainWindow) -> QAction:
+def _around(window: WindowParts) -> QAction:
     action = window.around.toggleViewAction()
     action.setText("&Around This Note")
     action.setShortcut(QKeySequence("Ctrl+Shift+A"))
@@ -198,7 +195,7 @@ def _around(window: MainWindow) -> QAction:
 
 
 @add_action(Action.FACETS)
-def _facets(window: MainWindow) -> QAction:
+def _facets(window: WindowParts) -> QAction:
     action = window.facets.toggleViewAction()
     action.setText("&Facets")
     action.setShortcut(QKeySequence("Ctrl+Shift+F"))
@@ -210,12 +207,12 @@ def _facets(window: MainWindow) -> QAction:
 
 
 @add_action(Action.PIN_BASELINE)
-def _pin_baseline(window: MainWindow) -> QAction:
+def _pin_baseline(window: WindowParts) -> QAction:
     return window.compare_bar.pin_action
 
 
 @add_action(Action.UNPIN_BASELINE)
-def _unpin_baseline(window: MainWindow) -> QAction:
+def _unpin_baseline(window: WindowParts) -> QAction:
     return window.compare_bar.unpin_action
 
 
@@ -223,14 +220,14 @@ def _unpin_baseline(window: MainWindow) -> QAction:
 
 
 @add_action(Action.QUERY_SYNTAX)
-def _query_syntax(window: MainWindow) -> QAction:
+def _query_syntax(window: WindowParts) -> QAction:
     action = QAction("Query &Syntax", window)
     action.triggered.connect(lambda: show_syntax(window))
     return action
 
 
 @add_action(Action.ABOUT)
-def _about(window: MainWindow) -> QAction:
+def _about(window: WindowParts) -> QAction:
     action = QAction("&About Vault Explorer", window)
     action.triggered.connect(lambda: show_about(window))
     return action

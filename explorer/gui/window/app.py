@@ -174,17 +174,17 @@ def run_gui(args: argparse.Namespace) -> int:
     fusion = getattr(args, "fusion", None)  # when the command line offers --fusion
     if fusion:
         window.fusion.set_options(replace(window.options(), fusion=fusion))
+    # A query given starts by relevance; else each vault opens on its own last query.
     query = getattr(args, "query", None)
-    if not query and not screenshot:
-        query = settings.get(opt.LAST_QUERY)
-    window.set_query(query or "", search=False)
+    if screenshot:
+        query = query or ""
     if screenshot:
         window.resize(*size)
     window.show()
 
     def first_turn() -> None:  # the loop's first turn: the window is on screen
         logging.getLogger(__name__).info("window shown")  # bench times start-up by it
-        window.open_vault(vault)
+        window.open_vault(vault, query=query)
 
     def first_results(response: SearchResponse) -> None:  # bench times start-up by it too
         if response.hits:

@@ -7,23 +7,19 @@ session makes a new one); :class:`WindowDialogs` holds them for the window.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import Qt
 
 from explorer.gui.panels.skipped_dialog import SkippedDialog
 from explorer.gui.panels.sweep_panel import SweepPanel
 from explorer.gui.panels.why_not import WhyNotDialog
+from explorer.gui.window.parts import WindowParts
 from explorer.gui.window.saved_menu import SavedSearchesDialog
-
-if TYPE_CHECKING:
-    from explorer.gui.window.main_window import MainWindow
 
 
 class WindowDialogs:
     """The dialogs of one window."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowParts) -> None:
         self.window = window
         self.skipped: SkippedDialog | None = None  # File ▸ Skipped Files…
         self.tune: SweepPanel | None = None  # View ▸ Tune on Judgments…, of one vault
@@ -88,7 +84,7 @@ class WindowDialogs:
         dialog = self.saved
         if dialog is None:
             dialog = SavedSearchesDialog(self.window.history, self.window)
-            dialog.runRequested.connect(self.window.run_saved)
+            dialog.runRequested.connect(self.window.searches.run)
             self.saved = dialog
         dialog.refill()
         dialog.show()

@@ -3,7 +3,15 @@ and the about box."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QMessageBox, QWidget
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QMessageBox,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from explorer.search import syntax
 
@@ -18,8 +26,42 @@ SYNTAX_HELP = (
 )
 
 
-def show_syntax(parent: QWidget) -> None:
-    QMessageBox.information(parent, "Query syntax", SYNTAX_HELP)
+#: The room left around the dialog on its screen (a panel, a title bar, a margin).
+SCREEN_MARGIN = 80
+
+
+class SyntaxDialog(QDialog):
+    """The query syntax in a scrolling page with an OK button, never taller than its screen
+    (a message box grew to the text's 1,439 pixels, its button off a laptop's screen)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Query Syntax")
+        self.text = QTextBrowser(self)
+        self.text.setOpenExternalLinks(False)
+        self.text.setHtml(SYNTAX_HELP)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok, self)
+        buttons.accepted.connect(self.accept)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(buttons)
+
+    def fit(self, available: QRect) -> None:
+        """As tall as the text wants, up to ``available`` less :data:`SCREEN_MARGIN`."""
+        width = min(640, available.width() - SCREEN_MARGIN)
+        self.text.document().setTextWidth(width - 40)
+        wanted = int(self.text.document().size().height()) + 90
+        self.resize(width, max(240, min(wanted, available.height() - SCREEN_MARGIN)))
+
+
+def show_syntax(parent: QWidget, available: QRect | None = None) -> SyntaxDialog:
+    """Open Help ▸ Query Syntax beside ``parent``, fitted to ``available`` (its screen)."""
+    dialog = SyntaxDialog(parent)
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    screen = parent.screen()
+    dialog.fit(available if available is not None else screen.availableGeometry())
+    dialog.open()
+    return dialog
 
 
 def show_about(parent: QWidget) -> None:

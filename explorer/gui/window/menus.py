@@ -7,16 +7,13 @@ The actions are declared in :mod:`~explorer.gui.window.actions`, one by an
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu
 
 from explorer.gui.core.theme import THEMES
 from explorer.gui.window.actions import Action
-
-if TYPE_CHECKING:
-    from explorer.gui.window.main_window import MainWindow
+from explorer.gui.window.parts import WindowParts
 
 
 @dataclass
@@ -31,13 +28,13 @@ class Menus:
     saved: QMenu
 
 
-def build_menus(window: MainWindow, actions: dict[Action, QAction]) -> Menus:
+def build_menus(window: WindowParts, actions: dict[Action, QAction]) -> Menus:
     """Fill the window's menu bar with ``actions`` (and the menus made from lists)."""
     bar = window.menuBar()
     file_menu = bar.addMenu("&File")
     file_menu.addAction(actions[Action.OPEN_VAULT])
     recent = QMenu("Open &Recent", window)
-    recent.aboutToShow.connect(window.fill_recent)
+    recent.aboutToShow.connect(lambda: window.vaults.fill_recent(recent))
     file_menu.addMenu(recent)
     file_menu.addAction(actions[Action.OPEN_SAMPLE_VAULT])
     file_menu.addSeparator()

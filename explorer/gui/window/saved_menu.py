@@ -124,6 +124,10 @@ class SavedSearchesDialog(QDialog):
         self.run_button.setEnabled(has)
         self.delete_button.setEnabled(has)
 
+    def lines(self) -> list[str]:
+        """The list's lines, as shown."""
+        return [self.list.item(r).text() for r in range(self.list.count())]
+
     def names(self) -> list[str]:
         rows = range(self.list.count())
         return [str(self.list.item(r).data(Qt.ItemDataRole.UserRole)) for r in rows]

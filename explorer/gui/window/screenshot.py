@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PySide6.QtCore import Qt, QTimer
@@ -39,6 +41,23 @@ def compact(image: QImage, colours: int = 256) -> QImage:
     return rgb.convertToFormat(
         QImage.Format.Format_Indexed8, table, Qt.ImageConversionFlag.ThresholdDither
     )
+
+
+def wait_state(window: MainWindow) -> dict[str, Any]:
+    """What the window shows of its settling (said when the picture is taken unsettled)."""
+    response = window.response
+    health = window.health
+    return {
+        "time": time.time(),
+        "query": response.query if response else None,
+        "hits": len(response.hits) if response else 0,
+        "semantic": response.semantic.available if response else None,
+        "searching": window.flow.searching,
+        "model": window.provider.state.value,
+        "pending": health.pending_embeddings if health else None,
+        "settled": window.live_settled(),
+        "preview": window.preview.shown_path,
+    }
 
 
 class ScreenshotDriver:
@@ -69,7 +88,7 @@ class ScreenshotDriver:
     def settled(self) -> bool:
         w = self.window
         response = w.response
-        if response is None or w.searching or response.query != self.query:
+        if response is None or w.flow.searching or response.query != self.query:
             return False
         if w.session is None or w.refresh_timer.isActive() or w.debounce.isActive():
             return False
@@ -100,7 +119,7 @@ class ScreenshotDriver:
 
     def _timeout(self) -> None:
         print(
-            f"vault-explorer: the window did not settle in time ({self.window.wait_state()}); "
+            f"vault-explorer: the window did not settle in time ({wait_state(self.window)}); "
             "saving the screenshot as it is",
             file=sys.stderr,
         )

@@ -29,6 +29,8 @@ LABELS = {"hybrid": "Hybrid", "fts": "Lexical", "semantic": "Semantic"}
 MODE_BUTTONS = tuple(
     (mode, LABELS[mode]) for mode in sorted(MODES, key=lambda m: m != SearchOptions().mode)
 )
+#: The least room of the query field, in average characters (its clear button included).
+FIELD_CHARS = 28
 #: The field's placeholders, longest first: it shows the longest its width holds whole (all of
 #: the syntax is in the tooltip and in Help ▸ Query Syntax).
 PLACEHOLDERS = (
@@ -62,6 +64,8 @@ class SearchBar(QWidget):
         self.field.setPlaceholderText(PLACEHOLDERS[-1])
         self.field.setToolTip(TOOLTIP)
         self.field.setClearButtonEnabled(True)
+        # Never squeezed to a few letters ("ings stored on disk"): the panels give way first.
+        self.field.setMinimumWidth(self.field.fontMetrics().averageCharWidth() * FIELD_CHARS)
         self.field.textEdited.connect(lambda _: self.debounce.start())
         self.field.textChanged.connect(self._text_changed)
         self.field.returnPressed.connect(self.searchRequested)

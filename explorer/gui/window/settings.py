@@ -15,6 +15,7 @@ writes the new version; a read-only store is upgraded in memory only.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -50,6 +51,22 @@ STATE = Option("window/state", QByteArray())
 SPLITTER = Option("window/splitter", QByteArray())
 HEADER = Option("window/header", QByteArray())
 LAST_QUERY = Option("search/last_query", "")
+
+
+@dataclass(frozen=True)
+class VaultState:
+    """What the window shows of one vault, kept for the next time it is open: the query (its
+    facet filters are in it), the order of the hits and the panels' layout."""
+
+    query: str = ""
+    sort: str = "relevance"
+    #: ``QMainWindow.saveState()``: which panels show, where and how wide (empty: as built).
+    panels: QByteArray = QByteArray()  # noqa: RUF009 (a QByteArray is immutable here)
+
+
+def _vault_key(path: str) -> str:
+    """The settings group of the vault at ``path`` (a path's slashes would nest groups)."""
+    return "vaults/" + hashlib.sha1(path.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 class Settings:
@@ -152,6 +169,24 @@ class Settings:
         """Keep what differs from the defaults (the limit is the window's, not kept)."""
         changed = replace(options, limit=SearchOptions().limit).changed()
         self.set(SEARCH, json.dumps(changed, sort_keys=True))
+
+    def vault_state(self, path: str) -> VaultState:
+        """What was shown of the vault at ``path`` when it was last left (the defaults for a
+        vault never opened)."""
+        key = _vault_key(path)
+        default = VaultState()
+        return VaultState(
+            query=self.get(Option(f"{key}/query", default.query)),
+            sort=self.get(Option(f"{key}/sort", default.sort)),
+            panels=self.get(Option(f"{key}/panels", QByteArray())),
+        )
+
+    def set_vault_state(self, path: str, state: VaultState) -> None:
+        key = _vault_key(path)
+        self.set_raw(f"{key}/path", path)  # for a person reading the file
+        self.set_raw(f"{key}/query", state.query)
+        self.set_raw(f"{key}/sort", state.sort)
+        self.set_raw(f"{key}/panels", state.panels)
 
     def remember_vault(self, path: str) -> list[str]:
         """Make ``path`` the last vault and the head of the recent list; returns the list."""

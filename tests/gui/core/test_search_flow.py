@@ -46,8 +46,8 @@ def test_snippets_are_made_for_the_shown_hits_and_for_more_when_more_are_shown(
     wait_indexed(qtbot, window)
     drive(window).set_mode("fts")
     drive(window).set_query("cache")
-    wait_for_results(qtbot, window, "cache", lambda w: _assert(len(w.shown_paths()) == 50))
-    lists = window.shown.lists
+    wait_for_results(qtbot, window, "cache", lambda w: _assert(len(drive(w).rows()) == 50))
+    lists = window.flow.shown.lists
     assert lists is not None
     snipped = [path for path, _, snippet in lists.candidates.lexical if snippet]
     assert len(lists.candidates.lexical) == NOTES

@@ -79,7 +79,7 @@ def test_facets_follow_a_note_changed_on_disk(
     qtbot.waitUntil(lambda: ui.facets().get("Tags") == [("project", 1, False)])
     note = property_vault / "projects/gamma.md"
     note.write_text(note.read_text().replace("tags: [project]", "tags: [project, urgent]"))
-    window.reconcile()  # as the watcher would, without waiting for it
+    drive(window).reconcile()  # as the watcher would, without waiting for it
     qtbot.waitUntil(
         lambda: ui.facets().get("Tags") == [("project", 1, False), ("urgent", 1, False)],
         timeout=20_000,

@@ -18,6 +18,7 @@ from explorer.gui.preview.around import HTML_ROLE, UNLINKED_BADGE, Around, Aroun
 from explorer.gui.window.actions import Action
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
+from explorer.live import VectorsStored
 from tests.gui.conftest import (
     SAFETY_MS,
     WindowFactory,
@@ -135,6 +136,31 @@ def test_a_note_without_vectors_says_so(
     around = shown_for(qtbot, panel, "inbox/new.md")
     assert around.related.notes == [] and panel.related.topLevelItemCount() == 0
     assert "pending" in panel.related_label.text()
+
+
+def test_a_note_is_listed_again_when_its_vectors_are_stored(
+    qtbot: QtBot,
+    panel: AroundPanel,
+    session: VaultSession,
+    indexed: Path,
+    data_dir: Path,
+    write: Write,
+) -> None:
+    """ "this note has no vector yet" stayed after the note was embedded and its strip showed
+    (issue 46): the list waited for the whole queue to empty, minutes into a first embedding."""
+    write("inbox/new.md", "# New\n\nDeploy the bread service.\n")
+    db = IndexDB.open(indexed, data_dir)
+    try:
+        sync_vault(db)
+    finally:
+        db.close()
+    shown_for(qtbot, panel, "inbox/new.md")
+    assert "pending" in panel.related_label.text()
+    index_with_fake_vectors(indexed, data_dir)  # its vectors stored, others still queued
+    with qtbot.waitSignal(panel.shown, timeout=SAFETY_MS):
+        session.liveEvent.emit(VectorsStored.now("stored", touched=frozenset({"inbox/new.md"})))
+    assert "pending" not in panel.related_label.text()
+    assert panel.listed()[1]
 
 
 @pytest.mark.parametrize(

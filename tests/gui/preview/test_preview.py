@@ -15,12 +15,14 @@ import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import (
     QDesktopServices,
+    QFontMetrics,
     QImage,
     QPixmap,
     QTextCursor,
     QTextDocument,
     QTextFrame,
 )
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.preview.preview import NoteBrowser, PreviewPane
@@ -131,6 +133,47 @@ def test_best_chunk_is_scrolled_into_view(qtbot: QtBot, tmp_path: Path) -> None:
     html = pane.note.toHtml()
     assert "best-matching passage" in pane.note.toPlainText()
     assert "needle" in html
+
+
+def _in_view(pane: PreviewPane, words: str) -> bool:
+    """Whether ``words`` of the shown note are within the note's viewport."""
+    found = pane.note.document().find(words)
+    if found.isNull():
+        return False
+    rect = pane.note.cursorRect(found)
+    return pane.note.viewport().rect().contains(rect.center())
+
+
+def test_the_passage_read_stays_in_view_when_the_preview_is_resized(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """The preview was often not scrolled to the best passage after a resize, while the strip
+    still marked it (issue 46): the scroll bar kept its pixels while the text above the
+    passage reflowed."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    paragraphs = [
+        f"Paragraph {i} about nothing in particular, long enough to wrap on a narrow pane "
+        "when the pane is made narrower than it was."
+        for i in range(120)
+    ]
+    paragraphs[90] = "The needle paragraph, the one that matched."
+    text = "# Long\n\n" + "\n\n".join(paragraphs) + "\n"
+    (vault / "long.md").write_text(text, encoding="utf-8")
+    start = text.index("The needle")
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(900, 500)
+    pane.show()
+    pane.set_vault(vault)
+    show(qtbot, pane, make_hit("long.md", (start, start + 44)), "needle")
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+    pane.resize(420, 500)  # the text above the passage now takes twice the lines
+    qtbot.waitUntil(lambda: pane.note.width() < 450)
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+    pane.resize(1000, 500)
+    qtbot.waitUntil(lambda: pane.note.width() > 600)
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
 
 
 def test_the_explain_block_is_as_tall_as_its_text_until_the_reader_drags(
@@ -369,3 +412,32 @@ def test_the_preview_draws_every_contribution_in_the_share_bar_s_colours(qapp: o
         palette_colours(QPalette(QColor("#1e1e1e"))).recency
         != palette_colours(QPalette(QColor("white"))).recency
     )
+
+
+def test_no_word_of_the_explain_block_is_broken_on_the_narrowest_preview(
+    qapp: QApplication,
+) -> None:
+    """The header "contribution" broke into "contribut" / "ion" at 1366 (issue 46)."""
+    from explorer.preview.explain import explain_html
+    from explorer.preview.style import Colours
+    from tests.preview.helpers import hit
+
+    options = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3)
+    ctx = ExplainContext(options, 2, 20, 34, 50, True)
+    document = QTextDocument()
+    document.setDefaultFont(qapp.font())
+    document.setHtml(explain_html(hit(best_chunk=(10, 400)), ctx, Colours()))
+    document.setTextWidth(26 * QFontMetrics(qapp.font()).averageCharWidth())
+    size = document.documentLayout().documentSize()
+    assert 0 < size.width() <= document.textWidth()  # laid out, no wider than the pane
+    lines = []
+    block = document.begin()
+    while block.isValid():
+        layout = block.layout()
+        for i in range(layout.lineCount()):
+            line = layout.lineAt(i)
+            lines.append(block.text()[line.textStart() : line.textStart() + line.textLength()])
+        block = block.next()
+    words = {w for line in lines for w in line.split()}
+    assert "contribution" in words, lines
+    assert not any(w.startswith("contribut") and w != "contribution" for w in words), lines

@@ -28,4 +28,24 @@ def test_the_preview_names_where_a_note_s_creation_time_comes_from(
     ui.search("meeting")  # no frontmatter date: the file's birth time, or its first index
     ui.select(ui.row_of("meeting.md"))
     qtbot.waitUntil(lambda: "frontmatter" not in dates.text() and "created" in dates.text())
-    assert "birth time" in dates.text() or "first indexed" in dates.text()
+    assert "birth time" in dates.text() or "or before (not recorded)" in dates.text()
+
+
+def test_a_note_is_never_said_to_be_created_after_it_was_modified(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """ "modified 2026-12-05 19:22 · created 2026-12-05 19:39 (when it was first indexed)"
+    (issue 46): a note indexed after its last change existed by that change."""
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("meeting")  # modified 5 days ago, first indexed now, no frontmatter date
+    ui.select(ui.row_of("meeting.md"))
+
+    def said() -> None:
+        assert ui.preview_path() == "meeting.md"
+        line = ui.preview_dates()
+        modified = line.removeprefix("modified ").split(" · ")[0]
+        assert f"created {modified} or before (not recorded)" in line, line
+
+    qtbot.waitUntil(said)

@@ -460,7 +460,7 @@ def home_window(qtbot: QtBot, window: MainWindow) -> MainWindow:
     wait_indexed(qtbot, window)
     drive(window).set_mode("fts")
     drive(window).set_query("welcome")
-    wait_for_results(qtbot, window, "welcome", lambda w: _assert(w.shown_paths()[0] == "Home.md"))
+    wait_for_results(qtbot, window, "welcome", lambda w: _assert(drive(w).rows()[0] == "Home.md"))
     wait_shown(qtbot, window.preview, "Home.md")
     return window
 
@@ -529,7 +529,7 @@ def test_in_the_window_links_lead_to_the_notes_of_the_index(
     preview.notes_changed(["Home.md", "Nowhere.md"])  # rendered again; the index is as it was
     qtbot.waitUntil(lambda: _assert("Edited since." in preview.note.toPlainText()))
     assert link_to(preview, "vault-missing:Nowhere")
-    window.reconcile()  # the index takes the new note: its sync event resolves the link
+    drive(window).reconcile()  # the index takes the new note: its sync event resolves the link
     qtbot.waitUntil(
         lambda: _assert(any(h == "vault-note:Nowhere.md" for h, *_ in links(preview))),
         timeout=SAFETY_MS,

@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results.compare_bar import PAIRS, overlap_line
 from explorer.gui.results.results_model import Column
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.search.cached import CachedLists
 from explorer.search.compare import compare_lists, describe, rbo
@@ -138,7 +139,7 @@ def test_seed_rrf_vs_default_is_one_click(
     assert _ranking(drive(window).options()) == _ranking(SearchOptions())
 
     def compared(w: MainWindow) -> None:
-        assert w.comparison is not None and w.response is not None
+        assert drive(w).comparison() is not None and w.response is not None
         assert w.response.options.mode == "hybrid" and w.response.semantic.available
 
     wait_for_results(qtbot, window, QUERY, compared)
@@ -197,18 +198,22 @@ def test_a_failed_search_leaves_nothing_compared(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
-    window.pin_baseline()
+    drive(window).trigger(Action.PIN_BASELINE)
     assert "Jaccard@10 1.00" in drive(window).compare_text()
     too_long = "word " * (MAX_QUERY_CHARS // 5 + 1)
     drive(window).set_query(too_long)
     qtbot.waitUntil(lambda: _assert_no_result(window))
-    assert drive(window).compare_visible() and window.comparison is None
+    assert drive(window).compare_visible() and drive(window).comparison() is None
     assert drive(window).compare_text().endswith(": no result to compare")
     assert drive(window).row_count() == 0
 
 
 def _assert_no_result(window: MainWindow) -> None:
-    assert drive(window).response() is None and not window.searching and window.empty.isVisible()
+    assert (
+        drive(window).response() is None
+        and not drive(window).searching()
+        and window.empty.isVisible()
+    )
 
 
 @pytest.mark.model
@@ -227,17 +232,18 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
 
     def compared(w: MainWindow) -> None:
         _semantic(w)
-        assert w.comparison is not None and w.comparison.gone
+        assert (c := drive(w).comparison()) is not None and c.gone
 
     wait_for_results(qtbot, window, query, compared)
-    assert window.comparison is not None
+    comparison = drive(window).comparison()
+    assert comparison is not None
     assert drive(window).response() is not None
     # The seed has no similarity floor: what leaves its top is what the default does not count
     # as found by meaning, vector-only notes that do not stand 1 σ above the query's vault mean.
-    for row in window.comparison.gone:
+    for row in comparison.gone:
         assert row.hit.fts_rank is None and row.hit.vector_sigmas is not None
         assert row.hit.vector_sigmas < CALIBRATION.found_sigmas, row.path
-    assert f"{len(window.comparison.gone)} left the top" in drive(window).compare_text()
+    assert f"{len(comparison.gone)} left the top" in drive(window).compare_text()
 
 
 def _semantic(window: MainWindow) -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 from PySide6.QtWidgets import QApplication
 
-from explorer.gui.results.delegates import elide_mode, elided
+from explorer.gui.results.delegates import elide_path, elided
 from explorer.gui.results.results_model import Column
 
 PATH = "travel/2023/summer/saxon-switzerland/long-weekend.md"
@@ -15,7 +14,6 @@ PATH = "travel/2023/summer/saxon-switzerland/long-weekend.md"
 
 def test_a_path_elides_from_the_left_so_the_file_name_stays_whole(qapp: QApplication) -> None:
     """Cut in the middle ("travel…end.md") no part of a path was readable."""
-    assert elide_mode(Column.PATH) == Qt.TextElideMode.ElideLeft
     metrics = QFontMetrics(QFont())
     width = metrics.horizontalAdvance("…/long-weekend.md") + 2
     shown = elided(PATH, Column.PATH, metrics, width)
@@ -29,7 +27,21 @@ def test_other_text_elides_at_its_end(qapp: QApplication) -> None:
     title = "Architecture review — the search service"
     shown = elided(title, Column.TITLE, metrics, metrics.horizontalAdvance("Architecture re…"))
     assert shown.startswith("Architecture") and shown.endswith("…")
-    assert elide_mode(Column.TITLE) == Qt.TextElideMode.ElideRight
+
+
+def test_a_cut_path_keeps_its_first_folder_and_its_file_name(qapp: QApplication) -> None:
+    """ "…ences.md" and "…t-files.md" (issue 46) told nothing: a path that must be cut shows
+    "folder/…/name", then a shorter first folder, then as much of the name as fits."""
+    metrics = QFontMetrics(QFont())
+    assert elide_path(PATH, metrics, metrics.horizontalAdvance(PATH)) == PATH
+    room = metrics.horizontalAdvance("travel/…/long-weekend.md")
+    assert elided(PATH, Column.PATH, metrics, room) == "travel/…/long-weekend.md"
+    two = "importing/text-files.md"
+    cut = elide_path(two, metrics, metrics.horizontalAdvance("imp…/text-files.md"))
+    assert cut.startswith("im") and cut.endswith("…/text-files.md")
+    for width in (metrics.horizontalAdvance("…/long-we"), 40, 20):
+        tiny = elide_path(PATH, metrics, width)
+        assert "…" in tiny and metrics.horizontalAdvance(tiny) <= width, tiny
 
 
 def _bar_colours(share: tuple[float, ...]) -> set[str]:

@@ -260,3 +260,38 @@ def test_the_legend_s_bar_swatch_has_the_recency_prior_s_colour(qtbot: QtBot) ->
     colours = {image.pixelColor(x, image.height() // 2).name() for x in range(image.width())}
     assert tints(legend.palette()).recency_bar.name() in colours
     assert "recency prior" in swatch.toolTip() and "green" in swatch.toolTip()
+
+
+def test_the_legend_s_note_is_cut_with_an_ellipsis_and_whole_in_its_tooltip(
+    qtbot: QtBot,
+) -> None:
+    """ "(tints mark Hybrid" was cut with no "…" on a laptop (issue 46)."""
+    from explorer.gui.statusbar.legend import Legend
+
+    legend = Legend()
+    qtbot.addWidget(legend)
+    legend.update_legend(False)
+    legend.show()
+    qtbot.waitExposed(legend)
+    whole = "(tints mark Hybrid results)"
+    room = legend.note.x() + legend.fontMetrics().horizontalAdvance("(tints mark Hy")
+    legend.resize(room, legend.height())
+    qtbot.waitUntil(lambda: legend.note.shown_text().endswith("…"))
+    assert whole.startswith(legend.note.shown_text().rstrip("…"))
+    assert whole in legend.note.toolTip()
+    legend.resize(legend.note.x() + 2 * legend.fontMetrics().horizontalAdvance(whole), 40)
+    qtbot.waitUntil(lambda: legend.note.shown_text() == whole)
+
+
+def test_the_counts_say_how_many_notes_meaning_finds_until_all_do(qtbot: QtBot) -> None:
+    """Nothing on screen said only N of 889 notes were searchable by meaning yet, only a
+    tooltip (issue 46)."""
+    _bar, status = _status(qtbot)
+    embedding = EmbeddingHealth(
+        EmbeddingState.EMBEDDING, "all-MiniLM-L6-v2", done=1204, total=9870, rate=14.0
+    )
+    status.follow(_embedding_health(embedding), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert status.counts.text().endswith(" · meaning: 312 of 1,140 notes")
+    done = replace(embedding, state=EmbeddingState.IDLE, done=9870)
+    status.follow(_embedding_health(done, 1140), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert "meaning" not in status.counts.text()

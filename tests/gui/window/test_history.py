@@ -70,15 +70,34 @@ def test_opening_a_note_remembers_the_query(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
 ) -> None:
     window = make_window(fake_provider, property_vault)
-    opened: list[object] = []
-    window.open_url = opened.append  # type: ignore[assignment]
+    opened = drive(window).record_opened()
     wait_indexed(qtbot, window)
     ui = drive(window, qtbot)
     ui.search("beta")
     hit = ui.current_hit()
     assert hit is not None
-    window.open_note(hit)
+    ui.open_note(hit)
     assert opened and ui.recent_queries() == ["beta"]
+
+
+def test_a_facet_s_query_and_a_saved_search_s_enter_the_history(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """Facet and saved-search queries never entered the history (issue 46)."""
+    window = make_window(fake_provider, property_vault)
+    ui = drive(window, qtbot)
+    ui.show_facets()
+    ui.search("deploy plan")
+    qtbot.waitUntil(lambda: "status" in ui.facets())
+    ui.click_facet("status", "open")
+    ui.wait_for_results("deploy plan [status:open]")
+    assert ui.recent_queries()[0] == "deploy plan [status:open]"
+    ui.search("gamma")
+    assert ui.save_search("g")
+    ui.search("beta")
+    ui.run_saved("g")
+    ui.wait_for_results("gamma")
+    assert ui.recent_queries()[0] == "gamma"
 
 
 def test_enter_in_a_window_open_meanwhile_keeps_what_the_command_line_saved(
@@ -93,7 +112,7 @@ def test_enter_in_a_window_open_meanwhile_keeps_what_the_command_line_saved(
     ui = drive(window, qtbot)
     ui.search("gamma")
     ui.press_in_field(Qt.Key.Key_Return)  # the window has read and written the store
-    qtbot.waitUntil(lambda: window.history.wait_written(0))
+    qtbot.waitUntil(lambda: ui.searches_written(0))
 
     # Another process saves a search while the window is open…
     saved = run_program(
@@ -105,7 +124,7 @@ def test_enter_in_a_window_open_meanwhile_keeps_what_the_command_line_saved(
     # …then Enter in the window: its write merges, it does not rewrite its old copy.
     ui.search("beta")
     ui.press_in_field(Qt.Key.Key_Return)
-    assert window.history.wait_written(30)
+    assert ui.searches_written(30)
     store = SearchStore.of(property_vault, data_dir)
     assert list(store.saved()) == ["keepme"]
     assert [r.query for r in store.recent()] == ["beta", "gamma"]
@@ -128,8 +147,8 @@ def test_the_window_writes_its_searches_off_the_gui_thread(
         ui.press_in_field(Qt.Key.Key_Return)  # returns at once: the GUI thread does not wait
         assert ui.save_search("mine")
         assert ui.recent_queries() == ["gamma"] and ui.saved_names() == ["mine"]
-        assert not window.history.wait_written(0)  # the write waits for the lock, not the window
-    assert window.history.wait_written(30)
+        assert not ui.searches_written(0)  # the write waits for the lock, not the window
+    assert ui.searches_written(30)
     store = SearchStore.of(property_vault, data_dir)
     assert list(store.saved()) == ["mine"] and [r.query for r in store.recent()] == ["gamma"]
 
@@ -150,5 +169,5 @@ def test_a_damaged_store_opens_the_vault_all_the_same_and_is_said_once(
     ui.search("gamma")
     assert ui.rows()  # searched: no traceback in open_vault
     assert ui.saved_names() == ["kept"] and ui.recent_queries() == []
-    assert window.history.wait_written(30)
+    assert ui.searches_written(30)
     assert SearchStore.of(property_vault, data_dir).take_problems() == []  # repaired

@@ -103,3 +103,18 @@ def test_the_dialog_runs_a_saved_search(
     dialog.select("g")
     dialog.run_selected()
     ui.wait_for_results("gamma")
+
+
+def test_a_search_saved_in_the_window_lists_only_the_settings_chosen(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """Manage Saved Searches showed "(limit=10…": the window's own 100 rows were saved as a
+    setting the person chose (issue 46)."""
+    window = make_window(fake_provider, property_vault)
+    ui = drive(window, qtbot)
+    ui.search("gamma")
+    assert ui.save_search("plain")
+    ui.set_sort("title")
+    assert ui.save_search("by title")
+    lines = ui.saved_dialog().lines()
+    assert lines == ["by title  —  gamma   (sort=title)", "plain  —  gamma"], lines

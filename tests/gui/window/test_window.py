@@ -7,8 +7,10 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -26,6 +28,7 @@ from explorer.gui.window.main_window import WANTED_SIZE, MainWindow
 from explorer.gui.window.placement import FRAME_GUESS, first_geometry
 from explorer.gui.window.settings import Settings
 from explorer.live import Health
+from explorer.preview.note import filter_url
 from explorer.search.options import SearchOptions
 from tests.gui.conftest import (
     SAFETY_MS,
@@ -67,7 +70,7 @@ def test_typing_a_query_shows_hits_after_one_debounced_search(
     qtbot.keyClicks(window.search_field, TAR_QUERY)
 
     def shown(w: MainWindow) -> None:
-        assert w.shown_paths()[0] == TAR_TARGET
+        assert drive(w).rows()[0] == TAR_TARGET
         assert cell(w, 0, Column.TITLE)
 
     wait_for_results(qtbot, window, TAR_QUERY, shown)
@@ -91,7 +94,7 @@ def test_enter_searches_at_once_and_error_pastes_are_plain_text(
         qtbot,
         window,
         ERROR_PASTE_QUERY,
-        lambda w: _assert_equal(w.shown_paths()[0], ERROR_PASTE_TARGET),
+        lambda w: _assert_equal(drive(w).rows()[0], ERROR_PASTE_TARGET),
     )
 
 
@@ -153,7 +156,8 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
     explain = window.preview.explain.toPlainText()
     assert "RRF" in explain and "Calibrated" not in explain
-    assert f"= {top.fused_score:.5f}" in explain
+    read = drive(window).current_hit()  # the note read stays selected as the rows re-rank
+    assert read is not None and f"= {read.fused_score:.5f}" in explain
 
     window.fusion.reset()
     assert drive(window).options().fusion == SearchOptions().fusion == "calibrated"
@@ -197,7 +201,7 @@ def test_a_file_written_while_the_window_is_open_appears(
         qtbot,
         window,
         query,
-        lambda w: _assert_equal(w.shown_paths()[:1], ["inbox/feathered-serpent.md"]),
+        lambda w: _assert_equal(drive(w).rows()[:1], ["inbox/feathered-serpent.md"]),
         timeout=15_000,
     )
     assert cell(window, 0, Column.MOVE) == "new"
@@ -228,8 +232,7 @@ def test_keyboard_alone(
     sample_copy: Path,
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    opened: list[QUrl] = []
-    window.open_url = opened.append  # type: ignore[method-assign,assignment]
+    opened = drive(window).record_opened()
     window.activateWindow()
     qtbot.waitUntil(lambda: _assert_equal(QGuiApplication.focusWindow() is not None, True))
     window.table.setFocus()
@@ -413,7 +416,7 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     wait_indexed(qtbot, window)
     drive(window).set_mode("fts")
     drive(window).set_query("deploy")
-    wait_for_results(qtbot, window, "deploy", lambda w: _assert_equal(len(w.shown_paths()), 2))
+    wait_for_results(qtbot, window, "deploy", lambda w: _assert_equal(len(drive(w).rows()), 2))
     evil = drive(window).rows().index("evil\u202egpj.md")
     titled = 1 - evil
     assert cell(window, evil, Column.PATH) == "evil\\u202egpj.md"
@@ -430,7 +433,7 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     header = drive(window).preview_text().split("\n")[0]
     assert "sub\\u202edir" in header and "\u202e" not in header
     # The status bar and the skipped-files dialog.
-    window.copy_path(window.model.hits[window.model.row_of("evil\u202egpj.md")])
+    drive(window).copy_path("evil\u202egpj.md")
     message = drive(window).status()
     assert "evil\\u202egpj.md" in message and "\u202e" not in message
     assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
@@ -490,11 +493,10 @@ def test_switching_vaults_and_the_recent_list(
     wait_indexed(qtbot, window)
     drive(window).set_query("lonely")
     wait_for_results(
-        qtbot, window, "lonely", lambda w: _assert_equal(w.shown_paths(), ["only-here.md"])
+        qtbot, window, "lonely", lambda w: _assert_equal(drive(w).rows(), ["only-here.md"])
     )
     assert window.windowTitle().startswith("other-vault")
-    window.recent_menu.aboutToShow.emit()
-    entries = [a.text() for a in window.recent_menu.actions()]
+    entries = drive(window).recent_vaults()
     assert entries == [str(other.resolve()), str(sample_copy.resolve())]
 
 
@@ -564,8 +566,7 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
     vault = sample_copy.rename(tmp_path / "My #1 & notes")
     assert (vault / ".obsidian").is_dir()
     window = open_sample(qtbot, make_window, fake_provider, vault)
-    opened: list[QUrl] = []
-    window.open_url = opened.append  # type: ignore[method-assign,assignment]
+    opened = drive(window).record_opened()
     drive(window).set_query(TAR_QUERY)
     wait_for_results(qtbot, window, TAR_QUERY)
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), TAR_TARGET))
@@ -762,6 +763,59 @@ def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
     assert status.mapTo(bar, status.rect().topLeft()).x() + right <= bar.width()
 
 
+def test_the_note_in_the_preview_stays_selected_while_the_list_re_ranks(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """During a first embedding the list re-ranked every few seconds and the selected note
+    changed under the reader's eyes (issue 46): the top hit, selected by itself, was replaced
+    by the new top hit."""
+    window = make_window(fake_provider, property_vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.set_options(replace(ui.options(), fusion="rrf", w_fts=1.0, w_vec=0.0), emit=True)
+    ui.search("deploy plan")
+    first = ui.rows()[0]
+    qtbot.waitUntil(lambda: ui.preview_path() == first)
+    ui.set_options(replace(ui.options(), w_fts=0.0, w_vec=1.0), emit=True)  # re-ranked
+    qtbot.waitUntil(lambda: ui.rows()[0] != first)
+    current = ui.current_hit()
+    assert current is not None and current.path == first
+    assert ui.preview_path() == first
+    ui.search("beta")  # a new query follows its own top hit
+    qtbot.waitUntil(lambda: ui.preview_path() == ui.rows()[0])
+
+
+def test_the_first_answer_with_meaning_selects_its_own_top_hit(
+    qtbot: QtBot, make_window: WindowFactory, property_vault: Path
+) -> None:
+    """The words' answer comes first while the model loads; the whole answer that replaces it
+    is a new one: its top hit is selected (the note read is kept only as the list re-ranks)."""
+    release = threading.Event()
+    fake = FakeEmbedder()
+
+    def load() -> FakeEmbedder:
+        release.wait(SAFETY_MS / 1000)
+        return fake
+
+    window = make_window(EmbedderProvider(fake.name, load), property_vault)
+    ui = drive(window, qtbot)
+    ui.set_options(replace(ui.options(), fusion="rrf", w_fts=0.01, w_vec=1.0), emit=True)
+    words = ui.search("deploy plan")
+    assert not words.semantic.available
+    lexical = ui.rows()
+    qtbot.waitUntil(lambda: ui.preview_path() == lexical[0])
+    release.set()
+
+    def whole() -> None:
+        response = ui.response()
+        assert response is not None and response.semantic.available
+
+    qtbot.waitUntil(whole, timeout=SAFETY_MS)
+    assert ui.rows() != lexical  # the test sees a re-ranking
+    current = ui.current_hit()
+    assert current is not None and current.path == ui.rows()[0]
+
+
 def test_a_malformed_filter_is_noted_a_listing_counts_and_an_old_age_answers(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
 ) -> None:
@@ -782,4 +836,24 @@ def test_a_malformed_filter_is_noted_a_listing_counts_and_an_old_age_answers(
     ui.search("modified:<999999d")
     assert "every note passes it" in ui.banner() and ui.row_count() == 25
     ui.search("deploy modified:>2300")
-    assert ui.row_count() == 0 and "search failed" not in window.empty.text()
+    assert ui.row_count() == 0 and "search failed" not in ui.empty_text()
+
+
+def test_a_preview_filter_clicked_twice_is_added_once_however_it_is_quoted(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, vault: Path
+) -> None:
+    """A breadcrumb's folder with a space (``path:"my notes/"``) was added again at each click:
+    the query was searched for the filter word by word."""
+    (vault / "my notes").mkdir()
+    (vault / "my notes" / "a.md").write_text("# A\n\ndeploy plan\n")
+    window = make_window(fake_provider, vault)
+    wait_indexed(qtbot, window)
+    ui = drive(window, qtbot)
+    ui.search("deploy")
+    ui.click_preview_link(filter_url("path", "my notes/"))
+    ui.wait_for_results('deploy path:"my notes/"')
+    ui.click_preview_link(filter_url("path", "my notes/"))
+    assert ui.query() == 'deploy path:"my notes/"'
+    ui.search('deploy PATH:"my notes/"')  # written otherwise, the same filter
+    ui.click_preview_link(filter_url("path", "my notes/"))
+    assert ui.query() == 'deploy PATH:"my notes/"'

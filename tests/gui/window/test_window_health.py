@@ -110,8 +110,9 @@ def test_a_locked_index_is_shown_as_the_machine_with_what_to_do(
     window = make_window(EmbedderProvider.of(FakeEmbedder()), sample_copy)
     wait_indexed(qtbot, window)
     drive(window).set_mode("fts")  # no semantic message in the banner: only the index's
-    assert window.live is not None
-    locker = sqlite3.connect(window.live.db_path, isolation_level=None)
+    live = drive(window).live()
+    assert live is not None
+    locker = sqlite3.connect(live.db_path, isolation_level=None)
     locker.execute("BEGIN IMMEDIATE")  # another program writing the index
     try:
         (sample_copy / "inbox" / "new.md").write_text("# New\n\nsaved while locked\n")
@@ -176,7 +177,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
     action = drive(window).action(Action.PAUSE_EMBEDDING)
     assert action.isCheckable() and not action.isChecked()
     action.trigger()
-    assert window.live is not None and window.live.embedding_paused
+    assert (live := drive(window).live()) is not None and live.embedding_paused
     calls = embedder.calls
     (sample_copy / "paused.md").write_text("# Paused\n\nwritten while embedding is held\n")
 
@@ -189,7 +190,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
     assert embedder.calls == calls
 
     action.trigger()  # resumed
-    assert not window.live.embedding_paused
+    assert (live := drive(window).live()) is not None and not live.embedding_paused
 
     def embedded() -> None:
         assert not status.progress.isVisible()
@@ -201,7 +202,7 @@ def test_file_pause_embedding_holds_the_embedding_and_the_status_bar_says_so(
     # Checked, it holds the embedding of a vault opened next too.
     action.trigger()
     drive(window).open_vault(sample_copy)
-    assert window.live is not None and window.live.embedding_paused
+    assert (live := drive(window).live()) is not None and live.embedding_paused
 
 
 def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(

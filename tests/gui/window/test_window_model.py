@@ -50,7 +50,7 @@ def test_real_model_window(
 
     def paraphrase_found(w: MainWindow) -> None:
         assert w.response is not None and w.response.semantic.available
-        assert w.shown_paths()[0] == PARAPHRASE_TARGET
+        assert drive(w).rows()[0] == PARAPHRASE_TARGET
 
     wait_for_results(qtbot, window, PARAPHRASE_QUERY, paraphrase_found)
     assert window.proxy.index(0, 0).data(Role.SOURCE) == "vector"
