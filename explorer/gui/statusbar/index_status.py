@@ -141,6 +141,11 @@ class IndexStatus(QWidget):
         searchable = health.index.searchable_notes if health.index is not None else None
         if searchable is not None and searchable < notes:  # in sight, not only in a tooltip
             counts += f" · meaning: {searchable:,} of {notes:,} notes"
+        restyling = health.index.restyling_notes if health.index is not None else 0
+        if restyling:  # re-embedded with their titles and headings, searched meanwhile
+            counts += (
+                f" · {restyling:,} note{'s' if restyling != 1 else ''} on their vectors of before"
+            )
         self.counts.setText(counts)
         self.counts.setToolTip(searchable_line(health) or "")
         skipped = health.skipped

@@ -295,3 +295,20 @@ def test_the_counts_say_how_many_notes_meaning_finds_until_all_do(qtbot: QtBot) 
     done = replace(embedding, state=EmbeddingState.IDLE, done=9870)
     status.follow(_embedding_health(done, 1140), "model: all-MiniLM-L6-v2 (ready)", settled=True)
     assert "meaning" not in status.counts.text()
+
+
+def test_the_counts_say_how_many_notes_are_still_on_their_vectors_of_before(
+    qtbot: QtBot,
+) -> None:
+    """An index made before titles were embedded, or renamed notes, re-embed in the background
+    while they are searched on their old vectors: the counts say how many (issue 44)."""
+    _bar, status = _status(qtbot)
+    embedding = EmbeddingHealth(
+        EmbeddingState.EMBEDDING, "all-MiniLM-L6-v2", done=40, total=9870, rate=14.0
+    )
+    health = _embedding_health(embedding, 1140)
+    assert health.index is not None
+    health = replace(health, index=replace(health.index, restyling_notes=1100))
+    status.follow(health, "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert status.counts.text().endswith(" · 1,100 notes on their vectors of before")
+    assert "being embedded again with title and headings" in status.counts.toolTip()
