@@ -173,3 +173,23 @@ def test_the_chunks_of_40k_link_lines_read_each_link_a_few_times(
         f"T{i % 10} {i}" for i in range(40_000)
     )
     assert len(note.chunks) > 100 and sum(reads) <= 2 * len(note.links)
+
+
+def test_heading_paths_are_the_headings_in_force_at_every_chunk() -> None:
+    """Looked up, not walked for each chunk (a note of 20,000 headings took 3 s to embed its
+    chunks' texts, a 5 MB one minutes): the same paths as walking every heading before."""
+    levels = [1, 2, 3, 3, 2, 4, 6, 1, 3, 2, 2, 5, 1] * 40
+    body = "\n\n".join(
+        f"{'#' * lv} H{i}\n\n" + "word " * (i % 7 * 30) for i, lv in enumerate(levels)
+    )
+    note = parse_note("big.md", body.encode())
+    assert len(note.headings) == len(levels)
+    for pos in [c.start for c in note.chunks] + [h[0] + 1 for h in note.headings]:
+        stack: list[tuple[int, str]] = []
+        for start, level, text in note.headings:
+            if start >= pos:
+                break
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, text))
+        assert note.heading_path(pos) == [t for _, t in stack]
