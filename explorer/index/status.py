@@ -214,10 +214,12 @@ def read_status(db: IndexDB, model: str, *, check_fts: bool = True) -> IndexRepo
     conn = db.conn
     notes = int(conn.execute("SELECT count(*) FROM notes").fetchone()[0])
     chunks = int(conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+    # Distinct chunk texts with a vector, as the pending embeddings and the embedding
+    # progress count them (two chunks of one text share a vector).
     vectors = int(
         conn.execute(
-            "SELECT count(*) FROM chunks c JOIN vectors v INDEXED BY vectors_model_hash "
-            "ON v.model = ? AND v.hash = c.hash",
+            "SELECT count(DISTINCT c.hash) FROM chunks c "
+            "JOIN vectors v INDEXED BY vectors_model_hash ON v.model = ? AND v.hash = c.hash",
             (model,),
         ).fetchone()[0]
     )

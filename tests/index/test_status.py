@@ -8,6 +8,7 @@ from pathlib import Path
 
 from explorer.embed.base import FakeEmbedder
 from explorer.index.db import IndexDB, index_path
+from explorer.index.embedding import embed_pending
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.status import language_line, read_status, vault_languages
 from explorer.index.sync import sync_vault
@@ -143,5 +144,27 @@ def test_an_index_of_schema_3_learns_its_notes_languages_at_the_next_sync(
         assert _languages(db) == {"de.md": ""}
         sync_vault(db)
         assert _languages(db) == {"de.md": "de"}
+    finally:
+        db.close()
+
+
+def test_vectors_and_pending_count_the_same_thing_as_the_embedding_progress(
+    vault: Path, write: Write, data_dir: Path
+) -> None:
+    """Two notes with one same text have two chunks and one vector: the status bar's vectors
+    ended at 3,969 (chunks) where the progress said "of 3,961" (texts to embed)."""
+    write("a/Setup.md", "# Setup\n\nInstall the package.\n")
+    write("b/Setup.md", "# Setup\n\nInstall the package.\n")
+    write("other.md", "# Other\n\nsomething else\n")
+    db = IndexDB.open(vault, data_dir)
+    try:
+        sync_vault(db)
+        embedder = FakeEmbedder()
+        before = read_status(db, embedder.name, check_fts=False)
+        assert before.chunks == 3 and before.pending_embeddings == 2 and before.vectors == 0
+        report = embed_pending(db, embedder)
+        after = read_status(db, embedder.name, check_fts=False)
+        assert report.chunks == before.pending_embeddings == after.vectors == 2
+        assert after.pending_embeddings == 0
     finally:
         db.close()

@@ -715,9 +715,11 @@ class PreviewPane(QWidget):
 
     def refresh(self) -> None:
         """Render the shown note again (after a palette change or a change of the note),
-        where the reader is."""
-        if self._place is not None:
-            self._go(self._place, keep_scroll=True)
+        where the reader is — unless the place is not shown yet (a re-search's hit whose
+        render this one supersedes): it is then scrolled to its spot, the best passage."""
+        place = self._place
+        if place is not None:
+            self._go(place, keep_scroll=place.key() == self._shown_key)
 
     def _fit_explain(self) -> None:
         """Give the explain block the height of its text (up to :data:`EXPLAIN_SHARE` of the

@@ -179,6 +179,13 @@ class ProgressBar(_LaysOut, QProgressBar):
     def tip(self) -> str:
         return self._tip
 
+    def text(self) -> str:
+        """What the bar says: Qt gives a busy bar (a range of 0 to 0) no text, which drew a
+        full bar with no words; its words are said then too."""
+        if self.minimum() == self.maximum() == 0:
+            return self.format()
+        return super().text()
+
     def sizeHint(self) -> QSize:
         width = self.fontMetrics().horizontalAdvance(self._words) + 40
         return QSize(max(self.LEAST, min(self.MOST, width)), super().sizeHint().height())

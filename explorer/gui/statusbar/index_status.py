@@ -68,7 +68,8 @@ def embedding_tip(embedding: EmbeddingHealth, searchable: str | None) -> str:
         lines.append("File ▸ Pause Embedding resumes it; searches find the other notes by words.")
     else:
         lines.append(
-            f"Chunks of notes embedded for meaning search; the rate is over the last "
+            f"Texts of the notes' chunks embedded for meaning search (one vector for a text two "
+            f"chunks share, as the vectors are counted); the rate is over the last "
             f"{RATE_WINDOW:.0f} s, the time left assumes it holds."
         )
     return "\n".join(lines)
@@ -126,6 +127,8 @@ class IndexStatus(QWidget):
         if starting and not settled:
             # The start-up reconcile reports only when it is done: show that it is under way.
             self.show_busy("Indexing the vault…")
+        elif embedding is not None and embedding.state is EmbeddingState.LOADING:
+            self.show_busy("Loading the model…")
         elif (
             embedding is not None
             and embedding.state in (EmbeddingState.EMBEDDING, EmbeddingState.PAUSED)

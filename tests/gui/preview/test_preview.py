@@ -176,6 +176,47 @@ def test_the_passage_read_stays_in_view_when_the_preview_is_resized(
     qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
 
 
+def test_the_best_passage_stays_in_view_when_the_note_is_rendered_again(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """After an edit the note is rendered again where the reader is: the scroll bar kept its
+    pixels while the text above the passage grew, and the passage the strip marked was out of
+    view (issue 46)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    paragraphs = [f"Paragraph {i} about nothing in particular." for i in range(120)]
+    paragraphs[90] = "The needle paragraph, the one that matched."
+    text = "# Long\n\n" + "\n\n".join(paragraphs) + "\n"
+    (vault / "long.md").write_text(text, encoding="utf-8")
+    start = text.index("The needle")
+    pane = PreviewPane()
+    qtbot.addWidget(pane)
+    pane.resize(700, 500)
+    pane.show()
+    pane.set_vault(vault)
+    show(qtbot, pane, make_hit("long.md", (start, start + 44)), "needle")
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+    added = "\n\n".join(f"An added paragraph {i}." for i in range(60))
+    edited = text.replace("# Long\n\n", f"# Long\n\n{added}\n\n")
+    (vault / "long.md").write_text(edited, encoding="utf-8")
+    # The re-search after the edit selects the hit at the passage's new place, and the note
+    # is rendered again for the edit before that hit's note was shown.
+    start = edited.index("The needle")
+    pane.show_hit(
+        make_hit("long.md", (start, start + 44)),
+        parse_query("needle"),
+        ExplainContext(SearchOptions(), 1, 1, 1, 0, False, "off"),
+    )
+    pane.notes_changed(["long.md"])
+    qtbot.waitUntil(lambda: "An added paragraph 59" in pane.note.toPlainText())
+    qtbot.waitUntil(lambda: _in_view(pane, "The needle paragraph"))
+    # Scrolled away by the reader, a re-render leaves them where they are.
+    pane.note.verticalScrollBar().setValue(0)
+    pane.refresh()
+    qtbot.waitUntil(lambda: _in_view(pane, "An added paragraph 0"))
+    assert pane.note.verticalScrollBar().value() == 0
+
+
 def test_the_explain_block_is_as_tall_as_its_text_until_the_reader_drags(
     qtbot: QtBot, tmp_path: Path
 ) -> None:

@@ -312,3 +312,27 @@ def test_the_counts_say_how_many_notes_are_still_on_their_vectors_of_before(
     status.follow(health, "model: all-MiniLM-L6-v2 (ready)", settled=True)
     assert status.counts.text().endswith(" · 1,100 notes on their vectors of before")
     assert "being embedded again with title and headings" in status.counts.toolTip()
+
+
+def test_a_busy_bar_says_what_it_waits_for_and_never_shows_full_and_empty(
+    qtbot: QtBot,
+) -> None:
+    """A bar of unknown size drew no words (Qt gives a busy bar no text): full and empty-labelled
+    while the vault was indexed and the model loaded."""
+    bar, status = _status(qtbot)
+    starting = Health(
+        "/v", "/d", index=index_report(), watcher=WatcherHealth(WatcherState.STARTING)
+    )
+    status.follow(starting, "model: all-MiniLM-L6-v2 (loading…)", settled=False)
+    assert status.progress.isVisibleTo(bar)
+    qtbot.waitUntil(lambda: status.progress.text() == "Indexing the vault…")
+
+    loading = EmbeddingHealth(EmbeddingState.LOADING, "all-MiniLM-L6-v2")
+    status.follow(_embedding_health(loading), "model: all-MiniLM-L6-v2 (loading…)", settled=True)
+    assert status.progress.isVisibleTo(bar)
+    assert status.progress.maximum() == 0  # busy: no size yet
+    qtbot.waitUntil(lambda: status.progress.text() == "Loading the model…")
+
+    ready = EmbeddingHealth(EmbeddingState.IDLE, "all-MiniLM-L6-v2")
+    status.follow(_embedding_health(ready), "model: all-MiniLM-L6-v2 (ready)", settled=True)
+    assert not status.progress.isVisibleTo(bar)
