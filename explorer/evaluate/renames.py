@@ -21,6 +21,7 @@ from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count, restyling_count
 from explorer.index.sync import sync_vault
 from explorer.vault import parse
+from explorer.vault.scan import scan_vault
 
 #: Notes in the renamed folder.
 FOLDER_NOTES = 100
@@ -32,7 +33,7 @@ def rename_costs(vault: Path, scratch: Path, embedder: Embedder) -> dict[str, An
     keep a renamed note's title: :func:`~explorer.evaluate.title_forms.untitled_text`), index
     and embed them, then rename the note and the folder in turn: the sync's seconds, the
     chunks left to embed again and the seconds that takes, for each."""
-    notes = sorted(p for p in vault.rglob("*.md") if not _hidden(p.relative_to(vault)))
+    notes = [vault / rel for rel in sorted(scan_vault(vault).files)]  # the notes the index reads
     if len(notes) < FOLDER_NOTES + 1:
         return {"note": f"the vault has fewer than {FOLDER_NOTES + 1} notes"}
     root = scratch / "renames"
@@ -93,7 +94,3 @@ def format_renames(figures: dict[str, Any]) -> list[str]:
 def _copy_untitled(source: Path, target: Path) -> None:
     text, _ = untitled_text(source.read_text(encoding="utf-8", errors="replace"))
     target.write_text(text, encoding="utf-8")
-
-
-def _hidden(rel: Path) -> bool:
-    return any(part.startswith(".") for part in rel.parts)
