@@ -21,11 +21,11 @@ from types import FrameType
 from typing import Any, TextIO
 
 from explorer.commands.common import add_embed_threads, apply_embed_threads
-from explorer.commands.warm import serve_vault
 from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.live import LiveEvent, LiveIndex, SyncEvent
+from explorer.mcp.warm import serve_vault
 
 #: Seconds between two "embedding N/M" lines (the end of a run is always logged).
 PROGRESS_EVERY = 5.0
@@ -135,9 +135,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         live.start()
         if not args.no_embed:  # a lexical watch has no model to lend
-            server = serve_vault(
-                vault, args.data_dir, provider.name, "vault-explorer watch", provider
-            )
+            server = serve_vault(vault, args.data_dir, "vault-explorer watch", provider)
             if server is not None:
                 provider.start()  # loaded now, not by the first search it answers
                 printer.line(f"answering search, explain and related on {server.path}")

@@ -53,8 +53,10 @@ log = logging.getLogger(__name__)
 
 #: The wire format's version: a request of another is refused.  2: a command line goes as its
 #: words (operation ``command``), and the MCP tools have operations of their own (``tool.NAME``).
-#: 3: a request is accepted with a line of its own before it is answered.
-PROTOCOL = 3
+#: 3: a request is accepted with a line of its own before it is answered.  4: a command's
+#: request goes as data (operations ``search``, ``explain``, ``related``: the typed request of
+#: :mod:`explorer.mcp.requests`), and its answer comes back as data, never as printed text.
+PROTOCOL = 4
 
 #: ``0`` turns the warm path off: every command and the MCP server work alone.
 ENV_WARM = "VAULT_EXPLORER_WARM"
