@@ -35,5 +35,6 @@ def cmd_explain(args: argparse.Namespace) -> int:
     answered = served(vault, args.data_dir, args.model, request)
     if answered is None:
         provider = shared_provider(args.model) if options.mode != Mode.FTS else None
-        answered = alone(vault, args.data_dir, provider or EmbedderProvider.disabled(), request)
+        chosen = provider or EmbedderProvider.disabled()
+        answered = alone(vault, args.data_dir, args.model, chosen, request)
     return show(answered, args.json)

@@ -45,7 +45,7 @@ def cmd_related(args: argparse.Namespace) -> int:
     request = RelatedRequest(args.note, args.limit)
     answered = served(vault, args.data_dir, args.model, request)
     if answered is None:
-        answered = alone(vault, args.data_dir, shared_provider(args.model), request)
+        answered = alone(vault, args.data_dir, args.model, shared_provider(args.model), request)
     data = answered.data or {}
     if not args.json and data.get("reason") is None and data.get("linksKnown") is False:
         say(

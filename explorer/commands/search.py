@@ -110,7 +110,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 lease.release()
     finally:
         db.close()
-    return show(alone(vault, args.data_dir, provider, request), args.json)
+    return show(alone(vault, args.data_dir, args.model, provider, request), args.json)
 
 
 def _kept_current(path: Path) -> None:

@@ -12,22 +12,33 @@ from __future__ import annotations
 
 import logging
 import os
+import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
+import explorer
 from explorer.commands.common import open_readonly
-from explorer.console import dump_json, say
+from explorer.console import dump_json, env_number, say
 from explorer.embed.provider import EmbedderProvider
 from explorer.embed.sbert import model_name
-from explorer.index.db import index_path
+from explorer.index.db import data_dir, index_path
+from explorer.index.lease import holder
 from explorer.live import serve
 from explorer.mcp.reader import VaultReader
 from explorer.mcp.requests import Answered, Request, answer, asked_for
 
 log = logging.getLogger(__name__)
 
-#: ``0`` turns the warm path off: every command works alone.
+#: ``0`` turns the warm path off: every command works alone, and leaves no watch behind.
 ENV_WARM = serve.ENV_WARM
+
+#: Seconds the watch a command leaves behind waits for the next request before it stops
+#: (``0``: leave none).  A few minutes: the searches a person types one after another.
+ENV_WARM_IDLE = "VAULT_EXPLORER_WARM_IDLE"
+WARM_IDLE = 300.0
+#: The longest wait ``$VAULT_EXPLORER_WARM_IDLE`` may ask for: a day.
+MAX_WARM_IDLE = 86_400.0
 
 
 def warm_off() -> bool:
@@ -53,15 +64,21 @@ def served(vault: Path, data: str | None, model: str | None, request: Request) -
     return answered
 
 
-def alone(vault: Path, data: str | None, provider: EmbedderProvider, request: Request) -> Answered:
+def alone(
+    vault: Path, data: str | None, model: str | None, provider: EmbedderProvider, request: Request
+) -> Answered:
     """``request`` answered in this process, as a server answers it: through a
-    :class:`VaultReader` of the index as it is (read-only)."""
+    :class:`VaultReader` of the index as it is (read-only); then a watch is left behind for
+    the next command (:func:`leave_watch`), unless the request failed."""
     open_readonly(vault, data).close()  # bad input: no index to read yet, or a newer one's
     reader = VaultReader(vault, data, provider)
     try:
-        return answer(reader, request, vault, data)
+        answered = answer(reader, request, vault, data)
     finally:
         reader.close()
+    if answered.error is None:
+        leave_watch(vault, data, model)
+    return answered
 
 
 def show(answered: Answered, as_json: bool) -> int:
@@ -78,3 +95,65 @@ def show(answered: Answered, as_json: bool) -> int:
         for line in answered.lines:
             say(line, sys.stdout)
     return answered.status
+
+
+def leave_watch(
+    vault: Path,
+    data: str | None,
+    model: str | None,
+    *,
+    idle: float | None = None,
+    program: Sequence[str] | None = None,
+) -> subprocess.Popen[bytes] | None:
+    """After a command worked alone: start a ``watch`` of ``vault`` in the background that keeps
+    its index current and answers the next commands warm, and stops after ``idle`` seconds
+    without one (default ``$VAULT_EXPLORER_WARM_IDLE``, else :data:`WARM_IDLE`); said once on
+    standard error.  Its process, or ``None`` when none is left: the warm path off, an idle
+    time of 0, no ``AF_UNIX``, or a process that keeps the index current already (a watch or a
+    window: never two).  ``program``: the command that runs this program (default: this
+    interpreter on this very package)."""
+    wait = idle if idle is not None else _idle_setting()
+    index = index_path(vault, data)
+    where = serve.place(index)
+    if warm_off() or wait <= 0 or where.path is None or holder(index) is not None:
+        return None
+    folder = data_dir(data)
+    logs = folder / "logs"
+    argv = [*(program or _this_program()), "watch", str(vault), "--data-dir", str(folder)]
+    argv += [*(["--model", model] if model else []), "--idle-exit", f"{wait:g}"]
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        with (logs / f"watch-{index.stem}.log").open("ab") as out:
+            child = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                cwd=folder,
+                start_new_session=True,  # not stopped with the terminal's Ctrl-C
+            )
+    except OSError as exc:
+        log.info("no watch left behind: %s", exc)
+        return None
+    minutes = f"{wait / 60:g} minute{'s' if wait != 60 else ''}" if wait >= 60 else f"{wait:g} s"
+    say(
+        f"vault-explorer: a watch of this vault stays in the background (pid {child.pid}) so "
+        f"that the next search is fast; it stops after {minutes} without one "
+        f"({ENV_WARM}=0: never start it)",
+        sys.stderr,
+    )
+    return child
+
+
+def _idle_setting() -> float:
+    return float(env_number(ENV_WARM_IDLE, WARM_IDLE, 0, MAX_WARM_IDLE, "a number of seconds"))
+
+
+def _this_program() -> list[str]:
+    """The command that runs this very program: the bundled executable, or this interpreter
+    on the package this process imported (not whatever ``explorer`` another folder holds)."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    root = str(Path(explorer.__file__).resolve().parent.parent)
+    code = f"import sys; sys.path.insert(0, {root!r}); from explorer.entry import main; "
+    return [sys.executable, "-c", code + "sys.exit(main())"]

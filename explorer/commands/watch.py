@@ -42,6 +42,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         metavar="S",
         help="full stat-scan reconcile every S seconds (default 300), for missed events",
     )
+    p.add_argument(
+        "--idle-exit",
+        type=finite_float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds without a search, explain or related to answer (what the "
+        "watch a search leaves behind does; default: run until interrupted)",
+    )
     add_embed_threads(p)
     p.set_defaults(func=cmd_watch)
 
@@ -85,6 +93,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault)
     if not args.reconcile_interval > 0:
         raise UsageError(f"--reconcile-interval must be positive, got {args.reconcile_interval:g}")
+    if args.idle_exit is not None and not args.idle_exit > 0:
+        raise UsageError(f"--idle-exit must be positive, got {args.idle_exit:g}")
     provider = (
         EmbedderProvider.disabled("--no-embed: lexical index only")
         if args.no_embed
@@ -155,6 +165,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     else "resuming embedding"
                 )
             if not live.running:  # the index could not be opened, or the writer failed
+                break
+            if args.idle_exit is not None and (server is None or server.idle() >= args.idle_exit):
+                printer.line(
+                    f"stopping: no request to answer for {args.idle_exit:g} s"
+                    if server is not None
+                    else "stopping: nothing to answer here (--idle-exit)"
+                )
                 break
     except KeyboardInterrupt:
         pass

@@ -312,6 +312,7 @@ class Server:
         #: Requests answered, and connections refused for want of a thread (tests, bench).
         self.answered = 0
         self.turned_away = 0
+        self._last_request = time.monotonic()  # or the start: what :meth:`idle` counts from
 
     @property
     def path(self) -> Path | None:
@@ -320,6 +321,10 @@ class Server:
     @property
     def serving(self) -> bool:
         return self._sock is not None
+
+    def idle(self) -> float:
+        """Seconds since the last request was accepted (or since the server started)."""
+        return time.monotonic() - self._last_request
 
     def start(self) -> bool:
         path = self.path
@@ -353,6 +358,7 @@ class Server:
             return False
         sock.settimeout(0.2)
         self._sock = sock
+        self._last_request = time.monotonic()
         self._thread = threading.Thread(target=self._serve, name="warm-server", daemon=True)
         self._thread.start()
         log.info("serving the command line on %s", path)
@@ -432,6 +438,7 @@ class Server:
                 log.info("refused a request: %s", exc)
                 _send(conn, {"protocol": PROTOCOL, "ok": False, "error": str(exc)})
                 return
+            self._last_request = time.monotonic()
             delay = self.delay() if self.delay is not None else None
             conn.settimeout(REQUEST_TIMEOUT)
             _send(conn, {"protocol": PROTOCOL, "ok": True, "accepted": True, "delay": delay})

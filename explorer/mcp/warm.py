@@ -73,6 +73,10 @@ class WarmServer:
         """Requests answered so far (tests, bench)."""
         return self._server.answered
 
+    def idle(self) -> float:
+        """Seconds since the last request (or since it started serving)."""
+        return self._server.idle()
+
     def start(self) -> bool:
         return self._server.start()
 

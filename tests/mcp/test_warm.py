@@ -62,7 +62,7 @@ def test_served_requests_read_the_matrix_once_and_answer_as_alone(
     finally:
         server.stop()
     for request, answered in zip(REQUESTS, answers, strict=False):
-        assert alone(vault.resolve(), str(data_dir), indexed, request) == answered
+        assert alone(vault.resolve(), str(data_dir), None, indexed, request) == answered
 
 
 def test_a_request_for_another_model_or_index_is_refused(
