@@ -11,8 +11,8 @@ from explorer.commands.warm import alone, served, show
 from explorer.console import vault_folder
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.mcp.requests import ExplainRequest
-from explorer.search import options as search_options
-from explorer.search.options import Mode
+from explorer.search.query import options as search_options
+from explorer.search.query.options import Mode
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

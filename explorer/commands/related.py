@@ -2,7 +2,7 @@
 
 Read-only: the index is read as it is (a read-only connection: no sync, no migration, no
 embedding, no model loaded), and the stored chunk vectors are the query
-(:func:`explorer.search.related.related`); a running watch or window of the vault answers it
+(:func:`explorer.search.answers.related.related`); a running watch or window of the vault answers it
 from the vectors it holds (:mod:`explorer.commands.warm`).  A note path the index does not
 have is bad input (exit status 2, one line naming the closest paths it does have).
 """
@@ -18,7 +18,7 @@ from explorer.console import say, vault_folder, whole_number
 from explorer.embed.provider import shared_provider
 from explorer.index.db import index_command
 from explorer.mcp.requests import RelatedRequest
-from explorer.search.related import DEFAULT_LIMIT, MAX_LIMIT
+from explorer.search.answers.related import DEFAULT_LIMIT, MAX_LIMIT
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

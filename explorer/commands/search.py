@@ -20,11 +20,11 @@ from explorer.index.db import IndexUnavailable, index_path
 from explorer.index.lease import WriterLease, holder
 from explorer.index.update import bring_up_to_date
 from explorer.mcp.requests import SearchRequest
-from explorer.search import options as search_options
-from explorer.search.answer import EMBED_BEFORE_SEARCH
-from explorer.search.options import Mode
-from explorer.search.query import QueryError, parse_query
-from explorer.search.saved import SearchStore
+from explorer.search.answers.answer import EMBED_BEFORE_SEARCH
+from explorer.search.answers.saved import SearchStore
+from explorer.search.query import options as search_options
+from explorer.search.query.options import Mode
+from explorer.search.query.query import QueryError, parse_query
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

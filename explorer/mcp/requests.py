@@ -24,11 +24,11 @@ from explorer.errors import Fault, UserError, classify
 from explorer.index.db import data_dir, index_command
 from explorer.live.problems import fault_line
 from explorer.mcp.reader import VaultReader
-from explorer.search.answer import Answer, waiting_text
-from explorer.search.options import Mode, SearchOptions
-from explorer.search.related import LINK_MARK, MAX_LIMIT, RelatedNotes
-from explorer.search.results import SearchResponse
-from explorer.search.verdict import closeness
+from explorer.search.answers.answer import Answer, waiting_text
+from explorer.search.answers.related import LINK_MARK, MAX_LIMIT, RelatedNotes
+from explorer.search.answers.verdict import closeness
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query.options import Mode, SearchOptions
 
 
 class BadRequest(UserError):

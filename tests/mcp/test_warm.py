@@ -14,7 +14,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.mcp.requests import ExplainRequest, RelatedRequest, SearchRequest
 from explorer.mcp.warm import serve_vault
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 from tests.conftest import build_index
 from tests.live.helpers import matrix_reads, traced
 

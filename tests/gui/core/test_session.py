@@ -27,7 +27,7 @@ from explorer.index.db import IndexDB, index_path
 from explorer.index.sync import sync_vault
 from explorer.live import serve
 from explorer.mcp.requests import SearchRequest, asked_for
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import SAFETY_MS, Hold
 from tests.live.helpers import matrix_reads, traced
 
