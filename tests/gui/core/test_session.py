@@ -113,6 +113,16 @@ def _assert(condition: bool) -> None:
     assert condition
 
 
+def _serving(qtbot: QtBot, vault: Path, data_dir: Path, provider: EmbedderProvider) -> VaultSession:
+    """A live session of three notes, open: the window's, serving the command line."""
+    for i in range(3):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
+    svc = VaultSession(vault, str(data_dir), provider)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    return svc
+
+
 def test_an_open_vault_answers_the_command_line_as_it_would_alone(
     qtbot: QtBot,
     vault: Path,
@@ -123,11 +133,7 @@ def test_an_open_vault_answers_the_command_line_as_it_would_alone(
 ) -> None:
     # The command's model is the window's: the fake one, under its name.
     monkeypatch.setitem(provider_module._SHARED, fake_provider.name, fake_provider)
-    for i in range(3):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
-    svc = VaultSession(vault, str(data_dir), fake_provider)
-    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
-        svc.open()
+    svc = _serving(qtbot, vault, data_dir, fake_provider)
     try:
         assert svc.server is not None and svc.server.path is not None
         assert svc.server.path.exists()
@@ -154,11 +160,7 @@ def test_the_window_answers_commands_and_mcp_tools_with_its_one_reader(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
-    for i in range(3):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
-    svc = VaultSession(vault, str(data_dir), fake_provider)
-    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
-        svc.open()
+    svc = _serving(qtbot, vault, data_dir, fake_provider)
     try:
         assert svc.server is not None
         qtbot.waitUntil(lambda: _assert(svc.settled()), timeout=SAFETY_MS)  # all embedded
