@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -85,7 +86,11 @@ class VaultSession(QObject):
         self.live: LiveIndex | None = None
         if live:
             self.live = LiveIndex(self.vault, data_dir, provider, watch=watch)
-        self.reader = IndexReader(self._open_reader, provider, writer=self.live)
+        # The reader's thread, which ends after the session is let go of, holds nothing of it
+        # (plain data, no bound method: no cycle): the session dies on the GUI thread.
+        self.reader = IndexReader(
+            partial(_open_reader, self.vault, data_dir), provider, writer=self.live
+        )
         self.bridge: LiveBridge | None = None
         #: Answers the command line and the MCP tools through :attr:`reader` (explorer.mcp.warm).
         self.server: WarmServer | None = None
@@ -94,10 +99,6 @@ class VaultSession(QObject):
         self.closed = False
         self.is_open = False
         self.calls = 0  # searches actually run (the cached lists are re-fused without one)
-
-    def _open_reader(self) -> IndexDB:
-        # The one place of the window that opens the index (read-only: the live index writes).
-        return IndexDB.open_reader(self.vault, self.data_dir)
 
     # ------------------------------------------------------------------ life
 
@@ -206,6 +207,11 @@ class VaultSession(QObject):
     def settled(self) -> bool:
         """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
         return self.live is not None and self.live.wait_idle(0)
+
+
+def _open_reader(vault: Path, data_dir: str | None) -> IndexDB:
+    # The one place of the window that opens the index (read-only: the live index writes).
+    return IndexDB.open_reader(vault, data_dir)
 
 
 def snippets_of(ctx: ReadContext, notes: dict[str, tuple[int, str]]) -> dict[str, str]:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.console import env_number
 from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.gui.core.garbage import GuiThreadCollector
 from explorer.gui.core.resources import APP_ID, icon_path, sample_vault, stylesheet
 from explorer.gui.core.theme import apply_theme, chosen_theme
 from explorer.gui.window import settings as opt
@@ -88,6 +89,7 @@ def application() -> QApplication:
     app = QApplication(sys.argv[:1])
     if icon_path().exists():
         app.setWindowIcon(QIcon(str(icon_path())))
+    GuiThreadCollector(app).start()  # a QObject in a cycle dies on this thread, not a worker's
     return app
 
 

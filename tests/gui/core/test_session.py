@@ -9,12 +9,14 @@ net.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sqlite3
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -194,3 +196,37 @@ SEARCH = SearchRequest("deploy", SearchOptions())
 def _readers() -> int:
     """The index readers' threads running in this process."""
     return sum(1 for thread in threading.enumerate() if thread.name == "index-reader")
+
+
+def test_a_session_let_go_of_dies_on_the_gui_thread(
+    qtbot: QtBot, vault: Path, data_dir: Path, fake_provider: EmbedderProvider
+) -> None:
+    """Its reader thread, which ends after the window let go of the session, holds nothing of
+    it, and no cycle leaves it to Python's collector (which runs on whichever thread
+    allocates): a QObject destroyed off the GUI thread corrupts Qt's state."""
+    (vault / "n.md").write_text("# Note\n\nHow we deploy.\n", "utf-8")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    db.close()
+    svc = VaultSession(vault, str(data_dir), fake_provider, live=False)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    destroyed_on: list[str] = []
+    svc.destroyed.connect(
+        lambda *_: destroyed_on.append(threading.current_thread().name),
+        Qt.ConnectionType.DirectConnection,
+    )
+    threads = list(svc.reader._jobs._threads)
+    gc.disable()  # only the collections this test makes
+    try:
+        svc.close()  # the reader stops in the background
+        del svc
+        qtbot.waitUntil(lambda: not any(t.is_alive() for t in threads), timeout=SAFETY_MS)
+        collector = threading.Thread(target=gc.collect, name="collector")
+        collector.start()
+        collector.join(SAFETY_MS / 1000)
+        gc.collect()  # what is left, here
+        qtbot.waitUntil(lambda: len(destroyed_on) == 1, timeout=SAFETY_MS)
+    finally:
+        gc.enable()
+    assert destroyed_on == [threading.main_thread().name]
