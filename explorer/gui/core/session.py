@@ -26,7 +26,6 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.commands.warm import WarmServer, serve_vault
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.live_bridge import LiveBridge
 from explorer.gui.core.workers import Reply, reply_to
@@ -34,6 +33,7 @@ from explorer.home import expand_home
 from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext
+from explorer.mcp.warm import WarmServer, serve_vault
 from explorer.search.answers.shown import Shown
 from explorer.search.fusion.cached import CachedLists, fetch_options
 from explorer.search.fusion.results import Candidates
@@ -92,7 +92,8 @@ class VaultSession(QObject):
             partial(_open_reader, self.vault, data_dir), provider, writer=self.live
         )
         self.bridge: LiveBridge | None = None
-        self.server: WarmServer | None = None  # answers the command line (explorer.commands.warm)
+        #: Answers the command line and the MCP tools through :attr:`reader` (explorer.mcp.warm).
+        self.server: WarmServer | None = None
         self.health: Health | None = None
         self.searching = False
         self.closed = False
@@ -110,7 +111,7 @@ class VaultSession(QObject):
             self.bridge.healthChanged.connect(self._health_changed)
             self.bridge.start()
             self.server = serve_vault(
-                self.vault, self.data_dir, self.provider.name, "the window", self.provider
+                self.vault, self.data_dir, "the window", self.provider, self.reader
             )
         reply = self.query(lambda ctx: list(ctx.db.notices), group="open", priority=URGENT)
         reply.answered.connect(self._opened)

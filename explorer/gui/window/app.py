@@ -1,4 +1,5 @@
-"""Starting the window: ``vault-explorer gui`` and the ``vault-explorer-gui`` launcher.
+"""Starting the window: ``vault-explorer gui`` and the ``vault-explorer-gui`` launcher
+(:func:`explorer.entry.window_main`).
 
 The window is shown before anything slow happens; the index opens on the search thread and the
 model loads on its own thread.  ``--screenshot PNG`` waits until the results for ``--query`` are
@@ -17,7 +18,7 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -248,19 +249,3 @@ def _write_stall_report(window: MainWindow) -> None:
         return
     report: dict[str, Any] = window.stall.report()
     Path(target).write_text(json.dumps(report, indent=2), encoding="utf-8")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui`` (the program's
-    parser, every command in it, parses the options and reports errors; this module runs the
-    window)."""
-    from explorer.commands.program import main as program_main
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] != "gui":
-        args = ["gui", *args]
-    return program_main(args, gui=run_gui)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

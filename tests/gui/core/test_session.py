@@ -21,13 +21,17 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer import entry
+from explorer.commands.warm import served
 from explorer.embed import provider as provider_module
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import SearchResult, VaultSession
-from explorer.index.db import IndexDB
+from explorer.index.db import IndexDB, index_path
 from explorer.index.sync import sync_vault
+from explorer.live import serve
+from explorer.mcp.requests import SearchRequest, asked_for
 from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import SAFETY_MS, Hold
+from tests.live.helpers import matrix_reads, traced
 
 FTS = SearchOptions(mode="fts")
 
@@ -111,6 +115,16 @@ def _assert(condition: bool) -> None:
     assert condition
 
 
+def _serving(qtbot: QtBot, vault: Path, data_dir: Path, provider: EmbedderProvider) -> VaultSession:
+    """A live session of three notes, open: the window's, serving the command line."""
+    for i in range(3):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
+    svc = VaultSession(vault, str(data_dir), provider)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    return svc
+
+
 def test_an_open_vault_answers_the_command_line_as_it_would_alone(
     qtbot: QtBot,
     vault: Path,
@@ -121,11 +135,7 @@ def test_an_open_vault_answers_the_command_line_as_it_would_alone(
 ) -> None:
     # The command's model is the window's: the fake one, under its name.
     monkeypatch.setitem(provider_module._SHARED, fake_provider.name, fake_provider)
-    for i in range(3):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
-    svc = VaultSession(vault, str(data_dir), fake_provider)
-    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
-        svc.open()
+    svc = _serving(qtbot, vault, data_dir, fake_provider)
     try:
         assert svc.server is not None and svc.server.path is not None
         assert svc.server.path.exists()
@@ -142,6 +152,50 @@ def test_an_open_vault_answers_the_command_line_as_it_would_alone(
     finally:
         svc.close(wait=True)
     assert not svc.server.path.exists()
+
+
+def test_the_window_answers_commands_and_mcp_tools_with_its_one_reader(
+    qtbot: QtBot,
+    vault: Path,
+    data_dir: Path,
+    fake_provider: EmbedderProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+    svc = _serving(qtbot, vault, data_dir, fake_provider)
+    try:
+        assert svc.server is not None
+        qtbot.waitUntil(lambda: _assert(svc.settled()), timeout=SAFETY_MS)  # all embedded
+        statements = traced(svc.reader)
+        readers = _readers()
+        delivered = results(svc)
+        svc.search("deploy", SearchOptions())
+        qtbot.waitUntil(lambda: _assert(len(delivered) == 1), timeout=SAFETY_MS)
+        assert delivered[0].candidates is not None and delivered[0].candidates.vector
+        who = asked_for(svc.vault, str(data_dir), fake_provider.name)
+        command = served(svc.vault, str(data_dir), fake_provider.name, SEARCH)
+        tool = serve.ask(
+            index_path(svc.vault, str(data_dir)),
+            "tool.search",
+            {**who, "arguments": {"query": "deploy"}},
+        )
+        assert command is not None and command.error is None
+        assert command.data is not None and "n0.md" in str(command.data["hits"])
+        assert tool is not None and "n0.md" in tool["text"]
+        assert svc.server.answered == 2
+        # The window's search, the command's and the tool's: one reader, one matrix read.
+        assert _readers() == readers
+        assert matrix_reads(statements) == 1
+    finally:
+        svc.close(wait=True)
+
+
+SEARCH = SearchRequest("deploy", SearchOptions())
+
+
+def _readers() -> int:
+    """The index readers' threads running in this process."""
+    return sum(1 for thread in threading.enumerate() if thread.name == "index-reader")
 
 
 def test_a_session_let_go_of_dies_on_the_gui_thread(
