@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, dump_json, say, vault_folder
+from explorer.embed.models import ENV_MODEL
 from explorer.embed.provider import shared_provider
-from explorer.embed.sbert import ENV_MODEL
 from explorer.home import expand_home
 from explorer.index.db import ENV_DATA_DIR, data_dir
 

@@ -14,7 +14,7 @@ from typing import Any
 from explorer.commands.common import no_index
 from explorer.commands.index import index_vault
 from explorer.console import dump_json, say, vault_folder
-from explorer.embed.sbert import model_name
+from explorer.embed.models import model_name
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import WriterLease
 from explorer.live import Health, WatcherState, stored_health

@@ -20,8 +20,8 @@ from pathlib import Path
 import explorer
 from explorer.commands.common import open_readonly
 from explorer.console import dump_json, env_number, say
+from explorer.embed.models import model_name
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import model_name
 from explorer.index.db import data_dir, index_path
 from explorer.index.lease import holder
 from explorer.live import serve
