@@ -16,7 +16,7 @@ from explorer.search.answers.facets import facets
 from explorer.search.lists.lexical import filter_clause
 from explorer.search.query.query import parse_query
 from explorer.search.query.quoting import filter_text, quoted, unquoted
-from explorer.vault.parse import normalize_tag
+from explorer.vault.properties import normalize_tag
 
 Write = Callable[[str, str | bytes], Path]
 
