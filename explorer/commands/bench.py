@@ -10,7 +10,6 @@ from typing import Any
 
 from explorer.commands.common import count, positive_count
 from explorer.console import UsageError, dump_json, finite_float, say, whole_number
-from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
 from explorer.home import expand_home
 
 
@@ -106,6 +105,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
+
     settings = BenchSettings(
         vault=expand_home(args.vault) if args.vault else None,
         notes=args.notes,
