@@ -11,8 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from weakref import WeakKeyDictionary
 
-from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QAction
+from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtGui import QAction, QTextCursor
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.panels.skipped_dialog import SkippedDialog
@@ -215,6 +215,29 @@ class WindowDriver:
     def preview_text(self) -> str:
         """The preview's text as shown."""
         return self.window.preview.note.toPlainText()
+
+    def explain_text(self) -> str:
+        """The explain block above the preview, as shown."""
+        return self.window.preview.explain.toPlainText()
+
+    def click_explain_link(self, text: str) -> None:
+        """Click the link that reads ``text`` in the explain block (scrolled into view)."""
+        explain = self.window.preview.explain
+        found = explain.document().find(text)
+        assert not found.isNull(), f"no {text!r} in the explain block: {self.explain_text()!r}"
+        middle = QTextCursor(explain.document())
+        middle.setPosition(found.selectionStart() + len(text) // 2)
+        explain.setTextCursor(middle)
+        explain.ensureCursorVisible()
+        rect = explain.cursorRect(middle)
+        where = QPoint(rect.x(), rect.center().y())
+        self._bot().mouseClick(explain.viewport(), Qt.MouseButton.LeftButton, pos=where)
+
+    def explain_overflow(self) -> int:
+        """How many pixels of the explain block's text are out of its view (0: it all shows)."""
+        explain = self.window.preview.explain
+        text = explain.document().size().height()
+        return max(0, int(text) - explain.viewport().height())
 
     def click_preview_link(self, url: str) -> None:
         """Click the link to ``url`` in the preview (a breadcrumb's folder, a tag)."""

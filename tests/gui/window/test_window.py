@@ -157,7 +157,7 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     explain = window.preview.explain.toPlainText()
     assert "RRF" in explain and "Calibrated" not in explain
     read = drive(window).current_hit()  # the note read stays selected as the rows re-rank
-    assert read is not None and f"= {read.fused_score:.5f}" in explain
+    assert read is not None and f"fused {read.fused_score:.5f}" in explain
 
     window.fusion.reset()
     assert drive(window).options().fusion == SearchOptions().fusion == "calibrated"

@@ -11,8 +11,9 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.results.results_model import Column
 from explorer.gui.window.placement import FRAME_GUESS
+from explorer.gui.window.settings import Settings
 from tests.gui.conftest import WindowFactory, index_with_fake_vectors
-from tests.gui.driver import drive
+from tests.gui.driver import WindowDriver, drive
 
 
 @pytest.mark.parametrize("width, height", [(1366, 768), (1280, 720)])
@@ -48,3 +49,67 @@ def test_the_title_and_the_query_keep_their_room_with_facets_and_around_open(
     qtbot.waitUntil(readable)
     title = driver.cell(0, Column.TITLE)
     assert driver.shown_cell(0, Column.TITLE).rstrip("…") in title
+
+
+def test_the_explain_block_shows_its_last_line_at_1366_by_768(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    """At 1366×768 the explain block's last lines needed scrolling (issue 46): it gets the
+    height of its text."""
+    index_with_fake_vectors(sample_copy, data_dir)
+    window = make_window(fake_provider, sample_copy)
+    driver = drive(window, qtbot)
+    window.resize(QSize(1366, 768).shrunkBy(FRAME_GUESS))
+    driver.search("deploy plan rollback")
+    driver.show_facets()
+    driver.show_around(True)
+    driver.select(0)
+
+    def fits() -> None:
+        assert driver.preview_path() is not None
+        assert driver.explain_overflow() == 0
+
+    qtbot.waitUntil(fits)
+
+
+def test_the_arithmetic_shows_on_a_click_and_stays_shown_until_hidden(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+    gui_settings: Settings,
+) -> None:
+    """The formula with its numbers is a click away, for every hit after it and the next
+    start, until the reader hides it again."""
+    ARITHMETIC = "weight × evidence"  # the last of the calibrated formula's lines
+    index_with_fake_vectors(sample_copy, data_dir)
+    window = make_window(fake_provider, sample_copy)
+    driver = drive(window, qtbot)
+    driver.search("deploy plan rollback")
+    driver.select(0)
+    qtbot.waitUntil(lambda: _shows(driver, "show the arithmetic"))
+    assert ARITHMETIC not in driver.explain_text()
+
+    driver.click_explain_link("show the arithmetic")
+    qtbot.waitUntil(lambda: _shows(driver, ARITHMETIC))
+    driver.select(1)
+    qtbot.waitUntil(lambda: _shows(driver, "Fused rank 2"))
+    assert ARITHMETIC in driver.explain_text()
+    window.close()
+
+    again = drive(make_window(fake_provider, sample_copy, settings=gui_settings), qtbot)
+    again.wait_for_results("deploy plan rollback")
+    again.select(0)
+    qtbot.waitUntil(lambda: _shows(again, ARITHMETIC))
+    again.click_explain_link("hide the arithmetic")
+    qtbot.waitUntil(lambda: _shows(again, "show the arithmetic"))
+    assert ARITHMETIC not in again.explain_text()
+
+
+def _shows(driver: WindowDriver, text: str) -> None:
+    assert text in driver.explain_text()
