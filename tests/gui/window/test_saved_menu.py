@@ -37,7 +37,7 @@ def test_saved_search_round_trip_across_sessions(
     assert ui.save_search("Open projects")
     assert ui.saved_names() == ["Open projects"]
     assert "Open projects" in ui.status()
-    assert window.history.wait_written(30)  # written off the GUI thread
+    assert ui.searches_written(30)  # written off the GUI thread
     saved = SearchStore.of(property_vault, data_dir).get("Open projects")
     assert saved.query == QUERY
     assert (saved.options.mode, saved.options.sort, saved.options.depth) == ("fts", "title", 30)
