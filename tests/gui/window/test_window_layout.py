@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
@@ -113,3 +113,38 @@ def test_the_arithmetic_shows_on_a_click_and_stays_shown_until_hidden(
 
 def _shows(driver: WindowDriver, text: str) -> None:
     assert text in driver.explain_text()
+
+
+def test_a_cut_path_shows_its_folder_or_its_start_and_ends_in_an_ellipsis_at_1366(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    """With both panels open at 1366 a top-level path was cut to "deck…s.md" and a path in a
+    folder to "…nbook.md": neither the folder nor the name readable (issue 46)."""
+    for name in ("deploy-rollback-checklist.md", "deploy-plan-for-the-rollback.md"):
+        (sample_copy / name).write_text(f"# {name[:-3]}\n\nDeploy plan rollback.\n")
+    index_with_fake_vectors(sample_copy, data_dir)
+    window = make_window(fake_provider, sample_copy)
+    driver = drive(window, qtbot)
+    window.resize(QSize(1366, 768).shrunkBy(FRAME_GUESS))
+    driver.search("deploy plan rollback")
+    driver.show_facets()
+    driver.show_around(True)
+    qtbot.waitUntil(lambda: _assert_cut(driver, Column.PATH))
+    paths = {driver.cell(row, Column.PATH): row for row in range(driver.row_count())}
+    top = driver.shown_cell(paths["deploy-rollback-checklist.md"], Column.PATH)
+    assert top.startswith("deploy-") and top.endswith("…"), top
+    for path, row in paths.items():
+        shown = driver.shown_cell(row, Column.PATH)
+        folder, _, _ = path.rpartition("/")
+        assert shown == path or shown.endswith("…") or shown.startswith(f"{folder}/…/"), shown
+        assert shown.startswith(path.split("/", 1)[0][:2]), shown  # its folder, or its start
+        assert path in str(driver.data(row, Qt.ItemDataRole.ToolTipRole, Column.PATH))
+
+
+def _assert_cut(driver: WindowDriver, column: Column) -> None:
+    assert driver.row_count() > 3
+    assert any(driver.shown_cell(row, column) != driver.cell(row, column) for row in range(3))
