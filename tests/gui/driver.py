@@ -16,11 +16,12 @@ from PySide6.QtGui import QAction, QPalette, QTextCursor
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QSpinBox, QTextBrowser, QWidget
 from pytestqt.qtbot import QtBot
 
+from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.panels.skipped_dialog import SkippedDialog
 from explorer.gui.panels.sweep_panel import SweepPanel
 from explorer.gui.panels.why_not import WhyNotDialog
 from explorer.gui.results.delegates import TEXT_MARGIN, elided
-from explorer.gui.results.results_model import Column, Role
+from explorer.gui.results.results_model import Column, ResultsModel, Role
 from explorer.gui.statusbar.stall import StallMonitor
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
@@ -134,11 +135,15 @@ class WindowDriver:
         """Press ``key`` in the window (its shortcuts answer)."""
         self._key(self.window, key, modifier)
 
-    def press_in_results(self, key: Qt.Key, modifier: Qt.KeyboardModifier | None = None) -> None:
+    def press_in_results(
+        self, key: Qt.Key | str, modifier: Qt.KeyboardModifier | None = None
+    ) -> None:
         """Press ``key`` in the results table."""
         self._key(self.window.table, key, modifier)
 
-    def _key(self, widget: QWidget, key: Qt.Key, modifier: Qt.KeyboardModifier | None) -> None:
+    def _key(
+        self, widget: QWidget, key: Qt.Key | str, modifier: Qt.KeyboardModifier | None
+    ) -> None:
         if modifier is None:
             self._bot().keyClick(widget, key)
         else:
@@ -362,8 +367,9 @@ class WindowDriver:
         return self.window.summary.text()
 
     def empty_text(self) -> str:
-        """What the results' place says when there are none to show."""
-        return self.window.empty.text()
+        """What the results' place says when there are none to show ("" while it is hidden)."""
+        empty = self.window.empty
+        return empty.text() if empty.isVisible() else ""
 
     def banner(self) -> str:
         """The banner's message while it shows, else ``""``."""
@@ -375,6 +381,18 @@ class WindowDriver:
 
     def banner_visible(self) -> bool:
         return self.window.banner.isVisible()
+
+    def repin(self) -> None:
+        """The compare bar's Re-pin: the settings on screen become the baseline."""
+        self.window.compare_bar.repin_button.click()
+
+    def compare_pair(self, index: int) -> None:
+        """Compare ▸ the ``index``-th pair of settings (one side pinned, the other shown)."""
+        self.window.compare_bar.pair_actions[index].trigger()
+
+    def results_model(self) -> ResultsModel:
+        """The results' item model (for Qt's model tester)."""
+        return self.window.model
 
     def compare_visible(self) -> bool:
         return self.window.compare_bar.isVisible()
@@ -468,6 +486,10 @@ class WindowDriver:
 
     def table_has_focus(self) -> bool:
         return self.window.table.hasFocus()
+
+    def quality_panel(self) -> QualityPanel:
+        """View ▸ Quality Panel (shown or not)."""
+        return self.window.quality
 
     def quality_rows(self) -> list[list[str]]:
         """The Quality panel's rows, as shown."""
