@@ -75,8 +75,13 @@ def elide_path(path: str, metrics: QFontMetrics, width: int) -> str:
     if folders and left >= 0:
         return tail
     stem = PurePosixPath(name).stem or name
-    start = stem if not folders else f"{first}/{stem}" if first == folders else f"{first}/…/{stem}"
-    return metrics.elidedText(start + "…", Qt.TextElideMode.ElideRight, width)
+    if folders:
+        folder = f"{first}/" if first == folders else f"{first}/…/"
+        room = width - metrics.horizontalAdvance(folder)
+        if room < metrics.horizontalAdvance(stem[:2] + "…"):  # no room for the name
+            return metrics.elidedText(f"{first}/…", Qt.TextElideMode.ElideRight, width)
+        return folder + metrics.elidedText(stem + "…", Qt.TextElideMode.ElideRight, room)
+    return metrics.elidedText(stem + "…", Qt.TextElideMode.ElideRight, width)
 
 
 def elided(text: str, column: int, metrics: QFontMetrics, width: int) -> str:

@@ -62,6 +62,9 @@ def test_a_name_too_long_for_its_cell_keeps_its_folder_and_start_and_ends_in_an_
     assert deep.startswith("platform/…/d") and deep.endswith("…"), deep
     for shown, width in ((runbook, room), (deep, room * 3 // 2)):
         assert metrics.horizontalAdvance(shown) <= width
+    narrow = metrics.horizontalAdvance("platform/……")
+    folder = elide_path("platform/windows/display-issues.md", metrics, narrow)
+    assert folder == "platform/…", folder  # not "platform/……": no room for the name
 
 
 def _bar_colours(share: tuple[float, ...]) -> set[str]:
