@@ -316,6 +316,14 @@ class WindowDriver:
         """The explain block above the preview, as shown."""
         return self.window.preview.explain.toPlainText()
 
+    def explain_gap(self) -> int:
+        """The pixels between the explain block's bottom and the note's top, besides the
+        handle between them (0: the note starts where the block ends)."""
+        splitter = self.window.preview.splitter
+        explain, note = splitter.widget(0), splitter.widget(1)
+        assert explain is not None and note is not None
+        return note.y() - explain.geometry().bottom() - 1 - splitter.handleWidth()
+
     def explain_scrolls(self) -> bool:
         """Whether the explain block shows a scroll bar of its own."""
         return self.window.preview.explain.verticalScrollBar().isVisible()

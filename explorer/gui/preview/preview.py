@@ -32,6 +32,7 @@ from PySide6.QtCore import (
     QPoint,
     QRegularExpression,
     Qt,
+    QTimer,
     QUrl,
     Signal,
     Slot,
@@ -257,7 +258,11 @@ class PreviewPane(QWidget):
         #: the handle between it and the note (their choice stays).
         self.fit_explain = True
         layout_of_explain = self.explain.document().documentLayout()
-        layout_of_explain.documentSizeChanged.connect(self._fit_explain)
+        # Fitted once the layout pass that changed the text's size is over: a splitter told
+        # new sizes from inside its own share-out applies them in part (a gap under the block).
+        layout_of_explain.documentSizeChanged.connect(
+            lambda _size: QTimer.singleShot(0, self._fit_explain)
+        )
         self.note = NoteBrowser(self)
         self.note.setObjectName("note")
         self.note.setPlaceholderText("The selected note is shown here.")

@@ -148,3 +148,43 @@ def test_a_cut_path_shows_its_folder_or_its_start_and_ends_in_an_ellipsis_at_136
 def _assert_cut(driver: WindowDriver, column: Column) -> None:
     assert driver.row_count() > 3
     assert any(driver.shown_cell(row, column) != driver.cell(row, column) for row in range(3))
+
+
+def test_the_note_starts_where_the_explain_block_ends_after_a_panel_closes(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    fake_provider: EmbedderProvider,
+    sample_copy: Path,
+    data_dir: Path,
+) -> None:
+    """On a real X server at 1280×720, closing Around (the preview wider, the explanation on
+    fewer lines) left an empty band of ~70 px between the explain block and the note: the
+    block was fitted from inside the splitter's own share-out, which applied it in part."""
+    index_with_fake_vectors(sample_copy, data_dir)
+    window = make_window(fake_provider, sample_copy)
+    driver = drive(window, qtbot)
+    window.resize(QSize(1280, 720).shrunkBy(FRAME_GUESS))
+    driver.search("deploy plan rollback")
+    driver.show_around(True)
+    driver.select(0)
+    qtbot.waitUntil(lambda: _assert_equal(driver.explain_gap(), 0))
+    wide = driver.preview_width()
+    driver.show_facets()  # narrower: the explanation on more lines, the block taller
+
+    def narrow() -> None:
+        assert driver.preview_width() < wide
+        assert driver.explain_gap() == 0
+
+    qtbot.waitUntil(narrow)
+    driver.show_around(False)
+
+    def snug() -> None:
+        assert not driver.panel_visible("around")
+        assert driver.explain_overflow() == 0
+        assert driver.explain_gap() == 0
+
+    qtbot.waitUntil(snug)
+
+
+def _assert_equal(value: object, expected: object) -> None:
+    assert value == expected, value
