@@ -29,9 +29,9 @@ from explorer.gui.window.saved_menu import SavedSearchesDialog
 from explorer.live import LiveIndex
 from explorer.live.health import Health
 from explorer.live.reader import IndexReader
-from explorer.search.compare import Comparison
-from explorer.search.options import SearchOptions
-from explorer.search.results import Hit, SearchResponse
+from explorer.search.answers.compare import Comparison
+from explorer.search.fusion.results import Hit, SearchResponse
+from explorer.search.query.options import SearchOptions
 
 Check = Callable[[MainWindow], None]
 
