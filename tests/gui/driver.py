@@ -350,6 +350,10 @@ class WindowDriver:
         text = explain.document().size().height()
         return max(0, int(text) - explain.viewport().height())
 
+    def preview_history(self) -> tuple[list[str], str | None, list[str]]:
+        """The notes behind the preview's, its own and those ahead (Back and Forward)."""
+        return self.window.preview.history
+
     def preview_title(self) -> str:
         """The title over the preview (rich text)."""
         return self.window.preview.title.text()
