@@ -60,11 +60,7 @@ def test_the_explain_block_shows_its_last_line_at_1366_by_768(
 ) -> None:
     """At 1366×768 the explain block's last lines needed scrolling (issue 46): it gets the
     height of its text."""
-    index_with_fake_vectors(sample_copy, data_dir)
-    window = make_window(fake_provider, sample_copy)
-    driver = drive(window, qtbot)
-    window.resize(QSize(1366, 768).shrunkBy(FRAME_GUESS))
-    driver.search("deploy plan rollback")
+    driver = _laptop(qtbot, make_window, fake_provider, sample_copy, data_dir, QSize(1366, 768))
     driver.show_facets()
     driver.show_around(True)
     driver.select(0)
@@ -126,11 +122,7 @@ def test_a_cut_path_shows_its_folder_or_its_start_and_ends_in_an_ellipsis_at_136
     folder to "…nbook.md": neither the folder nor the name readable (issue 46)."""
     for name in ("deploy-rollback-checklist.md", "deploy-plan-for-the-rollback.md"):
         (sample_copy / name).write_text(f"# {name[:-3]}\n\nDeploy plan rollback.\n")
-    index_with_fake_vectors(sample_copy, data_dir)
-    window = make_window(fake_provider, sample_copy)
-    driver = drive(window, qtbot)
-    window.resize(QSize(1366, 768).shrunkBy(FRAME_GUESS))
-    driver.search("deploy plan rollback")
+    driver = _laptop(qtbot, make_window, fake_provider, sample_copy, data_dir, QSize(1366, 768))
     driver.show_facets()
     driver.show_around(True)
     qtbot.waitUntil(lambda: _assert_cut(driver, Column.PATH))
@@ -160,11 +152,7 @@ def test_the_note_starts_where_the_explain_block_ends_after_a_panel_closes(
     """On a real X server at 1280×720, closing Around (the preview wider, the explanation on
     fewer lines) left an empty band of ~70 px between the explain block and the note: the
     block was fitted from inside the splitter's own share-out, which applied it in part."""
-    index_with_fake_vectors(sample_copy, data_dir)
-    window = make_window(fake_provider, sample_copy)
-    driver = drive(window, qtbot)
-    window.resize(QSize(1280, 720).shrunkBy(FRAME_GUESS))
-    driver.search("deploy plan rollback")
+    driver = _laptop(qtbot, make_window, fake_provider, sample_copy, data_dir, QSize(1280, 720))
     driver.show_around(True)
     driver.select(0)
     qtbot.waitUntil(lambda: _assert_equal(driver.explain_gap(), 0))
@@ -188,3 +176,21 @@ def test_the_note_starts_where_the_explain_block_ends_after_a_panel_closes(
 
 def _assert_equal(value: object, expected: object) -> None:
     assert value == expected, value
+
+
+def _laptop(
+    qtbot: QtBot,
+    make_window: WindowFactory,
+    provider: EmbedderProvider,
+    vault: Path,
+    data_dir: Path,
+    screen: QSize,
+) -> WindowDriver:
+    """A window on ``vault`` (its vectors made first) fitted to a laptop's ``screen``,
+    showing "deploy plan rollback"."""
+    index_with_fake_vectors(vault, data_dir)
+    window = make_window(provider, vault)
+    driver = drive(window, qtbot)
+    window.resize(screen.shrunkBy(FRAME_GUESS))
+    driver.search("deploy plan rollback")
+    return driver
