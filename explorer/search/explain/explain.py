@@ -15,7 +15,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 
-from explorer.embed.base import EmbedderUnavailable, embed_queries
+import numpy as np
+
 from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search.explain.explanation import (
@@ -46,7 +47,7 @@ from explorer.search.fusion.fusion import (
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.fusion.results import DEMOTED_STATUS, Candidates
 from explorer.search.lists.chunk_scores import best_two, note_chunks
-from explorer.search.lists.lexical import filter_clause, lexical_list
+from explorer.search.lists.lexical import lexical_list
 from explorer.search.query.options import Mode, SearchOptions
 from explorer.search.query.query import Query, QueryError, Term
 
@@ -325,27 +326,23 @@ def _vector(
         options.depth,
         False,
     )
-    vectors = searcher.vector_index()
-    if not used or not semantic.available or vectors is None:
+    # The search's own query vector and filter mask: the query is not embedded again, and
+    # the filters are the very ones its vector list was ranked under.
+    vectors, query_vec = searcher.vector_index(), candidates.query_vector
+    if not used or not semantic.available or vectors is None or query_vec is None:
         return empty
-    try:
-        embedder = searcher.provider.get(0)
-    except EmbedderUnavailable:  # pragma: no cover - the candidates just had it
-        return empty
-    query_vec = embed_queries(embedder, [query.free_text])[0]
     everything = vectors.top_notes(query_vec, max(total, 1))
     cosine = next((h.score for h in everything if h.note_id == note_id), None)
-    if query.has_filters or query.excluded:
-        where, params = filter_clause(query)
-        rows = searcher.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)
-        allowed = {int(r[0]) for r in rows}
-        ranked = [h for h in everything if h.note_id in allowed]
+    allowed = candidates.allowed
+    if allowed is not None:
+        passes = allowed(np.array([h.note_id for h in everything], dtype=np.int64))
+        ranked = [h for h, passed in zip(everything, passes, strict=True) if passed]
     else:
         ranked = everything
     rank = next((i for i, h in enumerate(ranked, start=1) if h.note_id == note_id), None)
     best = ranked[0].score if ranked else None
     floor = options.vector_floor(best) if best is not None else options.min_sim
-    under = cosine is not None and rank is not None and cosine < floor
+    under = rank is not None and rank > len(options.above_floor(ranked))
     cut = rank is not None and not under and rank > options.depth
     path = searcher.db.conn.execute("SELECT path FROM notes WHERE id = ?", (note_id,)).fetchone()
     chunks = note_chunks(searcher.db.conn, vectors, query_vec, str(path[0])) if path else None

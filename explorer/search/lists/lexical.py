@@ -196,6 +196,11 @@ def make_snippets(conn: sqlite3.Connection, notes: list[tuple[int, str]]) -> lis
         return snippets.snippets(notes)
 
 
+def snippets_of(conn: sqlite3.Connection, notes: dict[str, tuple[int, str]]) -> dict[str, str]:
+    """The snippets of ``notes`` (path to its note id and what its snippet marks), by path."""
+    return dict(zip(notes, make_snippets(conn, list(notes.values())), strict=True))
+
+
 def lap(stages: dict[str, float], name: str, since: float) -> float:
     """Add the milliseconds since ``since`` to ``stages[name]``; returns now."""
     now = time.perf_counter()
