@@ -33,13 +33,13 @@ from explorer.search.fusion.results import (
     VectorCandidate,
 )
 from explorer.search.lists.chunk_scores import ChunkScore
-from explorer.search.lists.lexical import filter_clause, lap, lexical_list, snippets_of
+from explorer.search.lists.lexical import lap, lexical_list, snippets_of
 from explorer.search.lists.snippet import body_start, marked_words, plain_snippet
 from explorer.search.lists.titles import title_matches
 from explorer.search.query.compounds import split_compounds
 from explorer.search.query.options import Mode, SearchOptions
 from explorer.search.query.query import parse_query
-from explorer.search.query.restriction import Restriction, restriction
+from explorer.search.query.restriction import Restriction, restriction, where_passing
 
 EMBED_TIMEOUT_S = 3.0
 
@@ -343,7 +343,7 @@ class Searcher:
     def _listing(self, result: Candidates, options: SearchOptions) -> None:
         """The most recently modified notes that pass the filters, as many as the limit, and
         how many pass."""
-        where, params = filter_clause(result.query)
+        where, params = where_passing(restriction(self.db.conn, result.query))
         rows = self.db.conn.execute(
             f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
             "LIMIT ?",

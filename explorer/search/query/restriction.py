@@ -1,18 +1,17 @@
-"""What a query's filters let through, worked out once per query in the forms both lists apply.
+"""What a query's filters let through, worked out once per query: the one statement of them
+that every list, the listing, the title matches and ``explain`` apply.
 
-:func:`explorer.search.lists.lexical.filter_clause` states the filters as one condition on a row of
-``notes``.  Applied to each match of a lexical pass, it reads that note's row, body and all
-(about 2 µs a note at 50,000 notes, and bm25 scored every match first: the fast ranking of the
-passes was skipped); and the allowed notes fetched for the vector list were as many rows as
-the filter passes (15 ms at 50,000 notes for ``modified:<10y``).
-
-Here each filter is a set of note ids read from an index alone (a tag's rows, a property's, a
+Each filter is a set of note ids read from an index alone (a tag's rows, a property's, a
 link's, the file times', the creation times', the paths'): a lexical pass keeps the matches in
 every set as it ranks them (``+rowid IN (…)``, or ``NOT IN`` the notes a set removes), so that
-only those are scored, and the vector list masks its notes by the same ids, fetched once
-(:class:`NoteIds`).  A date filter that passes more than half the notes is stated by the notes
-it removes instead, fewer to read (``modified:<10y`` removes none, and is then no set at all).
-The sets are exactly the notes ``filter_clause`` passes: every note has its creation time
+only those are scored (:meth:`Restriction.fts_sql`); the vector list masks its notes by the same
+ids, fetched once (:class:`NoteIds`), and ``explain`` ranks a note by that very mask; a statement
+that reads the notes themselves (a listing, a lexical pass read whole, the title matches)
+filters by the sets as one condition (:meth:`Restriction.where`).  (Stated as one condition per
+filter on each row instead, the filters read each note's row, body and all: about 2 µs a note at
+50,000 notes, and the fast ranking of the passes was skipped.)  A date filter that passes more
+than half the notes is stated by the notes it removes instead, fewer to read (``modified:<10y``
+removes none, and is then no set at all); every note has its creation time
 (:func:`explorer.index.store.upsert_note` writes it with the note), so that a ``created:``
 filter may be stated either way.
 """
@@ -62,6 +61,15 @@ class Restriction:
             params.extend(part.params)
         return sql, params
 
+    def where(self, alias: str = "n") -> tuple[str, list[object]]:
+        """Every set, excluded words too, as one condition on a row of ``notes`` as ``alias``
+        (what a statement that reads the notes themselves filters by: a listing, a lexical
+        pass read whole, the title matches)."""
+        sql = " AND ".join(
+            f"{alias}.id {'IN' if part.keep else 'NOT IN'} ({part.sql})" for part in self.sets
+        )
+        return sql or "1", [param for part in self.sets for param in part.params]
+
     def note_ids(self, conn: sqlite3.Connection) -> NoteIds:
         """Every set's ids, read now (what the vector list masks its notes by, later and on
         another thread, without a statement)."""
@@ -93,6 +101,11 @@ class NoteIds:
             inside[ids[(ids >= 0) & (ids <= top)]] = True
             passes &= inside[note_ids] if keep else ~inside[note_ids]
         return passes
+
+
+def where_passing(restricted: Restriction | None, alias: str = "n") -> tuple[str, list[object]]:
+    """:meth:`Restriction.where` of ``restricted``; ``"1"`` (every note) without filters."""
+    return restricted.where(alias) if restricted is not None else ("1", [])
 
 
 def restriction(conn: sqlite3.Connection, query: Query) -> Restriction | None:
