@@ -28,7 +28,8 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
 
     Tags must all be present; a note passes the path filters if it is under any of them;
     each ``linkto:`` / ``linkedfrom:`` must hold (:func:`explorer.index.links.link_filter_sql`),
-    and each ``[name:value]`` (:meth:`explorer.search.query.property_filter.PropertyFilter.sql`).
+    and each ``[name:value]`` (its rows: :meth:`~explorer.search.query.property_filter.
+    PropertyFilter.ids_sql`); a date is a condition on each note's own time.
     """
     clauses: list[str] = []
     params: list[object] = []
@@ -47,11 +48,14 @@ def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
             clauses.append(sql)
             params.extend(link_params)
     for prop in query.properties:
-        sql, prop_params = prop.sql(alias)
-        clauses.append(sql)
+        inner, prop_params = prop.ids_sql()
+        clauses.append(f"{alias}.id {'NOT IN' if prop.negative else 'IN'} ({inner})")
         params.extend(prop_params)
     for date in query.dates:
-        sql, date_params = date.sql(alias, query.now)
+        column = f"{alias}.mtime_ns"
+        if date.field == "created":
+            column = f"(SELECT c.created_us FROM note_creation c WHERE c.note_id = {alias}.id)"
+        sql, date_params = date.condition(column, query.now)  # on each row, not by ids
         clauses.append(sql)
         params.extend(date_params)
     excluded = query.fts_excluded()

@@ -17,7 +17,6 @@ from dataclasses import replace
 
 import numpy as np
 
-from explorer.index.links import link_filter_sql
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search.explain.explanation import (
     EvidencePlace,
@@ -50,6 +49,13 @@ from explorer.search.lists.chunk_scores import best_two, note_chunks
 from explorer.search.lists.lexical import lexical_list
 from explorer.search.query.options import Mode, SearchOptions
 from explorer.search.query.query import Query, QueryError, Term
+from explorer.search.query.restriction import (
+    date_set,
+    link_set,
+    paths_set,
+    property_set,
+    tag_set,
+)
 
 #: The columns of the full-text table, in the order the explanation names them.
 COLUMNS = ("title", "tags", "body")
@@ -155,32 +161,16 @@ def explain(
 def _filters(
     conn: sqlite3.Connection, query: Query, note_id: int, path: str
 ) -> tuple[FilterCheck, ...]:
-    out = [
-        FilterCheck(
-            "tag",
-            tag,
-            conn.execute(
-                "SELECT 1 FROM note_tags WHERE note_id = ? AND tag = ?", (note_id, tag)
-            ).fetchone()
-            is not None,
-        )
-        for tag in query.tags
-    ]
+    # Each filter's verdict is the note in its set of the search's own restriction.
+    out = [FilterCheck("tag", tag, tag_set(tag).passes(conn, note_id)) for tag in query.tags]
     # The path filters pass together: a note under any of them passes.
-    under = any(path.startswith(prefix) for prefix in query.paths)
+    under = bool(query.paths) and paths_set(query.paths).passes(conn, note_id)
     out.extend(FilterCheck("path", prefix, under) for prefix in query.paths)
     for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
         for value in values:
-            sql, params = link_filter_sql(kind, value)
-            passed = conn.execute(
-                f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
-            ).fetchone()
-            out.append(FilterCheck(kind, value, passed is not None))
+            out.append(FilterCheck(kind, value, link_set(kind, value).passes(conn, note_id)))
     for prop in query.properties:
-        sql, params = prop.sql()
-        passed = conn.execute(
-            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
-        ).fetchone()
+        passed = property_set(prop).passes(conn, note_id)
         values = [
             str(text)
             for (text,) in conn.execute(
@@ -189,12 +179,10 @@ def _filters(
                 (note_id, prop.key),
             )
         ]
-        out.append(FilterCheck("property", prop.shown, passed is not None, holds=", ".join(values)))
+        out.append(FilterCheck("property", prop.shown, passed, holds=", ".join(values)))
     for date in query.dates:
-        sql, params = date.sql("n", query.now)
-        passed = conn.execute(
-            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
-        ).fetchone()
+        dated = date_set(conn, date, query.now)
+        passed = dated is None or dated.passes(conn, note_id)
         column = (
             "SELECT mtime_ns / 1000 FROM notes WHERE id = ?"
             if date.field == "modified"
@@ -202,7 +190,7 @@ def _filters(
         )
         row = conn.execute(column, (note_id,)).fetchone()
         when = "" if row is None else _day(int(row[0]))
-        out.append(FilterCheck(date.field, date.raw, passed is not None, holds=when))
+        out.append(FilterCheck(date.field, date.raw, passed, holds=when))
     return tuple(out)
 
 

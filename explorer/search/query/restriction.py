@@ -27,6 +27,7 @@ import numpy.typing as npt
 
 from explorer.index.links import link_ids_sql
 from explorer.search.query.date_filter import DateFilter
+from explorer.search.query.property_filter import PropertyFilter
 from explorer.search.query.query import Query
 
 
@@ -40,6 +41,11 @@ class IdSet:
     params: tuple[object, ...]
     keep: bool = True
     words: bool = False
+
+    def passes(self, conn: sqlite3.Connection, note_id: int) -> bool:
+        """Whether the note ``note_id`` passes this set (what ``explain`` says of a filter)."""
+        (inside,) = conn.execute(f"SELECT ? IN ({self.sql})", (note_id, *self.params)).fetchone()
+        return bool(inside) == self.keep
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,20 +118,14 @@ def restriction(conn: sqlite3.Connection, query: Query) -> Restriction | None:
     """The sets of ``query``'s filters and excluded words, or ``None`` when it has neither."""
     if not (query.has_filters or query.excluded):
         return None
-    sets: list[IdSet] = [
-        IdSet("SELECT t.note_id FROM note_tags t WHERE t.tag = ?", (tag,)) for tag in query.tags
-    ]
+    sets: list[IdSet] = [tag_set(tag) for tag in query.tags]
     if query.paths:
-        sets.append(_paths(query.paths))
+        sets.append(paths_set(query.paths))
     for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
-        for value in values:
-            sql, params = link_ids_sql(kind, value)
-            sets.append(IdSet(sql, tuple(params)))
-    for prop in query.properties:
-        sql, params = prop.ids_sql()
-        sets.append(IdSet(sql, tuple(params), keep=not prop.negative))
+        sets.extend(link_set(kind, value) for value in values)
+    sets.extend(property_set(prop) for prop in query.properties)
     for date in query.dates:
-        part = _date(conn, date, query.now)
+        part = date_set(conn, date, query.now)
         if part is not None:
             sets.append(part)
     excluded = query.fts_excluded()
@@ -136,7 +136,24 @@ def restriction(conn: sqlite3.Connection, query: Query) -> Restriction | None:
     return Restriction(tuple(sets))
 
 
-def _date(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSet | None:
+def tag_set(tag: str) -> IdSet:
+    """The notes tagged ``tag``."""
+    return IdSet("SELECT t.note_id FROM note_tags t WHERE t.tag = ?", (tag,))
+
+
+def link_set(kind: str, value: str) -> IdSet:
+    """The notes a ``linkto:`` or ``linkedfrom:`` filter passes."""
+    sql, params = link_ids_sql(kind, value)
+    return IdSet(sql, tuple(params))
+
+
+def property_set(prop: PropertyFilter) -> IdSet:
+    """The notes a ``[name:value]`` filter passes (``-[…]``: those it removes)."""
+    sql, params = prop.ids_sql()
+    return IdSet(sql, tuple(params), keep=not prop.negative)
+
+
+def date_set(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSet | None:
     """The notes ``date`` passes, or those it removes when they are fewer (``None``: it
     removes none)."""
     if date.field == "created":
@@ -154,7 +171,7 @@ def _date(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSe
     return keep if passing <= failing else remove
 
 
-def _paths(prefixes: list[str]) -> IdSet:
+def paths_set(prefixes: list[str]) -> IdSet:
     """The notes under any of ``prefixes``: a range of the paths' index each (the prefix up to
     the first text after all it starts), the prefix itself checked within it."""
     parts: list[str] = []

@@ -20,6 +20,7 @@ import pytest
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
+from explorer.search.explain.explain import explain
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.fusion.results import Candidates
 from explorer.search.query.options import MAX_LIMIT, SearchOptions
@@ -179,3 +180,18 @@ def test_a_statement_over_the_notes_filters_by_the_same_sets(
     assert {str(r[0]) for r in rows} == passing
     listing = searcher.candidates(filters, SearchOptions(limit=MAX_LIMIT))
     assert listing.listing and listing.matched == len(passing)
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_explain_says_a_note_fails_a_filter_as_the_restriction_keeps_it_out(
+    searcher: Searcher, filters: str
+) -> None:
+    """``explain``'s verdict on each filter is the note in that filter's set of the search's
+    own restriction: a note passes every filter (and holds no excluded word) exactly when the
+    filters pass it."""
+    passing = _passing(searcher, filters)
+    rows = searcher.db.conn.execute("SELECT path FROM notes ORDER BY path LIMIT 12")
+    for (path,) in rows:
+        e = explain(searcher, f"garden {filters}", str(path), SearchOptions(mode="fts"))
+        passes = all(f.passes for f in e.filters) and not any(x.present for x in e.exclusions)
+        assert passes == (path in passing), (path, e.filters, e.exclusions)
