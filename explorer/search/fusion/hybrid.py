@@ -33,13 +33,13 @@ from explorer.search.fusion.results import (
     VectorCandidate,
 )
 from explorer.search.lists.chunk_scores import ChunkScore
-from explorer.search.lists.lexical import filter_clause, lap, lexical_list, make_snippets
+from explorer.search.lists.lexical import lap, lexical_list, snippets_of
 from explorer.search.lists.snippet import body_start, marked_words, plain_snippet
 from explorer.search.lists.titles import title_matches
 from explorer.search.query.compounds import split_compounds
 from explorer.search.query.options import Mode, SearchOptions
 from explorer.search.query.query import parse_query
-from explorer.search.query.restriction import Restriction, restriction
+from explorer.search.query.restriction import Restriction, restriction, where_passing
 
 EMBED_TIMEOUT_S = 3.0
 
@@ -162,14 +162,11 @@ class Searcher:
     def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
         """Make the snippets of the lexical hits shown that were left without one."""
         started = time.perf_counter()
-        shown = [
-            (i, candidates.unsnipped[hit.path])
-            for i, hit in enumerate(response.hits)
-            if hit.fts_rank is not None and hit.path in candidates.unsnipped
+        made = snippets_of(self.db.conn, candidates.unsnipped_of(response))
+        response.hits = [
+            replace(hit, snippet=made[hit.path]) if hit.path in made else hit
+            for hit in response.hits
         ]
-        texts = make_snippets(self.db.conn, [note for _, note in shown])
-        for (i, _), text in zip(shown, texts, strict=True):
-            response.hits[i] = replace(response.hits[i], snippet=text)
         lap(response.stages, "snippets", started)
 
     def _vector_list(
@@ -194,9 +191,7 @@ class Searcher:
             return ranked
         hits, name = ranked
         started = time.perf_counter()
-        if hits:  # best first: the relative floor keeps a prefix
-            floor = options.vector_floor(hits[0].score)
-            hits = [h for h in hits if h.score >= floor]
+        hits = options.above_floor(hits)
         paths = self._paths([h.note_id for h in hits])
         keys = [(h.note_id, h.chunk_start) for h in hits]
         keys += [(h.note_id, h.runner_up[0]) for h in hits if h.runner_up is not None]
@@ -256,6 +251,7 @@ class Searcher:
         vectors = self._vector_index(embedder.name)
         started = lap(result.stages, "vector refresh", started)
         allowed = restricted.note_ids(self.db.conn).mask if restricted is not None else None
+        result.allowed = allowed
         lap(result.stages, "filters", started)
         return functools.partial(self._rank, embedder, vectors, allowed, result, options)
 
@@ -347,7 +343,7 @@ class Searcher:
     def _listing(self, result: Candidates, options: SearchOptions) -> None:
         """The most recently modified notes that pass the filters, as many as the limit, and
         how many pass."""
-        where, params = filter_clause(result.query)
+        where, params = where_passing(restriction(self.db.conn, result.query))
         rows = self.db.conn.execute(
             f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
             "LIMIT ?",

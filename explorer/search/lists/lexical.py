@@ -20,7 +20,6 @@ import time
 from dataclasses import dataclass
 
 from explorer.index.counts import Counted
-from explorer.index.links import link_filter_sql
 from explorer.search.lists.bm25 import (
     AMONG,
     BM25_WEIGHTS,
@@ -30,7 +29,7 @@ from explorer.search.lists.bm25 import (
 )
 from explorer.search.lists.snippet import Snippets
 from explorer.search.query.query import Query
-from explorer.search.query.restriction import Restriction, restriction
+from explorer.search.query.restriction import Restriction, restriction, where_passing
 
 #: The passes, in the order they fill the list (a hit's ``tier`` indexes this).
 PASSES = ("phrase", "all words", "any word")
@@ -53,45 +52,6 @@ class LexicalHit:
     marks: str = ""
 
 
-def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
-    """SQL condition (on ``notes`` as ``alias``) for the query's filters and exclusions.
-
-    Tags must all be present; a note passes the path filters if it is under any of them;
-    each ``linkto:`` / ``linkedfrom:`` must hold (:func:`explorer.index.links.link_filter_sql`),
-    and each ``[name:value]`` (:meth:`explorer.search.query.property_filter.PropertyFilter.sql`).
-    The same clause restricts the lexical and the vector list, so they can never disagree.
-    """
-    clauses: list[str] = []
-    params: list[object] = []
-    for tag in query.tags:
-        clauses.append(f"{alias}.id IN (SELECT note_id FROM note_tags WHERE tag = ?)")
-        params.append(tag)
-    if query.paths:
-        clauses.append(
-            "(" + " OR ".join(f"substr({alias}.path, 1, ?) = ?" for _ in query.paths) + ")"
-        )
-        for prefix in query.paths:
-            params.extend([len(prefix), prefix])
-    for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
-        for value in values:
-            sql, link_params = link_filter_sql(kind, value, alias)
-            clauses.append(sql)
-            params.extend(link_params)
-    for prop in query.properties:
-        sql, prop_params = prop.sql(alias)
-        clauses.append(sql)
-        params.extend(prop_params)
-    for date in query.dates:
-        sql, date_params = date.sql(alias, query.now)
-        clauses.append(sql)
-        params.extend(date_params)
-    excluded = query.fts_excluded()
-    if excluded:
-        clauses.append(f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)")
-        params.append(excluded)
-    return (" AND ".join(clauses) or "1"), params
-
-
 def lexical_list(
     conn: sqlite3.Connection,
     query: Query,
@@ -112,9 +72,9 @@ def lexical_list(
     works them out, where the caller has them; each pass ranks only the matches they pass."""
     stages = {} if stages is None else stages
     started = time.perf_counter()
-    where, params = filter_clause(query)
     if restricted is None:
         restricted = restriction(conn, query)
+    where, params = where_passing(restricted)
     only = restricted.fts_sql() if restricted is not None else None
     if only is not None and not only[0]:
         only = None
@@ -194,6 +154,11 @@ def make_snippets(conn: sqlite3.Connection, notes: list[tuple[int, str]]) -> lis
         return []
     with Snippets(conn) as snippets:
         return snippets.snippets(notes)
+
+
+def snippets_of(conn: sqlite3.Connection, notes: dict[str, tuple[int, str]]) -> dict[str, str]:
+    """The snippets of ``notes`` (path to its note id and what its snippet marks), by path."""
+    return dict(zip(notes, make_snippets(conn, list(notes.values())), strict=True))
 
 
 def lap(stages: dict[str, float], name: str, since: float) -> float:
