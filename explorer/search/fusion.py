@@ -19,14 +19,13 @@ stale notes demoted, and the hits built.  Pure over its input: no I/O.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import TypeVar
 
 from explorer.search import evidence
-from explorer.search.lexical import PASSES, lap
+from explorer.search.lexical import PASSES
 from explorer.search.options import Fusion, Mode, SearchOptions
 from explorer.search.results import (
     Candidates,
@@ -242,7 +241,6 @@ CONVEX_LOWER_BOUNDS: dict[str, float] = {"fts": 0.0, "vector": 0.0}
 
 def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
-    started = time.perf_counter()
     options = options.validate().in_effect()
     semantic = candidates.semantic
     depth = min(options.depth, candidates.depth)
@@ -305,8 +303,6 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 candidates.titles.get(item.id) if TITLE in lists else None,
             )
         )
-    stages = dict(candidates.stages)
-    lap(stages, "fusion", started)
     return SearchResponse(
         candidates.query.raw,
         options,
@@ -316,7 +312,6 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         close_match=close_match(strength, [f.id for f in fused], options, lists),
         judged_on=judged_on(lists, options),
         spread=candidates.spread if options.mode != Mode.FTS and semantic.available else None,
-        stages=stages,
         notes=tuple(candidates.query.notes),
     )
 
