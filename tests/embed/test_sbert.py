@@ -24,8 +24,8 @@ from explorer.embed.sbert import (
     resolve_model,
 )
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import Searcher
-from explorer.search.options import SearchOptions
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import SearchOptions
 from tests.conftest import build_index
 from tests.waiting import wait_until
 
