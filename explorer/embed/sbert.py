@@ -241,7 +241,17 @@ def _bf16_copy(model: Any) -> Any:
     return copy.deepcopy(model, memo)
 
 
+#: Entries of oneDNN's primitive cache (``ONEDNN_PRIMITIVE_CACHE_CAPACITY``, unless set): one
+#: entry, with its packed weights, per batch shape the bf16 model meets, and passages are batched
+#: by word pieces, so a vault meets hundreds.  At the default (1,024) embedding 2,048 chunks of a
+#: 50,000-note vault kept 443 MiB more resident, at 8 183 MiB more (one pair of runs, machine
+#: load 10-16: 36.9 chunks per CPU second against 39.6).
+PRIMITIVE_CACHE_ENTRIES = 8
+
+
 def _load(spec: ModelSpec) -> Any:
+    # Before the first primitive is made: oneDNN reads it then.
+    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(PRIMITIVE_CACHE_ENTRIES))
     if not spec.from_hub:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from collections.abc import Callable
@@ -15,7 +16,7 @@ from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.gate import ModelGate
 from explorer.embed.models import resolve_model
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import SentenceTransformerEmbedder, _load
+from explorer.embed.sbert import PRIMITIVE_CACHE_ENTRIES, SentenceTransformerEmbedder, _load
 from explorer.index.db import IndexDB
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.query.options import SearchOptions
@@ -222,3 +223,17 @@ def test_a_question_runs_beside_a_passage_batch_and_the_batch_gives_way(
     assert np.allclose(out["first"], fp32_embedder.embed_query(["clear the screen"]), atol=1e-5)
     assert np.allclose(out["second"], fp32_embedder.embed_query(["undo a commit"]), atol=1e-5)
     assert np.allclose(out["passages"], fp32_embedder.embed(passages), atol=1e-5)
+
+
+@pytest.mark.model
+def test_the_model_loads_with_a_small_kernel_cache_unless_one_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """oneDNN's primitive cache keeps packed weights per batch shape: at its default of 1,024
+    entries, embedding a vault's chunks in bf16 kept hundreds of MiB resident."""
+    monkeypatch.delenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", raising=False)
+    _load(resolve_model(None))
+    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == str(PRIMITIVE_CACHE_ENTRIES) == "8"
+    monkeypatch.setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "64")  # what a user sets
+    _load(resolve_model(None))
+    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == "64"

@@ -93,9 +93,6 @@ class Candidates:
     #: A listing's count of the notes that pass its filters (``None``: not a listing).
     matched: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
-    #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
-    stages: dict[str, float] = field(default_factory=dict, compare=False)
     #: The query's vector (``None``: no vector list was made), kept so that a note's every
     #: chunk can be scored later without the model (:mod:`explorer.search.lists.chunk_scores`).
     query_vector: Matrix | None = field(default=None, compare=False)
@@ -232,8 +229,6 @@ class SearchResponse:
     #: The lists whose evidence judged :attr:`close_match` (``("fts",)``: words alone).
     judged_on: tuple[str, ...] = ()
     spread: CosineSpread | None = None
-    #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
-    stages: dict[str, float] = field(default_factory=dict, compare=False)
     #: One line for each part of the query not read as written (:attr:`Query.notes`).
     notes: tuple[str, ...] = ()
     #: A listing's count of the notes that pass its filters, of which :attr:`hits` are the

@@ -54,14 +54,17 @@ class Restriction:
 
     sets: tuple[IdSet, ...]
 
-    def fts_sql(self, rowid: str = "notes_fts.rowid") -> tuple[str, list[object]]:
+    def fts_sql(
+        self, rowid: str = "notes_fts.rowid", *, words: bool = False
+    ) -> tuple[str, list[object]]:
         """`` AND`` conditions on an FTS5 match's ``rowid`` (``+``: a filter on the matches,
         which FTS5 must not take as a rowid constraint to run the query by), and their
-        parameters; ``""`` when no set is left."""
+        parameters; ``""`` when no set is left.  ``words``: the excluded words' set too (a
+        lexical pass excludes them in its own expression; notes found otherwise need it)."""
         sql = ""
         params: list[object] = []
         for part in self.sets:
-            if part.words:
+            if part.words and not words:
                 continue
             sql += f" AND +{rowid} {'IN' if part.keep else 'NOT IN'} ({part.sql})"
             params.extend(part.params)
