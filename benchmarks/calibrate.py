@@ -36,11 +36,11 @@ from explorer.evaluate import title_forms
 from explorer.evaluate.corpus import open_beir_index, open_vault_index
 from explorer.evaluate.datasets import load_beir, load_judgments
 from explorer.evaluate.metrics import ndcg_at_k
-from explorer.search import evidence, fusion, results
-from explorer.search.cached import fetch_options, with_floor
-from explorer.search.hybrid import Searcher
-from explorer.search.options import PRESETS, SearchOptions
-from explorer.search.results import Candidates
+from explorer.search.fusion import evidence, fusion, results
+from explorer.search.fusion.cached import fetch_options, with_floor
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.results import Candidates
+from explorer.search.query.options import PRESETS, SearchOptions
 from explorer.vault import parse
 
 HERE = Path(__file__).resolve().parent
@@ -180,13 +180,13 @@ def _pickle(data_dir: Path, name: str, model: str | None) -> Path:
 
 
 class _Unpickler(pickle.Unpickler):
-    """Reads pickles collected before the result types left ``explorer.search.hybrid`` for
-    ``explorer.search.results``, and those of a ``calibrate.py`` run as a script."""
+    """Reads pickles collected before the result types left ``explorer.search.fusion.hybrid`` for
+    ``explorer.search.fusion.results``, and those of a ``calibrate.py`` run as a script."""
 
     def find_class(self, module: str, name: str) -> Any:
         if module == "__main__" and name == "JudgedSet":
             return JudgedSet
-        if module == "explorer.search.hybrid" and hasattr(results, name):
+        if module == "explorer.search.fusion.hybrid" and hasattr(results, name):
             return getattr(results, name)
         return super().find_class(module, name)
 
@@ -540,8 +540,8 @@ def _is_default(point: dict[str, Any]) -> bool:
 
 
 def grid_vector(sets: list[JudgedSet], model: str) -> None:
-    """Sweep ``model``'s vector ramps (:data:`explorer.search.evidence.MODEL_RAMPS`) on the dev
-    halves, everything else as the default; print the best by the worst dev margin of hybrid
+    """Sweep ``model``'s vector ramps (:data:`explorer.search.fusion.evidence.MODEL_RAMPS`) on the
+    dev halves, everything else as the default; print the best by the worst dev margin of hybrid
     over the better single list, then by the mean."""
     singles = {
         s.name: max(score(s, SETTINGS["fts"])["dev"], score(s, SETTINGS["semantic"])["dev"])

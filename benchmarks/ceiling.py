@@ -32,9 +32,9 @@ import numpy.typing as npt
 from calibrate import JudgedSet, _load
 
 from explorer.evaluate.metrics import ndcg_at_k
-from explorer.search import fusion
-from explorer.search.options import PRESETS
-from explorer.search.results import Candidates
+from explorer.search.fusion import fusion
+from explorer.search.fusion.results import Candidates
+from explorer.search.query.options import PRESETS
 
 OPTIONS = PRESETS["default"]
 Matrix = npt.NDArray[np.float64]

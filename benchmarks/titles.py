@@ -33,8 +33,8 @@ from pathlib import Path
 
 from explorer.embed.provider import shared_provider
 from explorer.evaluate.corpus import open_vault_index
-from explorer.search.hybrid import Searcher
-from explorer.search.options import SearchOptions
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import SearchOptions
 
 KINDS = ("drop a word", "add a word", "plural", "typo")
 _WORD = re.compile(r"[^\W_]+")

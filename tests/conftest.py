@@ -16,7 +16,7 @@ from explorer.embed.sbert import model_name
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import Searcher
+from explorer.search.fusion.hybrid import Searcher
 from tests.evaluate.helpers import write_beir
 
 SAMPLE_VAULT = Path(__file__).resolve().parents[1] / "resources" / "sample-vault"

@@ -22,7 +22,7 @@ def _core_modules() -> list[str]:
 
 def test_core_imports_without_qt() -> None:
     modules = _core_modules()
-    assert "explorer.search.hybrid" in modules and "explorer.commands.program" in modules
+    assert "explorer.search.fusion.hybrid" in modules and "explorer.commands.program" in modules
     code = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
@@ -117,7 +117,7 @@ def test_every_form_of_importing_a_test_module_is_seen() -> None:
     def seen(code: str) -> set[str]:
         return imported_test_modules(ast.parse(code))
 
-    assert seen("import tests.search.test_cached") == {"tests.search.test_cached"}
+    assert seen("import tests.search.fusion.test_cached") == {"tests.search.fusion.test_cached"}
     assert "tests.gui.test_preview" in seen("from tests.gui.test_preview import shown_images")
     assert ".test_runner" in seen("from .test_runner import write_beir")
     assert seen("from . import test_runner") == {".test_runner"}

@@ -12,7 +12,7 @@ import pytest
 
 from explorer.commands.program import build_parser
 from explorer.mcp.server import TOOLS
-from explorer.search.options import PARAMETERS, PRESETS
+from explorer.search.query.options import PARAMETERS, PRESETS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

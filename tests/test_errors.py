@@ -14,7 +14,7 @@ from explorer.console import EnvironmentProblem, UsageError
 from explorer.embed.base import EmbedderUnavailable
 from explorer.errors import ExplorerError, Fault, MachineError, UserError, classify
 from explorer.index.db import IndexNotReady
-from explorer.search.query import QueryError
+from explorer.search.query.query import QueryError
 
 #: Exceptions that are control flow, never shown to anyone: a superseded read, a cancelled sweep.
 CONTROL_FLOW = {"Superseded", "Cancelled"}

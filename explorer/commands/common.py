@@ -28,7 +28,7 @@ from explorer.index.db import (
     no_index_text,
 )
 from explorer.live.problems import fault_line
-from explorer.search import options as search_options
+from explorer.search.query import options as search_options
 
 #: Runs a parsed command: ``fn(args) -> exit status``.
 Command = Callable[[argparse.Namespace], int]

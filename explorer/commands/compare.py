@@ -11,11 +11,11 @@ from typing import Any
 from explorer.commands.common import open_readonly
 from explorer.console import dump_json, say, vault_folder, whole_number
 from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.search import options as search_options
-from explorer.search.compare import compare_query
-from explorer.search.hybrid import Searcher
-from explorer.search.options import Mode
-from explorer.search.query import QueryError
+from explorer.search.answers.compare import compare_query
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query import options as search_options
+from explorer.search.query.options import Mode
+from explorer.search.query.query import QueryError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

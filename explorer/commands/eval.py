@@ -17,8 +17,8 @@ from explorer.evaluate.runner import evaluate_beir, evaluate_vault
 from explorer.evaluate.settings import EVAL_OPTIONS, EvalError, EvalSettings
 from explorer.evaluate.sweep import DEFAULT_GRID, format_sweep, grid, parse_grid, sweep
 from explorer.home import expand_home
-from explorer.search import options as search_options
-from explorer.search.query import QueryError
+from explorer.search.query import options as search_options
+from explorer.search.query.query import QueryError
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 from explorer.commands.common import open_readonly, say_ignored
 from explorer.console import dump_json, say, vault_folder
 from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.search import options as search_options
-from explorer.search.explain import explain as explain_note
-from explorer.search.hybrid import Searcher
-from explorer.search.options import Mode
+from explorer.search.explain.explain import explain as explain_note
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query import options as search_options
+from explorer.search.query.options import Mode
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 from explorer.commands.common import Command, add_embed_threads, apply_embed_threads
 from explorer.console import UsageError
-from explorer.search import options as search_options
+from explorer.search.query import options as search_options
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -39,7 +39,7 @@ from explorer.home import expand_home
 from explorer.index.db import data_dir
 from explorer.index.model_choice import model_for
 from explorer.logs import configure, log_file
-from explorer.search.query import is_query_word
+from explorer.search.query.query import is_query_word
 
 #: Every command, in the order ``--help`` lists them.
 COMMANDS: tuple[Registrar, ...] = (

@@ -2,7 +2,7 @@
 
 Read-only: the index is opened as it is (a read-only connection: no sync, no migration, no
 embedding, no model loaded), and the stored chunk vectors are the query
-(:func:`explorer.search.related.related`).  A note path the index does not have is bad input
+(:func:`explorer.search.answers.related.related`).  A note path the index does not have is bad input
 (exit status 2, one line naming the closest paths it does have).
 """
 
@@ -18,9 +18,15 @@ from explorer.console import UsageError, dump_json, say, vault_folder, whole_num
 from explorer.embed.sbert import model_name
 from explorer.index.db import index_command
 from explorer.index.vectors import VectorIndex
-from explorer.search.explain import NoteNotIndexed
-from explorer.search.notes_lookup import not_a_note
-from explorer.search.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes, related
+from explorer.search.answers.related import (
+    DEFAULT_LIMIT,
+    LINK_MARK,
+    MAX_LIMIT,
+    RelatedNotes,
+    related,
+)
+from explorer.search.explain.explain import NoteNotIndexed
+from explorer.search.explain.notes_lookup import not_a_note
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -17,13 +17,13 @@ from explorer.embed.provider import shared_provider
 from explorer.index.db import IndexUnavailable, index_command, index_path
 from explorer.index.lease import WriterLease, holder
 from explorer.index.update import bring_up_to_date
-from explorer.search import options as search_options
-from explorer.search.answer import EMBED_BEFORE_SEARCH, search_index, waiting_text
-from explorer.search.options import Mode
-from explorer.search.query import QueryError, parse_query
-from explorer.search.results import SearchResponse
-from explorer.search.saved import SearchStore
-from explorer.search.verdict import closeness
+from explorer.search.answers.answer import EMBED_BEFORE_SEARCH, search_index, waiting_text
+from explorer.search.answers.saved import SearchStore
+from explorer.search.answers.verdict import closeness
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query import options as search_options
+from explorer.search.query.options import Mode
+from explorer.search.query.query import QueryError, parse_query
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -108,7 +108,8 @@ def answer(argv: Sequence[str]) -> int | None:
 
 
 #: How a word that is query text, never an option, starts (``-[status:done]``): the parser's
-#: rule (:data:`explorer.search.query.QUERY_DASHES`), not imported, so that the client stays light.
+#: rule (:data:`explorer.search.query.query.QUERY_DASHES`), not imported, so that the client stays
+#: light.
 _QUERY_DASHES = ("-[", '-"')
 
 

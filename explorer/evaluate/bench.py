@@ -61,11 +61,11 @@ from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
 from explorer.index.vectors import VectorIndex
-from explorer.search.fusion import fuse
-from explorer.search.hybrid import Searcher
-from explorer.search.options import MODES, Mode, SearchOptions
-from explorer.search.query import parse_query
-from explorer.search.results import SearchResponse
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query.options import MODES, Mode, SearchOptions
+from explorer.search.query.query import parse_query
 
 #: Depth of the vector top-k comparisons (the search's default candidate depth).
 TOPK_DEPTH = SearchOptions().depth

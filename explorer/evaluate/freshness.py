@@ -30,9 +30,9 @@ from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.evaluate.stats import percentiles
 from explorer.index.db import IndexDB, index_path
 from explorer.live import LiveEvent, LiveIndex
-from explorer.search.hybrid import Searcher
-from explorer.search.options import Mode, SearchOptions
-from explorer.search.results import DEMOTED_STATUS, SemanticUnavailable
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.results import DEMOTED_STATUS, SemanticUnavailable
+from explorer.search.query.options import Mode, SearchOptions
 from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.parse import note_status
 

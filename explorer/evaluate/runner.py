@@ -2,9 +2,9 @@
 :mod:`explorer.evaluate.corpus`), or a vault with the user's judgments.
 
 Each query runs once: :meth:`Searcher.candidates` in ``hybrid`` mode gives both lists, fetched
-without a similarity floor (:func:`explorer.search.cached.fetch_options`), and :func:`fuse`
+without a similarity floor (:func:`explorer.search.fusion.cached.fetch_options`), and :func:`fuse`
 derives the ``fts``, ``semantic`` and ``hybrid`` rankings from them after the floors
-(:func:`~explorer.search.cached.with_floor`; ``fuse`` with a single-list mode reads only that
+(:func:`~explorer.search.fusion.cached.with_floor`; ``fuse`` with a single-list mode reads only that
 list, so this is identical to three searches, and cheaper).  A sweep
 (:mod:`explorer.evaluate.sweep`) re-fuses the same lists for every setting of a grid.
 """
@@ -29,12 +29,12 @@ from explorer.evaluate.settings import (
     no_progress,
     quiet,
 )
-from explorer.search.cached import fetch_options, with_floor
-from explorer.search.fusion import ranked as ranked_paths
-from explorer.search.hybrid import Searcher
-from explorer.search.options import Mode
-from explorer.search.query import QueryError
-from explorer.search.results import Candidates
+from explorer.search.fusion.cached import fetch_options, with_floor
+from explorer.search.fusion.fusion import ranked as ranked_paths
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.results import Candidates
+from explorer.search.query.options import Mode
+from explorer.search.query.query import QueryError
 
 
 @dataclass(slots=True)

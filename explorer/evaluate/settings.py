@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.errors import UserError
-from explorer.search.options import MODES, Fusion, Mode, SearchOptions
+from explorer.search.query.options import MODES, Fusion, Mode, SearchOptions
 
 RECALL_KS = (1, 3, 10, 100)
 CUTOFF = 10
@@ -61,7 +61,7 @@ class EvalSettings:
         return self.candidate_mode != Mode.FTS
 
     def to_json(self) -> dict[str, Any]:
-        from explorer.search.fusion import CONVEX_LOWER_BOUNDS
+        from explorer.search.fusion.fusion import CONVEX_LOWER_BOUNDS
 
         o = self.search
         bounds = (

@@ -1,11 +1,11 @@
 """Tuning on judged queries: every fusion setting of a grid scored from one run's cached lists.
 
 An evaluation runs each query once, with both lists fetched without a similarity floor and as
-deep as the depth (:func:`explorer.search.cached.fetch_options`).  Every point of a sweep is then
-pure arithmetic over those lists: the point's floors cut the vector list
-(:func:`~explorer.search.cached.with_floor`), :func:`~explorer.search.fusion.ranked` ranks, the
-metrics score, and no model or database is touched.  So a sweep of a hundred settings costs one
-evaluation plus a hundred fusions per query.
+deep as the depth (:func:`explorer.search.fusion.cached.fetch_options`).  Every point of a sweep is
+then pure arithmetic over those lists: the point's floors cut the vector list
+(:func:`~explorer.search.fusion.cached.with_floor`), :func:`~explorer.search.fusion.fusion.ranked`
+ranks, the metrics score, and no model or database is touched.  So a sweep of a hundred settings
+costs one evaluation plus a hundred fusions per query.
 
 A grid is written ``name=values;name=values``: ``values`` is a comma-separated list or
 ``start:stop:step`` (both ends included).  ``weight`` is the lexical list's share: ``w_fts`` is
@@ -24,11 +24,11 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from explorer.evaluate.metrics import evaluate_run
-from explorer.search.cached import with_floor
-from explorer.search.fusion import ranked
-from explorer.search.options import RANKING, Fusion, Mode, SearchOptions, parameter_named
-from explorer.search.query import QueryError
-from explorer.search.results import Candidates
+from explorer.search.fusion.cached import with_floor
+from explorer.search.fusion.fusion import ranked
+from explorer.search.fusion.results import Candidates
+from explorer.search.query.options import RANKING, Fusion, Mode, SearchOptions, parameter_named
+from explorer.search.query.query import QueryError
 
 #: The grid of ``eval --sweep`` without a value: both methods, a few k, the weight in tenths.
 DEFAULT_GRID = "fusion=rrf,convex;k=20,40,60,100;weight=0:1:0.1"
@@ -229,8 +229,8 @@ def sweep(
 ) -> Sweep:
     """Score hybrid at every point of the grid, from ``candidates`` fetched floor-free.
 
-    ``candidates`` must have been fetched with :func:`explorer.search.cached.fetch_options` of
-    options at least as deep as every point (as :func:`explorer.evaluate.runner.evaluate` does).
+    ``candidates`` must have been fetched with :func:`explorer.search.fusion.cached.fetch_options`
+    of options at least as deep as every point (as :func:`explorer.evaluate.runner.evaluate` does).
     """
     started = time.perf_counter()
     points = grid(replace(base, mode=Mode.HYBRID), axes)
@@ -307,7 +307,7 @@ def _row(place: int, p: SweepPoint, current: bool) -> str:
 
 
 def describe(options: SearchOptions) -> str:
-    """A point as the ``key=value,…`` settings string :func:`explorer.search.options.parse`
+    """A point as the ``key=value,…`` settings string :func:`explorer.search.query.options.parse`
     reads back (``--set`` on the command line, the window's settings)."""
     o = options.to_json()
     keys = ["fusion", *(["k"] if options.fusion == Fusion.RRF else []), "w_fts", "w_vec"]

@@ -15,7 +15,7 @@ class Counted:
     """The number of notes each FTS5 expression matches (what bm25 counts for its idf), each
     counted once, and the rows bm25 counts them among (:func:`fts_row_count`); for one state
     of one connection's index (:class:`TermCounts`).  A callable: what the query's
-    compound words are split by (:func:`explorer.search.query.split_compounds`)."""
+    compound words are split by (:func:`explorer.search.query.compounds.split_compounds`)."""
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn

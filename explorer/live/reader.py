@@ -36,7 +36,7 @@ from explorer.index.migrations import LATEST_VERSION
 from explorer.index.vectors import VectorIndex
 from explorer.jobs import NORMAL, URGENT, Job, PriorityExecutor, Superseded
 from explorer.live.writer import LiveIndex
-from explorer.search.hybrid import EMBED_TIMEOUT_S, Searcher
+from explorer.search.fusion.hybrid import EMBED_TIMEOUT_S, Searcher
 
 T = TypeVar("T")
 

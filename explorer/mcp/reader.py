@@ -22,7 +22,7 @@ mcp`` answer, without the protocol (:mod:`explorer.mcp.server` speaks it).
   the vault, a FIFO, a device or a folder is refused with one line, never read.
 
 Bad input raises :class:`~explorer.console.UsageError` (or the core's
-:class:`~explorer.search.query.QueryError`) with one line to show.
+:class:`~explorer.search.query.query.QueryError`) with one line to show.
 """
 
 from __future__ import annotations
@@ -43,13 +43,14 @@ from explorer.index.status import vault_languages
 from explorer.index.update import bring_up_to_date
 from explorer.live import Health, stored_health
 from explorer.live.reader import IndexReader, ReadContext
-from explorer.search.answer import EMBED_BEFORE_SEARCH, Answer, has_vectors, search_index
-from explorer.search.explain import Explanation, NoteNotIndexed, explain
-from explorer.search.hybrid import Searcher
-from explorer.search.notes_lookup import not_a_note
-from explorer.search.options import Mode, SearchOptions
-from explorer.search.query import parse_query
-from explorer.search.related import RelatedNotes, related
+from explorer.search.answers.answer import EMBED_BEFORE_SEARCH, Answer, has_vectors, search_index
+from explorer.search.answers.related import RelatedNotes, related
+from explorer.search.explain.explain import NoteNotIndexed, explain
+from explorer.search.explain.explanation import Explanation
+from explorer.search.explain.notes_lookup import not_a_note
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import Mode, SearchOptions
+from explorer.search.query.query import parse_query
 from explorer.vault.ignore import IgnoreRules
 from explorer.vault.note_path import BadNotePath, note_id
 from explorer.vault.obsidian import is_obsidian_vault, open_uri

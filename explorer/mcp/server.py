@@ -64,14 +64,14 @@ from explorer.live import serve as warm
 from explorer.live.problems import fault_line
 from explorer.mcp.framing import Framing
 from explorer.mcp.reader import VaultReader
-from explorer.search import options as search_options
-from explorer.search import syntax
-from explorer.search.answer import Answer, waiting_text
-from explorer.search.options import Mode
-from explorer.search.query import MAX_QUERY_CHARS
-from explorer.search.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes
-from explorer.search.saved import SearchStore
-from explorer.search.verdict import closeness
+from explorer.search.answers.answer import Answer, waiting_text
+from explorer.search.answers.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes
+from explorer.search.answers.saved import SearchStore
+from explorer.search.answers.verdict import closeness
+from explorer.search.query import options as search_options
+from explorer.search.query import syntax
+from explorer.search.query.options import Mode
+from explorer.search.query.query import MAX_QUERY_CHARS
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,8 @@ def _path_field(description: str) -> Any:
 
 def _setting_fields(*, limit: str) -> dict[str, Any]:
     """``preset`` and every search setting, by its name, each optional (default: the
-    search's default), typed and bounded as :data:`explorer.search.options.PARAMETERS` says."""
+    search's default), typed and bounded as :data:`explorer.search.query.options.PARAMETERS`
+    says."""
     presets: Any = Literal[tuple(search_options.PRESETS)]
     fields: dict[str, Any] = {
         "preset": (

@@ -2,20 +2,20 @@
 list, and the calibrated fusion's formula with the numbers filled in.
 
 Evidence is each list's raw score read as a number from 0 to 1 that means the same for every
-query (:mod:`explorer.search.evidence`): for the vector list, how high a note's cosine is and how
-far it stands above this query's cosines over the vault; for the lexical list, the pass that found
-the note, the share of the query's content words it holds, and its bm25.  The calibrated fusion
-(:func:`explorer.search.fusion.noisy_or`) weighs each list's evidence (``a = w_fts · e_fts``,
-``b = w_vec · e_vec``, held to 1) and fuses them as ``1 − (1 − a)(1 − b)``; each list's
+query (:mod:`explorer.search.fusion.evidence`): for the vector list, how high a note's cosine is and
+how far it stands above this query's cosines over the vault; for the lexical list, the pass that
+found the note, the share of the query's content words it holds, and its bm25.  The calibrated
+fusion (:func:`explorer.search.fusion.fusion.noisy_or`) weighs each list's evidence (``a = w_fts ·
+e_fts``, ``b = w_vec · e_vec``, held to 1) and fuses them as ``1 − (1 − a)(1 − b)``; each list's
 contribution is its Shapley share, ``a − ab/2`` and ``b − ab/2``.  Plain text, no Qt.
 """
 
 from __future__ import annotations
 
 from explorer.index.vectors import CosineSpread
-from explorer.search.evidence import weighs_otherwise
-from explorer.search.options import SearchOptions
-from explorer.search.results import Hit
+from explorer.search.fusion.evidence import weighs_otherwise
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import SearchOptions
 
 LISTS = (("fts", "lexical"), ("vector", "vector"), ("title", "title"))
 

@@ -17,8 +17,8 @@ from explorer.preview.evidence_text import (
     vector_evidence_text,
 )
 from explorer.preview.style import Colours, shown
-from explorer.search.options import Fusion, Mode, SearchOptions
-from explorer.search.results import Candidates, Hit, SearchResponse
+from explorer.search.fusion.results import Candidates, Hit, SearchResponse
+from explorer.search.query.options import Fusion, Mode, SearchOptions
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class ExplainContext:
     content_words: int = 0
     spread: CosineSpread | None = None
     #: The query's vector and the model it is of (``None``: no vector list), so that the
-    #: preview can score every chunk of the note (:mod:`explorer.search.chunk_scores`).
+    #: preview can score every chunk of the note (:mod:`explorer.search.lists.chunk_scores`).
     query_vector: Any = field(default=None, compare=False, repr=False)
     model: str | None = None
 

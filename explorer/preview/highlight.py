@@ -8,7 +8,7 @@ import re
 import unicodedata
 
 from explorer.index.text import has_cjk
-from explorer.search.query import Query
+from explorer.search.query.query import Query
 
 _TAG_OR_ENTITY = re.compile(r"(<[^>]*>|&#?\w+;)")
 

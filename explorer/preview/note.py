@@ -15,9 +15,9 @@ from explorer.preview.links import VaultLinks
 from explorer.preview.markdown import markdown_to_safe_html
 from explorer.preview.obsidian import Page
 from explorer.preview.style import Colours, shown
-from explorer.search.query import Query
-from explorer.search.quoting import filter_text
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
+from explorer.search.query.query import Query
+from explorer.search.query.quoting import filter_text
 
 FILTER_SCHEME = "vault-filter"
 BEST_ANCHOR = "best-chunk"

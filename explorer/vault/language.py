@@ -77,7 +77,7 @@ _LATIN = ("en", "de", "fr", "es", "it", "pt", "nl", "sv", "da", "nb", "fi", "pl"
 _CYRILLIC = ("ru", "uk", "bg")
 
 #: The Snowball English stop words (``algorithms/english/stop.txt`` at snowballstem.org; the
-#: licence is above; :mod:`explorer.search.stopwords` says why this list).
+#: licence is above; :mod:`explorer.search.query.stopwords` says why this list).
 _SNOWBALL_ENGLISH = """
     i me my myself we our ours ourselves you your yours yourself yourselves
     he him his himself she her hers herself it its itself

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explorer.entry import main
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 
 Write = Callable[[str, str | bytes], Path]
 

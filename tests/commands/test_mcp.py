@@ -28,7 +28,7 @@ from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import holder
-from explorer.search.query import MAX_QUERY_CHARS
+from explorer.search.query.query import MAX_QUERY_CHARS
 from tests.commands.helpers import index_written, start_watch, wait_running
 from tests.conftest import build_index
 from tests.mcp_lines import LineClient

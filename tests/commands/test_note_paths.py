@@ -18,8 +18,8 @@ from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB
 from explorer.mcp.reader import VaultReader
-from explorer.search.options import SearchOptions
-from explorer.search.query import QueryError
+from explorer.search.query.options import SearchOptions
+from explorer.search.query.query import QueryError
 from explorer.vault.note_path import BACKSLASH_SEPARATES
 from tests.conftest import build_index
 

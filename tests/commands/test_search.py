@@ -14,9 +14,9 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import IndexDB
-from explorer.search.answer import EMBED_BEFORE_SEARCH
-from explorer.search.query import MAX_QUERY_CHARS
-from explorer.search.saved import searches_file
+from explorer.search.answers.answer import EMBED_BEFORE_SEARCH
+from explorer.search.answers.saved import searches_file
+from explorer.search.query.query import MAX_QUERY_CHARS
 from tests.commands.helpers import run_program
 
 Write = Callable[[str, str | bytes], Path]

@@ -28,8 +28,8 @@ from explorer.embed.sbert import (
 )
 from explorer.evaluate.synth import generate_vault
 from explorer.index.db import IndexDB
-from explorer.search.hybrid import Searcher
-from explorer.search.options import SearchOptions
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import SearchOptions
 from tests.conftest import build_index
 from tests.waiting import wait_until
 

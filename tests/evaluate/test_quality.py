@@ -11,7 +11,7 @@ from explorer.evaluate.runner import collect_candidates
 from explorer.evaluate.settings import EvalSettings
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import Searcher
+from explorer.search.fusion.hybrid import Searcher
 
 
 def test_each_judged_query_gets_its_scores_and_the_means_count_the_relevant_ones(

@@ -15,10 +15,10 @@ from explorer.evaluate.datasets import load_beir
 from explorer.evaluate.report import format_report
 from explorer.evaluate.runner import collect_candidates, evaluate_beir, evaluate_vault
 from explorer.evaluate.settings import EVAL_OPTIONS, EvalSettings
-from explorer.search.cached import with_floor
-from explorer.search.fusion import fuse
-from explorer.search.hybrid import Searcher
-from explorer.search.options import FUSION_METHODS
+from explorer.search.fusion.cached import with_floor
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import FUSION_METHODS
 from tests.evaluate.helpers import CORPUS, QUERIES, write_beir
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from explorer.evaluate.settings import EvalSettings
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 
 
 def test_search_options_of_settings() -> None:

@@ -22,8 +22,8 @@ from explorer.evaluate.sweep import (
     parse_grid,
     sweep,
 )
-from explorer.search.options import SearchOptions, parse
-from explorer.search.query import QueryError
+from explorer.search.query.options import SearchOptions, parse
+from explorer.search.query.query import QueryError
 from tests.evaluate.helpers import write_beir
 
 

@@ -30,8 +30,8 @@ from explorer.gui.window.settings import Settings
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from explorer.search.options import SearchOptions
-from explorer.search.shown import Shown
+from explorer.search.answers.shown import Shown
+from explorer.search.query.options import SearchOptions
 from tests.gui.driver import drive
 from tests.sample_vault_facts import VAULT as SAMPLE_VAULT
 

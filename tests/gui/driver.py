@@ -24,9 +24,9 @@ from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.gui.window.saved_menu import SavedSearchesDialog
 from explorer.live import LiveIndex
-from explorer.search.compare import Comparison
-from explorer.search.options import SearchOptions
-from explorer.search.results import Hit, SearchResponse
+from explorer.search.answers.compare import Comparison
+from explorer.search.fusion.results import Hit, SearchResponse
+from explorer.search.query.options import SearchOptions
 
 Check = Callable[[MainWindow], None]
 

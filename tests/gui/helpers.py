@@ -15,9 +15,9 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.window.main_window import MainWindow
 from explorer.index.migrations import LATEST_VERSION
 from explorer.index.status import IndexReport
-from explorer.search.fusion import fuse
-from explorer.search.options import SearchOptions
-from explorer.search.results import SearchResponse
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
 from tests.gui.driver import drive
 from tests.search.helpers import candidates

@@ -21,9 +21,9 @@ from explorer.index.migrations import LATEST_VERSION, m001_create_tables, sqlite
 from explorer.index.store import chunk_hash
 from explorer.index.sync import sync_vault
 from explorer.live import LiveIndex
-from explorer.search.explain import explain
-from explorer.search.hybrid import Searcher
-from explorer.search.options import SearchOptions
+from explorer.search.explain.explain import explain
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import SearchOptions
 from explorer.vault.chunk import chunk_text
 from explorer.vault.parse import parse_note
 from tests.hostile_parsing import Counted, link_lines

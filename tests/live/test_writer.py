@@ -27,9 +27,9 @@ from explorer.live import (
 )
 from explorer.live import writer as writer_module
 from explorer.live.state import persisted_batch
-from explorer.search.hybrid import Searcher
-from explorer.search.options import SearchOptions
-from explorer.search.results import SemanticUnavailable
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.results import SemanticUnavailable
+from explorer.search.query.options import SearchOptions
 from tests.waiting import wait_until
 
 Start = Callable[..., LiveIndex]

@@ -25,7 +25,7 @@ from explorer.index.db import IndexDB
 from explorer.mcp.framing import not_json_rpc
 from explorer.mcp.reader import MAX_NOTE_CHARS, VaultReader
 from explorer.mcp.server import _serve, build_server, plain_snippet
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 from explorer.vault.scan import MAX_NOTE_BYTES
 from tests.conftest import build_index
 
@@ -349,8 +349,8 @@ def test_the_search_tool_takes_the_recency_prior() -> None:
 def test_the_saved_searches_tool_lists_what_the_owner_saved_and_writes_nothing(
     reader: tuple[VaultReader, GatedModel], vault: Path, data_dir: Path
 ) -> None:
-    from explorer.search.options import Mode, SearchOptions
-    from explorer.search.saved import SearchStore
+    from explorer.search.answers.saved import SearchStore
+    from explorer.search.query.options import Mode, SearchOptions
 
     server_reader, _ = reader
     before = sorted(p.relative_to(vault) for p in vault.rglob("*"))

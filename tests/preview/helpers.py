@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
 
 
 def hit(**fields: object) -> Hit:

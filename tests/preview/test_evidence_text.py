@@ -17,9 +17,9 @@ from explorer.preview.evidence_text import (
     vector_evidence_text,
     weighted,
 )
-from explorer.search.fusion import fuse
-from explorer.search.options import SearchOptions
-from explorer.search.results import Hit
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import SearchOptions
 from tests.search.helpers import candidates
 
 CALIBRATED = SearchOptions(fusion="calibrated", w_fts=0.3, w_vec=0.7)

@@ -10,7 +10,7 @@ import pytest
 from explorer.index.vectors import CosineSpread
 from explorer.preview.explain import ExplainContext, explain_html, formula
 from explorer.preview.style import Colours
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 from tests.preview.helpers import hit
 
 SEED = SearchOptions(fusion="rrf", k=60, w_fts=0.7, w_vec=0.3)
@@ -104,8 +104,8 @@ def test_numbers_read_alike_everywhere_and_a_tiny_bm25_is_not_zero() -> None:
 
 def test_explain_block_names_the_title_evidence_and_fuses_three() -> None:
     """A hit whose title is the query: a Title row, what matched, and the formula of three."""
-    from explorer.search.fusion import noisy_or
-    from explorer.search.titles import TitleMatch
+    from explorer.search.fusion.fusion import noisy_or
+    from explorer.search.lists.titles import TitleMatch
 
     calibrated = replace(SEED, fusion="calibrated", w_fts=1.0, w_vec=1.0)
     a, b, c = 0.6, 0.5, 1.0

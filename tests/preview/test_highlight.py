@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from explorer.preview.highlight import highlight, term_pattern
-from explorer.search.query import Term, parse_query
+from explorer.search.query.query import Term, parse_query
 
 
 def test_highlight_marks_words_in_text_only_and_ignores_accents() -> None:

@@ -14,7 +14,7 @@ from explorer.preview.note import (
     render_note,
 )
 from explorer.preview.style import Colours
-from explorer.search.query import parse_query
+from explorer.search.query.query import parse_query
 from tests.preview.helpers import hit
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from explorer.search.query import parse_query
-from explorer.search.results import Candidates, NoteInfo, SemanticStatus, VectorCandidate
+from explorer.search.fusion.results import Candidates, NoteInfo, SemanticStatus, VectorCandidate
+from explorer.search.query.query import parse_query
 
 LEXICAL = ["a.md", "b.md", "c.md", "d.md"]
 VECTOR = ["b.md", "e.md", "a.md"]

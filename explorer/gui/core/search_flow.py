@@ -1,7 +1,7 @@
 """The window's query, from the field to what the table shows: searching, re-fusing and
 re-searching when the index changes.
 
-:class:`SearchFlow` keeps the query on screen as one :class:`~explorer.search.shown.Shown`
+:class:`SearchFlow` keeps the query on screen as one :class:`~explorer.search.answers.shown.Shown`
 value (the lists fetched for it, the settings shown, the pinned baseline).  A search goes to the
 vault session (:meth:`~explorer.gui.core.session.VaultSession.search`, fetching once for the
 settings and the baseline); a change of the settings re-fuses the kept lists on the spot, and
@@ -9,9 +9,9 @@ searches only when they cannot answer it.  The session's live events re-search t
 change may affect it (coalesced by a timer).  The window shows what ``showing`` hands it.
 
 A sort other than relevance (``SearchOptions.sort``) orders the hits shown by a read of the
-index (:func:`~explorer.search.order.sort_hits`, on the session's reader, as ``search --sort``
-does) before they are shown; :attr:`SearchFlow.order` is that order, the response itself stays
-in fused order (its ranks are the fused ranks).
+index (:func:`~explorer.search.fusion.order.sort_hits`, on the session's reader, as ``search
+--sort`` does) before they are shown; :attr:`SearchFlow.order` is that order, the response itself
+stays in fused order (its ranks are the fused ranks).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from explorer.gui.core.session import SearchResult, VaultSession, snippets_of
 from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
 from explorer.live.reader import URGENT
 from explorer.preview.explain import ExplainContext, explain_context
-from explorer.search.cached import CachedLists
-from explorer.search.options import SearchOptions
-from explorer.search.order import sort_hits
-from explorer.search.results import Hit
-from explorer.search.shown import Shown
+from explorer.search.answers.shown import Shown
+from explorer.search.fusion.cached import CachedLists
+from explorer.search.fusion.order import sort_hits
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import SearchOptions
 
 #: Live changes are coalesced into one re-search at most this often.
 REFRESH_MS = 400

@@ -33,12 +33,12 @@ from explorer.home import expand_home
 from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext
-from explorer.search.cached import CachedLists, fetch_options
-from explorer.search.lexical import make_snippets
-from explorer.search.options import SearchOptions
-from explorer.search.query import QueryError
-from explorer.search.results import Candidates
-from explorer.search.shown import Shown
+from explorer.search.answers.shown import Shown
+from explorer.search.fusion.cached import CachedLists, fetch_options
+from explorer.search.fusion.results import Candidates
+from explorer.search.lists.lexical import make_snippets
+from explorer.search.query.options import SearchOptions
+from explorer.search.query.query import QueryError
 
 #: Closing with ``wait`` waits this long at most for the reader (a running job is interrupted;
 #: this bounds work SQLite cannot interrupt, such as a query embedding).

@@ -1,5 +1,5 @@
 """View ▸ Facets: the tags, folders and most frequent property values of the notes shown, with
-how many of them have each (:func:`explorer.search.facets.facets`).
+how many of them have each (:func:`explorer.search.answers.facets.facets`).
 
 The facets are read through the vault session (its reader, never the GUI thread), each time the
 results change while the panel is visible; only the newest request answers.  A click on a value
@@ -7,7 +7,7 @@ asks for its filter (``tag:ops``, ``path:dev/``, ``[status:open]``) to be added 
 click on a value whose filter the query already holds (an active facet: checked and bold) asks
 for it to be removed.  The window does both and searches again.  An active filter stays listed
 when no note shown has it (with 0 notes), so that it can be clicked off
-(:func:`~explorer.search.facets.with_active`).
+(:func:`~explorer.search.answers.facets.with_active`).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
 from explorer.live import LiveEvent, SyncEvent
-from explorer.search.facets import Facet, Facets, facets, holds_filter, with_active
+from explorer.search.answers.facets import Facet, Facets, facets, holds_filter, with_active
 
 #: The session's query group of the facets' reads.
 GROUP = "facets"
@@ -45,7 +45,7 @@ class FacetsPanel(QDockWidget):
 
     #: A value was clicked: add its filter to the query, or remove it when active.
     toggled = Signal(str)
-    #: The facets listed (a :class:`~explorer.search.facets.Facets`), each time they change.
+    #: The facets listed (a :class:`~explorer.search.answers.facets.Facets`), each time they change.
     shown = Signal(object)
     failed = Signal(str)
 

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.gui.panels.flow_layout import FlowLayout
-from explorer.search.options import (
+from explorer.search.query.options import (
     CALIBRATED_MAX_WEIGHT,
     FUSION_METHODS,
     PARAMETERS,

@@ -55,9 +55,9 @@ from explorer.jobs import Job, PriorityExecutor
 from explorer.live import LiveEvent
 from explorer.live.events import changes_results
 from explorer.live.reader import ReadContext
-from explorer.search.cached import fetch_options
-from explorer.search.options import MODES, Mode, SearchOptions
-from explorer.search.results import Candidates, Hit
+from explorer.search.fusion.cached import fetch_options
+from explorer.search.fusion.results import Candidates, Hit
+from explorer.search.query.options import MODES, Mode, SearchOptions
 
 Judgments = dict[str, dict[str, int]]
 

@@ -61,10 +61,10 @@ from explorer.gui.core.workers import run_in_pool
 from explorer.index.embedding import pending_count
 from explorer.jobs import Job, PriorityExecutor
 from explorer.live.reader import ReadContext
-from explorer.search.hybrid import Searcher
-from explorer.search.options import Mode, SearchOptions
-from explorer.search.query import QueryError
-from explorer.search.results import Candidates
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.results import Candidates
+from explorer.search.query.options import Mode, SearchOptions
+from explorer.search.query.query import QueryError
 
 #: Line colours of the series, readable on a light and on a dark background.
 SERIES_COLORS = ("#3b7ddd", "#e69b00", "#2ca25f", "#d6604d", "#8e6bd1", "#17a2b8", "#b8860b")

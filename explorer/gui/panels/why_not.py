@@ -1,11 +1,11 @@
 """Search ▸ Why Not This Note…: for one note and the window's query and settings, every reason
-the note is where it is (:func:`explorer.search.explain.explain`).
+the note is where it is (:func:`explorer.search.explain.explain.explain`).
 
 The note field completes a few typed letters of a path or title against the open index's notes
-(:func:`explorer.search.notes_lookup.lookup`, best first), matched on a thread of the dialog's
-own, never on the GUI thread.  The notes are read and every explanation computed through the
-vault session (:meth:`~explorer.gui.core.session.VaultSession.query`: its reader's connection and
-vector matrix, shared with the window); only the newest request's answer is shown.
+(:func:`explorer.search.explain.notes_lookup.lookup`, best first), matched on a thread of the
+dialog's own, never on the GUI thread.  The notes are read and every explanation computed through
+the vault session (:meth:`~explorer.gui.core.session.VaultSession.query`: its reader's connection
+and vector matrix, shared with the window); only the newest request's answer is shown.
 """
 
 from __future__ import annotations
@@ -33,9 +33,10 @@ from explorer.gui.core.session import VaultSession
 from explorer.gui.core.workers import run_in_pool
 from explorer.jobs import PriorityExecutor
 from explorer.live.reader import ReadContext
-from explorer.search.explain import Explanation, explain
-from explorer.search.notes_lookup import Match, NoteRef, lookup, notes
-from explorer.search.options import SearchOptions
+from explorer.search.explain.explain import explain
+from explorer.search.explain.explanation import Explanation
+from explorer.search.explain.notes_lookup import Match, NoteRef, lookup, notes
+from explorer.search.query.options import SearchOptions
 
 #: Completions offered at most.
 COMPLETIONS = 12

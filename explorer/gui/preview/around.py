@@ -3,7 +3,7 @@ notes nearest to it in meaning.
 
 Backlinks come from the index's links table (each with the line that links, the link's words
 marked); related notes from the chunk vectors already stored
-(:func:`explorer.search.related.related`: no model call), each with its cosine, the ones not
+(:func:`explorer.search.answers.related.related`: no model call), each with its cosine, the ones not
 linked either way in bold with a "not linked" badge (the neighbours worth a link), the linked
 ones muted.  A click on either list opens that note in the preview, as the next step of its
 history.
@@ -58,8 +58,8 @@ from explorer.index.links import backlinks
 from explorer.live import LiveEvent, VectorsStored
 from explorer.live.events import changes_results
 from explorer.live.reader import ReadContext
-from explorer.search.explain import NoteNotIndexed
-from explorer.search.related import LinkLookup, RelatedNotes, related, stored_links
+from explorer.search.answers.related import LinkLookup, RelatedNotes, related, stored_links
+from explorer.search.explain.explain import NoteNotIndexed
 
 #: The reader's group of the dock's questions: a newer one supersedes the older.
 GROUP = "around"

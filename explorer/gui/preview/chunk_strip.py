@@ -37,7 +37,7 @@ from explorer.gui.core.theme import tints, washed
 from explorer.live.reader import ReadContext
 from explorer.preview.document import load_note
 from explorer.preview.style import shown
-from explorer.search.chunk_scores import ChunkView, NoteChunks, note_chunks, word_pieces_of
+from explorer.search.lists.chunk_scores import ChunkView, NoteChunks, note_chunks, word_pieces_of
 
 #: The strip's width in pixels: a gutter for the marks, then the bands.
 STRIP_WIDTH = 22

@@ -77,10 +77,10 @@ from explorer.preview.obsidian import (
     parse_note_url,
 )
 from explorer.preview.style import Colours, document_css
-from explorer.search.chunk_scores import ChunkView, NoteChunks
-from explorer.search.note_dates import NoteDates, note_dates
-from explorer.search.query import Query
-from explorer.search.results import Hit
+from explorer.search.explain.note_dates import NoteDates, note_dates
+from explorer.search.fusion.results import Hit
+from explorer.search.lists.chunk_scores import ChunkView, NoteChunks
+from explorer.search.query.query import Query
 from explorer.vault.obsidian import is_obsidian_vault
 
 #: The reader's group of the preview's questions about the shown note's dates.

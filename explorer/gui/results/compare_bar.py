@@ -1,8 +1,8 @@
 """The pinned baseline: the actions that pin and unpin it, and the line above the results.
 
 "Pin as baseline" keeps the settings on screen (mode, fusion, k, weights, depth, floors); while
-one is pinned every result is compared with it (:mod:`explorer.search.compare`): the table gets
-a Base rank column and shows the move against the baseline, and this bar says how much the two
+one is pinned every result is compared with it (:mod:`explorer.search.answers.compare`): the table
+gets a Base rank column and shows the move against the baseline, and this bar says how much the two
 rankings overlap — ``vs baseline hybrid RRF k=60 …: Jaccard@10 0.60 · RBO(p=0.9) 0.71 · lists
 agree …``.  The preset pairs pin one setting and show the other in one click.
 """
@@ -18,8 +18,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QToolButton, QWidget
 
 from explorer.display import safe_text
-from explorer.search.compare import Comparison, describe
-from explorer.search.options import PRESETS, Mode, SearchOptions, with_ranking_of
+from explorer.search.answers.compare import Comparison, describe
+from explorer.search.query.options import PRESETS, Mode, SearchOptions, with_ranking_of
 
 PIN_KEYS = "Ctrl+B"
 UNPIN_KEYS = "Ctrl+Shift+B"

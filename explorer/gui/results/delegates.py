@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from explorer.gui.core.theme import tints, washed
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, alignment
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
 
 Index = QModelIndex | QPersistentModelIndex
 

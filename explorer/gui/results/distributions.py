@@ -23,9 +23,9 @@ from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from explorer.gui.core.theme import tints
 from explorer.index.vectors import SPREAD_BINS
-from explorer.search.lexical import PASSES
-from explorer.search.options import Mode
-from explorer.search.results import Candidates, SearchResponse
+from explorer.search.fusion.results import Candidates, SearchResponse
+from explorer.search.lists.lexical import PASSES
+from explorer.search.query.options import Mode
 
 #: The width of one bin of the vault's cosine histogram (:data:`SPREAD_BINS` over [-1, 1]).
 BIN_WIDTH = 2.0 / SPREAD_BINS

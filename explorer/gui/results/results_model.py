@@ -1,7 +1,7 @@
 """The results as one table model driven by roles, and the proxy that sorts it.
 
-Every column reads from the same :class:`~explorer.search.results.Hit`; custom roles carry the
-raw numbers (ranks, contributions, the share of each list) so the sort proxy and the bar
+Every column reads from the same :class:`~explorer.search.fusion.results.Hit`; custom roles carry
+the raw numbers (ranks, contributions, the share of each list) so the sort proxy and the bar
 delegate never parse display text.  ``BackgroundRole`` gives the source tint — blue for a hit
 only the lexical list found, amber for one only the vector list found, none when both did —
 from a small colour cache chosen for the palette's lightness.  Titles and paths come from the
@@ -43,9 +43,9 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.display import safe_text
 from explorer.gui.core.theme import Tints, tints, washed
-from explorer.search.compare import GONE, Comparison
-from explorer.search.options import Mode
-from explorer.search.results import Hit, SearchResponse
+from explorer.search.answers.compare import GONE, Comparison
+from explorer.search.fusion.results import Hit, SearchResponse
+from explorer.search.query.options import Mode
 
 Index = QModelIndex | QPersistentModelIndex
 

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 
 from explorer.gui.results.delegates import ResultsDelegate
 from explorer.gui.results.results_model import Column, ResultsModel, ResultsProxy, Role
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
 
 Index = QModelIndex | QPersistentModelIndex
 

@@ -21,8 +21,8 @@ from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, ModelState
 from explorer.gui.core.theme import tints
 from explorer.live.problems import Problem
-from explorer.search.options import Mode
-from explorer.search.results import SearchResponse
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query.options import Mode
 
 
 def notes_text(response: SearchResponse | None) -> str | None:

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import (
 )
 
 from explorer.display import safe_text
-from explorer.search.results import SearchResponse
-from explorer.search.verdict import closeness
+from explorer.search.answers.verdict import closeness
+from explorer.search.fusion.results import SearchResponse
 
 #: The longest query the "no close match" line quotes in full (a longer one is cut with "…").
 QUOTED_QUERY = 80

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
-from explorer.search.options import Mode
-from explorer.search.results import SearchResponse
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query.options import Mode
 
 
 def summary_text(response: SearchResponse) -> tuple[str, str | None]:

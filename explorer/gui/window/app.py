@@ -42,7 +42,7 @@ from explorer.gui.window.screenshot import ScreenshotDriver
 from explorer.gui.window.settings import APPLICATION, ORGANIZATION, Settings
 from explorer.home import expand_home
 from explorer.index.model_choice import model_given
-from explorer.search.results import SearchResponse
+from explorer.search.fusion.results import SearchResponse
 
 ENV_SCREENSHOT_TIMEOUT = "VAULT_EXPLORER_SCREENSHOT_TIMEOUT"
 ENV_SCREENSHOT_SIZE = "VAULT_EXPLORER_SCREENSHOT_SIZE"

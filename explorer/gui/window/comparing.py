@@ -13,7 +13,7 @@ from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.results.compare_bar import CompareBar, Pair
 from explorer.gui.results.results_model import Column
 from explorer.gui.results.results_view import ResultsView
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 
 
 class Comparing(QObject):

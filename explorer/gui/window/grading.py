@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject
 from explorer.gui.core.search_flow import SearchFlow
 from explorer.gui.panels.quality_panel import QualityPanel
 from explorer.gui.results.results_model import ResultsModel
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
 
 
 class Grading(QObject):

@@ -1,4 +1,4 @@
-"""The Help menu's texts: the query syntax (the core's table, :mod:`explorer.search.syntax`)
+"""The Help menu's texts: the query syntax (the core's table, :mod:`explorer.search.query.syntax`)
 and the about box."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.search import syntax
+from explorer.search.query import syntax
 
 SYNTAX_HELP = (
     syntax.html_table() + "<p>Clicking a tag or a folder in the preview adds its filter.</p>"

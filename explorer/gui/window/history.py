@@ -1,8 +1,8 @@
 """The vault's recent queries in the search field, and where its saved searches are kept.
 
-:class:`SearchHistory` holds the open vault's :class:`~explorer.search.saved.SearchStore` (one
-small JSON file beside the index, never in the vault) for the history and for the saved searches
-(:mod:`~explorer.gui.window.saved_menu`).
+:class:`SearchHistory` holds the open vault's :class:`~explorer.search.answers.saved.SearchStore`
+(one small JSON file beside the index, never in the vault) for the history and for the saved
+searches (:mod:`~explorer.gui.window.saved_menu`).
 
 A query is remembered when the person shows they have arrived at it, not per keystroke (the
 field searches as one types, and "mee", "meet", "meeti" are no queries anyone wants back): on
@@ -11,7 +11,7 @@ query (the recent notes) is never remembered.
 
 The store is read on the GUI thread (one small file, read within budgets) and written off it:
 each change shows at once and its write (under the file's lock, merged with what the command
-line saved meanwhile: :meth:`~explorer.search.saved.SearchStore.flush`) runs on the window's
+line saved meanwhile: :meth:`~explorer.search.answers.saved.SearchStore.flush`) runs on the window's
 background executor; closing the vault waits for the writes under way.  What reading the file
 dropped is logged once and said in the status bar (:attr:`SearchHistory.problem`).
 
@@ -33,8 +33,8 @@ from PySide6.QtWidgets import QMenu, QWidget
 
 from explorer.display import safe_text
 from explorer.gui.core.workers import BACKGROUND, reply_to
-from explorer.search.options import SearchOptions
-from explorer.search.saved import SavedSearch, SearchStore
+from explorer.search.answers.saved import SavedSearch, SearchStore
+from explorer.search.query.options import SearchOptions
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from explorer.gui.statusbar.index_status import IndexStatus, model_text
 from explorer.gui.statusbar.stall import StallMonitor
 from explorer.live import EmbedDone, ErrorEvent, Health, LiveEvent, NoticeEvent, SyncEvent
 from explorer.live.problems import Problem
-from explorer.search.results import SearchResponse
+from explorer.search.fusion.results import SearchResponse
 
 
 class IndexFollow(QObject):

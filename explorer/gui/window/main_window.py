@@ -2,15 +2,15 @@
 
 The search bar asks for a search (150 ms after typing, at once on Enter); the vault's
 :class:`~explorer.gui.core.session.VaultSession` fetches both lists on its search thread and the
-window keeps them as :class:`~explorer.search.results.Candidates`.  Every change of the fusion
-controls or of the mode re-fuses those cached lists on the spot with
-:func:`~explorer.search.fusion.fuse` (no new search) and marks how rows moved.  The live index
-runs from the moment a vault is open; its events re-run the query when a change may affect
+window keeps them as :class:`~explorer.search.fusion.results.Candidates`.  Every change of the
+fusion controls or of the mode re-fuses those cached lists on the spot with
+:func:`~explorer.search.fusion.fusion.fuse` (no new search) and marks how rows moved.  The live
+index runs from the moment a vault is open; its events re-run the query when a change may affect
 it.  Nothing here waits for the model, the index or the disk.
 
 A pinned baseline (:mod:`explorer.gui.results.compare_bar`) is fused from the same cached lists
 on every change and compared with what is shown
-(:func:`~explorer.search.compare.compare_responses`).
+(:func:`~explorer.search.answers.compare.compare_responses`).
 """
 
 from __future__ import annotations
@@ -92,11 +92,11 @@ from explorer.index.model_choice import choose_model
 from explorer.live import (
     Health,
 )
-from explorer.search.facets import holds_filter, toggled_query
-from explorer.search.options import Mode, SearchOptions
-from explorer.search.quoting import filter_text
-from explorer.search.results import SearchResponse
-from explorer.search.shown import Shown
+from explorer.search.answers.facets import holds_filter, toggled_query
+from explorer.search.answers.shown import Shown
+from explorer.search.fusion.results import SearchResponse
+from explorer.search.query.options import Mode, SearchOptions
+from explorer.search.query.quoting import filter_text
 from explorer.vault.obsidian import is_obsidian_vault
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QUrl
 from PySide6.QtGui import QDesktopServices, QGuiApplication
 
 from explorer.display import safe_text
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
 from explorer.vault.obsidian import open_uri
 
 Say = Callable[[str, int], None]

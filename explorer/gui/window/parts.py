@@ -27,7 +27,7 @@ from explorer.gui.window.models import Models
 from explorer.gui.window.searches import Searches
 from explorer.gui.window.vault_commands import VaultCommands
 from explorer.live import Health
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 
 
 class Dialogs(Protocol):

@@ -2,10 +2,10 @@
 small dialog that runs and deletes them.
 
 A saved search is the query with every setting it ran with (mode, fusion and its settings,
-depth, floors, sort; :class:`~explorer.search.options.SearchOptions`), kept by name in the vault's
-:class:`~explorer.search.saved.SearchStore` beside the index (the command line runs the same ones
-with ``search --saved NAME``; the MCP server lists them).  Running one puts its query and
-settings back on screen and searches.
+depth, floors, sort; :class:`~explorer.search.query.options.SearchOptions`), kept by name in the
+vault's :class:`~explorer.search.answers.saved.SearchStore` beside the index (the command line runs
+the same ones with ``search --saved NAME``; the MCP server lists them).  Running one puts its query
+and settings back on screen and searches.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from explorer.display import safe_text
 from explorer.gui.window.history import SearchHistory, menu_text
-from explorer.search.saved import SavedSearch
+from explorer.search.answers.saved import SavedSearch
 
 
 def saved_tip(saved: SavedSearch) -> str:

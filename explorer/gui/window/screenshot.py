@@ -24,7 +24,7 @@ from PySide6.QtGui import QImage, QImageWriter
 
 from explorer.embed.provider import ModelState
 from explorer.gui.window.main_window import MainWindow
-from explorer.search.options import Mode
+from explorer.search.query.options import Mode
 
 ENV_COMPACT = "VAULT_EXPLORER_SCREENSHOT_COMPACT"
 

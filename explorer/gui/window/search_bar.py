@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from explorer.search import syntax
-from explorer.search.options import MODES, SearchOptions
+from explorer.search.query import syntax
+from explorer.search.query.options import MODES, SearchOptions
 
 DEBOUNCE_MS = 150
 LABELS = {"hybrid": "Hybrid", "fts": "Lexical", "semantic": "Semantic"}

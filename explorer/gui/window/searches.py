@@ -14,9 +14,9 @@ from explorer.display import safe_text
 from explorer.gui.panels.fusion_controls import FusionControls
 from explorer.gui.window.history import SearchHistory
 from explorer.gui.window.sort_control import SortControl
-from explorer.search.options import SearchOptions
-from explorer.search.query import QueryError
-from explorer.search.saved import SavedSearch
+from explorer.search.answers.saved import SavedSearch
+from explorer.search.query.options import SearchOptions
+from explorer.search.query.query import QueryError
 
 Say = Callable[[str, int], None]
 

@@ -13,8 +13,8 @@ from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import ResultsModel
 from explorer.gui.results.results_view import ResultsView
 from explorer.preview.explain import ExplainContext
-from explorer.search.options import Mode
-from explorer.search.results import Hit, SearchResponse
+from explorer.search.fusion.results import Hit, SearchResponse
+from explorer.search.query.options import Mode
 
 
 class Selection(QObject):

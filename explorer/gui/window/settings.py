@@ -23,8 +23,8 @@ from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from explorer.search.options import SearchOptions, parameter_named
-from explorer.search.query import QueryError
+from explorer.search.query.options import SearchOptions, parameter_named
+from explorer.search.query.query import QueryError
 
 ORGANIZATION = "vault-explorer"
 APPLICATION = "Vault Explorer"

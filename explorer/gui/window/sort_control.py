@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QToolButton, QWidget
 
-from explorer.search.order import SORTS
+from explorer.search.fusion.order import SORTS
 
 LABELS = {
     "relevance": "Relevance",

@@ -11,8 +11,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.window.main_window import MainWindow
 from explorer.index.db import IndexDB
-from explorer.search.cached import fetch_options
-from explorer.search.hybrid import Searcher
+from explorer.search.fusion.cached import fetch_options
+from explorer.search.fusion.hybrid import Searcher
 from tests.gui.conftest import WindowFactory, wait_for_results, wait_indexed
 from tests.gui.driver import drive
 

@@ -23,7 +23,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import SearchResult, VaultSession
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import SAFETY_MS, Hold
 
 FTS = SearchOptions(mode="fts")

@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from explorer.gui.panels.fusion_controls import FusionControls, ignored
-from explorer.search.options import FUSION_METHODS, PRESETS, SearchOptions
+from explorer.search.query.options import FUSION_METHODS, PRESETS, SearchOptions
 
 
 def test_the_controls_show_and_return_every_ranking_setting(qtbot: QtBot) -> None:

@@ -23,8 +23,8 @@ from explorer.gui.window.main_window import MainWindow
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault
-from explorer.search.hybrid import Searcher
-from explorer.search.options import RANKING, SearchOptions
+from explorer.search.fusion.hybrid import Searcher
+from explorer.search.query.options import RANKING, SearchOptions
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_indexed
 from tests.gui.driver import drive
 

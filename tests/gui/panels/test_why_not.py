@@ -15,8 +15,8 @@ from explorer.gui.core.session import VaultSession
 from explorer.gui.panels.why_not import WhyNotDialog
 from explorer.gui.results.results_model import Role
 from explorer.gui.window.actions import Action
-from explorer.search.options import SearchOptions
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import SAFETY_MS, WindowFactory, index_with_fake_vectors, wait_for_results
 from tests.gui.driver import drive
 

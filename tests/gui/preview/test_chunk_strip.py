@@ -15,7 +15,7 @@ from explorer.gui.core.theme import tints
 from explorer.gui.preview.chunk_strip import ChunkStrip, ChunkTextDialog, chunk_summary
 from explorer.gui.window.main_window import MainWindow
 from explorer.index.db import IndexDB
-from explorer.search.chunk_scores import ChunkView, NoteChunks
+from explorer.search.lists.chunk_scores import ChunkView, NoteChunks
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
 from tests.gui.driver import drive
 

@@ -28,9 +28,9 @@ from pytestqt.qtbot import QtBot
 from explorer.gui.preview.preview import NoteBrowser, PreviewPane
 from explorer.preview.budget import CALLOUT_DEPTH, EMBED_CHARS, LONG_WORD
 from explorer.preview.explain import ExplainContext
-from explorer.search.options import SearchOptions
-from explorer.search.query import parse_query
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import SearchOptions
+from explorer.search.query.query import parse_query
 from tests.gui.conftest import SAFETY_MS
 from tests.gui.helpers import shown_images
 

@@ -13,9 +13,9 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.gui.preview.preview import PreviewPane
 from explorer.gui.window.main_window import MainWindow
 from explorer.preview.explain import ExplainContext
-from explorer.search.options import SearchOptions
-from explorer.search.query import parse_query
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import SearchOptions
+from explorer.search.query.query import parse_query
 from tests.gui.conftest import SAFETY_MS, WindowFactory, wait_for_results, wait_indexed
 from tests.gui.driver import drive
 from tests.gui.helpers import shown_images

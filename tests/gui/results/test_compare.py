@@ -18,12 +18,12 @@ from explorer.gui.results.compare_bar import PAIRS, overlap_line
 from explorer.gui.results.results_model import Column
 from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
-from explorer.search.cached import CachedLists
-from explorer.search.compare import compare_lists, describe, rbo
-from explorer.search.evidence import CALIBRATION
-from explorer.search.options import PRESETS, RANKING, SearchOptions
-from explorer.search.query import MAX_QUERY_CHARS, parse_query
-from explorer.search.results import Candidates, SemanticStatus
+from explorer.search.answers.compare import compare_lists, describe, rbo
+from explorer.search.fusion.cached import CachedLists
+from explorer.search.fusion.evidence import CALIBRATION
+from explorer.search.fusion.results import Candidates, SemanticStatus
+from explorer.search.query.options import PRESETS, RANKING, SearchOptions
+from explorer.search.query.query import MAX_QUERY_CHARS, parse_query
 from tests.gui.conftest import (
     WindowFactory,
     cell,

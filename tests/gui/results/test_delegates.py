@@ -64,7 +64,7 @@ def test_the_share_bar_paints_the_recency_prior_as_a_third_part(qapp: QApplicati
 
     from explorer.gui.core.theme import tints
     from explorer.gui.results.delegates import recency_share
-    from explorer.search.results import Hit
+    from explorer.search.fusion.results import Hit
 
     contributions = {"fts": 0.4, "vector": 0.2, "recency": 0.15}
     hit = Hit("a.md", "A", "", 0.75, contributions, 1, 2, 1.0, 0.5, "both", None)

@@ -13,9 +13,9 @@ from pytestqt.qtbot import QtBot
 from explorer.gui.core.theme import tints
 from explorer.gui.results.distributions import BIN_WIDTH, DistributionsPanel, distributions
 from explorer.index.vectors import SPREAD_BINS, CosineSpread
-from explorer.search.fusion import fuse
-from explorer.search.options import SearchOptions
-from explorer.search.results import Candidates
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.results import Candidates
+from explorer.search.query.options import SearchOptions
 from tests.search.helpers import candidates
 
 #: Every note's best cosine for the query: the candidates' five and the rest of a small vault.

@@ -12,9 +12,9 @@ from pytestqt.modeltest import ModelTester
 
 from explorer.gui.core.theme import dark_palette, light_palette, tints, washed
 from explorer.gui.results.results_model import ABSENT, Column, ResultsModel, ResultsProxy, Role
-from explorer.search.fusion import fuse
-from explorer.search.options import SearchOptions
-from explorer.search.results import NoteInfo
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.results import NoteInfo
+from explorer.search.query.options import SearchOptions
 from tests.gui.helpers import response
 from tests.search.helpers import candidates
 

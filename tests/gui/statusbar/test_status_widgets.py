@@ -14,9 +14,9 @@ from explorer.gui.statusbar.index_status import IndexStatus
 from explorer.gui.statusbar.no_close_match import QUOTED_QUERY, no_close_match_text
 from explorer.live import EmbeddingHealth, EmbeddingState, Health, WatcherHealth, WatcherState
 from explorer.live.power import ON_BATTERY
-from explorer.search.fusion import fuse
-from explorer.search.options import SearchOptions
-from explorer.search.results import SemanticStatus
+from explorer.search.fusion.fusion import fuse
+from explorer.search.fusion.results import SemanticStatus
+from explorer.search.query.options import SearchOptions
 from tests.gui.helpers import index_report
 from tests.search.helpers import candidates
 

@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
 from explorer.files import locked
-from explorer.search.saved import SearchStore, searches_file
+from explorer.search.answers.saved import SearchStore, searches_file
 from tests.commands.helpers import run_program
 from tests.gui.conftest import WindowFactory, wait_indexed
 from tests.gui.driver import drive

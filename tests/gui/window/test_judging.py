@@ -23,8 +23,8 @@ from explorer.gui.core.workers import run_in_pool
 from explorer.gui.panels.quality_panel import EMPTY_TEXT, QualityReport
 from explorer.gui.results.results_model import UNJUDGED, Column, ResultsModel, ResultsProxy, Role
 from explorer.gui.window.main_window import MainWindow
-from explorer.search.options import MODES
-from explorer.search.results import Hit
+from explorer.search.fusion.results import Hit
+from explorer.search.query.options import MODES
 from tests.gui.conftest import (
     SAFETY_MS,
     WindowFactory,

@@ -11,7 +11,7 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.search.saved import SearchStore
+from explorer.search.answers.saved import SearchStore
 from tests.gui.conftest import WindowFactory, wait_indexed
 from tests.gui.driver import drive
 from tests.gui.helpers import vault_files

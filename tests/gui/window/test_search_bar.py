@@ -30,14 +30,14 @@ def test_the_placeholder_is_the_longest_the_field_shows_whole(qtbot: QtBot) -> N
 
 def test_the_syntax_help_is_the_core_s_table() -> None:
     from explorer.gui.window.help import SYNTAX_HELP
-    from explorer.search import syntax
+    from explorer.search.query import syntax
 
     assert SYNTAX_HELP.startswith(syntax.html_table())
 
 
 def test_the_field_s_tooltip_lists_the_core_s_forms() -> None:
     from explorer.gui.window.search_bar import TOOLTIP
-    from explorer.search import syntax
+    from explorer.search.query import syntax
 
     assert TOOLTIP.startswith(syntax.forms())
     assert "[prop:value]" in TOOLTIP and "modified:" in TOOLTIP

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 
 from explorer.gui.window import settings as opt
 from explorer.gui.window.settings import CURRENT_VERSION, Settings
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 
 
 def _store(path: Path, values: dict[str, object]) -> QSettings:

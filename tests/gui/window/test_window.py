@@ -29,7 +29,7 @@ from explorer.gui.window.placement import FRAME_GUESS, first_geometry
 from explorer.gui.window.settings import Settings
 from explorer.live import Health
 from explorer.preview.note import filter_url
-from explorer.search.options import SearchOptions
+from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import (
     SAFETY_MS,
     Hold,

@@ -18,7 +18,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState, shared_provide
 from explorer.gui.core.theme import tints, washed
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.main_window import MainWindow
-from explorer.search.options import PRESETS
+from explorer.search.query.options import PRESETS
 from tests.gui.conftest import (
     WindowFactory,
     cell,
