@@ -41,6 +41,7 @@ from typing import Any
 
 import psutil
 
+from explorer.errors import MachineError
 from explorer.evaluate.synth import generate_queries, generate_vault
 from explorer.index.db import IndexDB, data_dir
 from explorer.index.embedding import pending_count
@@ -57,7 +58,7 @@ POLL_SECONDS = 0.25
 WAIT_LIMIT = 3600.0
 
 
-class FirstHourError(RuntimeError):
+class FirstHourError(MachineError, RuntimeError):
     """The child did not do what the benchmark waits for (it exited, or the wait timed out)."""
 
 
