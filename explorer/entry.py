@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from explorer.commands import warm
+from explorer.commands import program
 
 
 def run_window(args: argparse.Namespace) -> int:
@@ -27,13 +27,15 @@ def run_window(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``vault-explorer``: a running ``watch`` or window of the vault answers ``search``,
-    ``explain`` and ``related`` when it can (:mod:`explorer.commands.warm`), before any command
-    module is imported — the warm path's client costs a few milliseconds, not the commands'
-    imports; otherwise the command works alone."""
-    answered = warm.answer(sys.argv[1:] if argv is None else argv)
-    if answered is not None:
-        return answered
-    from explorer.commands import program
-
+    """``vault-explorer``: every command, the window included (a running ``watch`` or window of
+    the vault answers ``search``, ``explain`` and ``related`` when it can:
+    :mod:`explorer.commands.warm`)."""
     return program.main(argv, gui=run_window)
+
+
+def window_main(argv: Sequence[str] | None = None) -> int:
+    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui``."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if not words or words[0] != "gui":
+        words = ["gui", *words]
+    return program.main(words, gui=run_window)

@@ -232,6 +232,9 @@ class PriorityExecutor:
                         return
                     job = heapq.heappop(self._queue)
                 self._execute(job)
+                # Let go of it now, not when the next job comes: what its call holds (a
+                # window's object, say) dies where its owner drops it, never on this thread.
+                del job
         finally:
             if self._on_exit is not None:
                 self._on_exit()

@@ -42,6 +42,13 @@ def _isolated_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_watch_left_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A command that works alone leaves no watch in the background here (the tests of that
+    turn it on: tests/commands/test_warm.py)."""
+    monkeypatch.setenv("VAULT_EXPLORER_WARM_IDLE", "0")
+
+
+@pytest.fixture(autouse=True)
 def _embedding_on_battery(monkeypatch: pytest.MonkeyPatch) -> None:
     """The tests embed on a laptop off its charger too (the live index would hold its
     embedding there: explorer.live.power); the battery's own tests inject their battery."""

@@ -83,7 +83,7 @@ def test_the_window_opens_its_index_in_one_place() -> None:
         for line in path.read_text(encoding="utf-8").splitlines()
         if re.search(r"IndexDB\.open\w*\(|\bIndexDB\(", line)
     ]
-    assert calls == [("session.py", "return IndexDB.open_reader(self.vault, self.data_dir)")], calls
+    assert calls == [("session.py", "return IndexDB.open_reader(vault, data_dir)")], calls
 
 
 def imported_test_modules(tree: ast.Module) -> set[str]:

@@ -4,10 +4,12 @@ questions), and within a group the newest request only."""
 from __future__ import annotations
 
 import threading
+import weakref
 
 import pytest
 
 from explorer.jobs import NORMAL, URGENT, PriorityExecutor, Superseded
+from tests.waiting import wait_until
 
 SAFETY_S = 60.0
 
@@ -119,3 +121,21 @@ def test_closing_cancels_what_is_queued_and_what_is_asked_later() -> None:
     assert first.result(SAFETY_S) == "done"
     executor.join(SAFETY_S)
     assert ended.is_set() and not executor.alive
+
+
+def test_an_idle_worker_keeps_nothing_of_the_job_it_ran() -> None:
+    """What a job's call holds (a window's object) dies on the thread whose owner lets go of
+    it, not on a worker thread whenever that takes its next job: an idle worker keeps none."""
+    executor = PriorityExecutor("test-jobs")
+
+    class Call:
+        def __call__(self) -> str:
+            return "done"
+
+    call = Call()
+    freed = weakref.ref(call)
+    job = executor.submit(call)
+    assert job.result(SAFETY_S) == "done"
+    del call, job
+    wait_until(lambda: freed() is None, timeout=10)  # the worker lets go as the job ends
+    assert executor.alive  # … and waits for the next one

@@ -6,11 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from explorer.commands.common import open_readonly, say_ignored
-from explorer.console import dump_json, say, vault_folder
+from explorer.commands.common import say_ignored
+from explorer.commands.warm import alone, served, show
+from explorer.console import vault_folder
 from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.search.explain.explain import explain as explain_note
-from explorer.search.fusion.hybrid import Searcher
+from explorer.mcp.requests import ExplainRequest
 from explorer.search.query import options as search_options
 from explorer.search.query.options import Mode
 
@@ -31,16 +31,10 @@ def cmd_explain(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault, readable=False)
     options = search_options.from_args(args).validate()
     say_ignored(options, search_options.given_names(args))
-    db = open_readonly(vault, args.data_dir)
-    try:
+    request = ExplainRequest(args.query, args.note, options)
+    answered = served(vault, args.data_dir, args.model, request)
+    if answered is None:
         provider = shared_provider(args.model) if options.mode != Mode.FTS else None
-        searcher = Searcher(db, provider or EmbedderProvider.disabled())
-        result = explain_note(searcher, args.query, args.note, options)
-    finally:
-        db.close()
-    if args.json:
-        dump_json(result.to_json())
-    else:
-        for line in result.lines():
-            say(line)
-    return 0
+        chosen = provider or EmbedderProvider.disabled()
+        answered = alone(vault, args.data_dir, args.model, chosen, request)
+    return show(answered, args.json)

@@ -2,7 +2,7 @@
 
 The window lies above the commands, so this module never imports it: the program's caller
 hands the runner in (:func:`explorer.commands.program.main`'s ``gui``), as
-:mod:`explorer.entry` and :func:`explorer.gui.window.app.main` do."""
+:mod:`explorer.entry` and :func:`explorer.entry.window_main` do."""
 
 from __future__ import annotations
 

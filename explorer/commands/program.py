@@ -1,5 +1,5 @@
 """The program: ``vault-explorer`` (also ``python -m explorer``), every command in one parser —
-the window's launcher (:func:`explorer.gui.window.app.main`) parses with it too.  Exit status 0 on
+the window's launcher (:func:`explorer.entry.window_main`) parses with it too.  Exit status 0 on
 success, 2 on bad input, 1 when the machine stands in the way (a read-only folder, a full disk,
 a busy index) — each with one line on stderr, no traceback.
 
@@ -29,7 +29,6 @@ from explorer.commands import (
     related,
     search,
     status,
-    warm,
     watch,
 )
 from explorer.commands.common import Command, Registrar, check_data_dir, report, run
@@ -105,15 +104,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-warm.use_parser(build_parser)  # a watch or window of this process parses what it serves
+def parse(words: Sequence[str]) -> argparse.Namespace:
+    """The words of a command line read by the one parser: the program's grammar, decided here
+    alone.  With no command named, the words are the window's: ``vault-explorer`` alone,
+    ``vault-explorer ~/notes`` (a folder where the command would be), ``vault-explorer
+    --screenshot x.png`` (the window's options).  ``--help``, ``--version`` and a usage error
+    exit (:class:`SystemExit`, status 0 or 2)."""
+    parser = build_parser()
+    words = list(words)
+    if _the_window(parser, words):
+        words = ["gui", *words]
+    args = parser.parse_args(words)
+    if args.command is None:
+        args = parser.parse_args(["gui", *words])
+    return args
 
 
-def _names_a_vault(parser: argparse.ArgumentParser, words: list[str]) -> bool:
-    """Whether the first word that is no option (nor an option's value) is a folder rather
-    than a command: a path (``~/notes``, ``./notes``, ``/srv/notes``) or a folder that exists
-    here.  Any other word stays a command, so a mistyped one is still said as such."""
+def _the_window(parser: argparse.ArgumentParser, words: list[str]) -> bool:
+    """Whether ``words`` name no command but the window's: the first word that is no option
+    (nor an option's value) is a folder rather than a command — a path (``~/notes``,
+    ``./notes``, ``/srv/notes``) or a folder that exists here — or there is no such word and
+    an option is the window's alone (``--screenshot x.png``).  Any other word stays a
+    command, so a mistyped one is still said as such."""
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     gui = sub.choices["gui"]
+    own = {option for action in parser._actions for option in action.option_strings}
+    window = {option for action in gui._actions for option in action.option_strings} - own
     takes_value = {
         option
         for action in (*parser._actions, *gui._actions)
@@ -121,18 +137,21 @@ def _names_a_vault(parser: argparse.ArgumentParser, words: list[str]) -> bool:
         for option in action.option_strings
     }
     skip = False
+    windowish = False
     for word in words:
         if skip:
             skip = False
         elif word == "--":
             return False
         elif word.startswith("-"):
-            skip = word in takes_value  # ``--query deploy``: the next word is its value
+            name, eq, _ = word.partition("=")
+            windowish = windowish or name in window
+            skip = name in takes_value and not eq  # ``--query deploy``: the next word is its value
         else:
             if word in sub.choices:
                 return False
             return word.startswith(("/", "~", ".")) or os.sep in word or Path(word).is_dir()
-    return False
+    return windowish
 
 
 def _vault_of(args: argparse.Namespace) -> Path | None:
@@ -145,25 +164,27 @@ def main(argv: Sequence[str] | None = None, *, gui: Command | None = None) -> in
     """Parse ``argv`` and run the command, turning errors into one line and an exit status.
 
     ``gui`` runs the window (which lies above this package): :func:`explorer.entry.main` and
-    :func:`explorer.gui.window.app.main` pass it;
+    :func:`explorer.entry.window_main` pass it;
     without it ``gui`` says this build has no window."""
-    parser = build_parser()
-    words = list(sys.argv[1:] if argv is None else argv)
-    if _names_a_vault(parser, words):
-        words = ["gui", *words]  # ``vault-explorer ~/notes``: the window on that vault
-    args = parser.parse_args(words)  # --help, --version, a usage error: SystemExit (0 or 2)
-    if args.command is None:
-        args = parser.parse_args(["gui", *words])
+    args = parse(sys.argv[1:] if argv is None else argv)
     args.gui_runner = gui
-    args.data_dir = getattr(args, "data_dir", None)
     _configure_logging(args)
     try:
-        check_data_dir(args.data_dir)
-        _check_model(getattr(args, "model", None))
-        args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
+        settle(args)
     except Exception as exc:
         return report(exc, args)
     return run(args)
+
+
+def settle(args: argparse.Namespace) -> None:
+    """The data folder (``args.data_dir``: ``--data-dir`` or ``None``, checked to be a folder)
+    and the model (``args.model``: ``--model``, ``$VAULT_EXPLORER_MODEL``'s or the vault's
+    choice) a command works with: decided here alone.  A served request carries what this
+    decided (:func:`explorer.mcp.requests.asked_for`); the server only compares."""
+    args.data_dir = getattr(args, "data_dir", None)
+    check_data_dir(args.data_dir)
+    _check_model(getattr(args, "model", None))
+    args.model = model_for(_vault_of(args), getattr(args, "model", None), args.data_dir)
 
 
 def _configure_logging(args: argparse.Namespace) -> None:

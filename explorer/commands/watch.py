@@ -21,11 +21,11 @@ from types import FrameType
 from typing import Any, TextIO
 
 from explorer.commands.common import add_embed_threads, apply_embed_threads
-from explorer.commands.warm import serve_vault
 from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
 from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.live import LiveEvent, LiveIndex, SyncEvent
+from explorer.mcp.warm import serve_vault
 
 #: Seconds between two "embedding N/M" lines (the end of a run is always logged).
 PROGRESS_EVERY = 5.0
@@ -41,6 +41,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         default=300.0,
         metavar="S",
         help="full stat-scan reconcile every S seconds (default 300), for missed events",
+    )
+    p.add_argument(
+        "--idle-exit",
+        type=finite_float,
+        default=None,
+        metavar="S",
+        help="stop after S seconds without a search, explain or related to answer (what the "
+        "watch a search leaves behind does; default: run until interrupted)",
     )
     add_embed_threads(p)
     p.set_defaults(func=cmd_watch)
@@ -85,6 +93,8 @@ def cmd_watch(args: argparse.Namespace) -> int:
     vault = vault_folder(args.vault)
     if not args.reconcile_interval > 0:
         raise UsageError(f"--reconcile-interval must be positive, got {args.reconcile_interval:g}")
+    if args.idle_exit is not None and not args.idle_exit > 0:
+        raise UsageError(f"--idle-exit must be positive, got {args.idle_exit:g}")
     provider = (
         EmbedderProvider.disabled("--no-embed: lexical index only")
         if args.no_embed
@@ -135,9 +145,7 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         live.start()
         if not args.no_embed:  # a lexical watch has no model to lend
-            server = serve_vault(
-                vault, args.data_dir, provider.name, "vault-explorer watch", provider
-            )
+            server = serve_vault(vault, args.data_dir, "vault-explorer watch", provider)
             if server is not None:
                 provider.start()  # loaded now, not by the first search it answers
                 printer.line(f"answering search, explain and related on {server.path}")
@@ -157,6 +165,13 @@ def cmd_watch(args: argparse.Namespace) -> int:
                     else "resuming embedding"
                 )
             if not live.running:  # the index could not be opened, or the writer failed
+                break
+            if args.idle_exit is not None and (server is None or server.idle() >= args.idle_exit):
+                printer.line(
+                    f"stopping: no request to answer for {args.idle_exit:g} s"
+                    if server is not None
+                    else "stopping: nothing to answer here (--idle-exit)"
+                )
                 break
     except KeyboardInterrupt:
         pass

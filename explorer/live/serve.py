@@ -53,8 +53,10 @@ log = logging.getLogger(__name__)
 
 #: The wire format's version: a request of another is refused.  2: a command line goes as its
 #: words (operation ``command``), and the MCP tools have operations of their own (``tool.NAME``).
-#: 3: a request is accepted with a line of its own before it is answered.
-PROTOCOL = 3
+#: 3: a request is accepted with a line of its own before it is answered.  4: a command's
+#: request goes as data (operations ``search``, ``explain``, ``related``: the typed request of
+#: :mod:`explorer.mcp.requests`), and its answer comes back as data, never as printed text.
+PROTOCOL = 4
 
 #: ``0`` turns the warm path off: every command and the MCP server work alone.
 ENV_WARM = "VAULT_EXPLORER_WARM"
@@ -310,6 +312,7 @@ class Server:
         #: Requests answered, and connections refused for want of a thread (tests, bench).
         self.answered = 0
         self.turned_away = 0
+        self._last_request = time.monotonic()  # or the start: what :meth:`idle` counts from
 
     @property
     def path(self) -> Path | None:
@@ -318,6 +321,10 @@ class Server:
     @property
     def serving(self) -> bool:
         return self._sock is not None
+
+    def idle(self) -> float:
+        """Seconds since the last request was accepted (or since the server started)."""
+        return time.monotonic() - self._last_request
 
     def start(self) -> bool:
         path = self.path
@@ -351,6 +358,7 @@ class Server:
             return False
         sock.settimeout(0.2)
         self._sock = sock
+        self._last_request = time.monotonic()
         self._thread = threading.Thread(target=self._serve, name="warm-server", daemon=True)
         self._thread.start()
         log.info("serving the command line on %s", path)
@@ -430,6 +438,7 @@ class Server:
                 log.info("refused a request: %s", exc)
                 _send(conn, {"protocol": PROTOCOL, "ok": False, "error": str(exc)})
                 return
+            self._last_request = time.monotonic()
             delay = self.delay() if self.delay is not None else None
             conn.settimeout(REQUEST_TIMEOUT)
             _send(conn, {"protocol": PROTOCOL, "ok": True, "accepted": True, "delay": delay})

@@ -131,7 +131,8 @@ class NoteText:
 class VaultReader:
     """Answers the server's requests about the vault ``vault`` (its index under ``data``), with
     the model of ``provider``; ``sync``: bring the index up to date before a search, when no
-    other process keeps it current.  Every read of the index is a job of :attr:`reader`."""
+    other process keeps it current.  Every read of the index is a job of :attr:`reader`: the
+    one given (a window's, which then stays its owner's to close), else one of its own."""
 
     def __init__(
         self,
@@ -140,20 +141,23 @@ class VaultReader:
         provider: EmbedderProvider,
         *,
         sync: bool = False,
+        reader: IndexReader | None = None,
     ) -> None:
         self.vault = vault
         self.data = data
         self.provider = provider
         self.sync = sync
         self.path = index_path(vault, data)
-        self.reader = IndexReader(self._open, provider, reopen_if_replaced=True)
+        self._owned = reader is None
+        self.reader = reader or IndexReader(self._open, provider, reopen_if_replaced=True)
 
     def _open(self) -> IndexDB:
         return IndexDB.open_reader(self.vault, self.data)
 
     def close(self, wait: float | None = None) -> None:
-        """Stop the reader (waiting at most ``wait`` seconds for it)."""
-        self.reader.close(wait)
+        """Stop the reader, if it is this one's own (waiting at most ``wait`` seconds)."""
+        if self._owned:
+            self.reader.close(wait)
 
     # ------------------------------------------------------------------ the tools
 

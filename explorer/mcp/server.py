@@ -59,11 +59,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from explorer import __version__
 from explorer.display import safe_text
 from explorer.errors import Fault, classify
-from explorer.index.db import data_dir
 from explorer.live import serve as warm
 from explorer.live.problems import fault_line
 from explorer.mcp.framing import Framing
 from explorer.mcp.reader import VaultReader
+from explorer.mcp.requests import asked_for
 from explorer.search.answers.answer import Answer, waiting_text
 from explorer.search.answers.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes
 from explorer.search.answers.saved import SearchStore
@@ -340,17 +340,11 @@ def tool_reply(
 
 def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
     """The tool ``name``'s answer from a running ``watch`` or window of the same vault, index and
-    model (:mod:`explorer.commands.warm`), in :func:`tool_reply`'s shape, or ``None`` (said in
+    model (:mod:`explorer.mcp.warm`), in :func:`tool_reply`'s shape, or ``None`` (said in
     the log) when none answers — then this server answers itself."""
     if name not in warm.TOOLS or os.environ.get(warm.ENV_WARM, "").strip() == "0":
         return None
-    fields = {
-        "vault": str(reader.vault),
-        "data": reader.data,
-        "data_dir": str(data_dir(reader.data)),
-        "model": reader.provider.name,
-        "arguments": arguments,
-    }
+    fields = {**asked_for(reader.vault, reader.data, reader.provider.name), "arguments": arguments}
     answer = warm.ask(reader.path, f"tool.{name}", fields)
     if answer is None:
         return None

@@ -20,6 +20,9 @@ from explorer.preview.style import Colours, shown
 from explorer.search.fusion.results import Candidates, Hit, SearchResponse
 from explorer.search.query.options import Fusion, Mode, SearchOptions
 
+#: The link in the explain block that shows or hides the fused score's arithmetic.
+ARITHMETIC_URL = "vault-explain:arithmetic"
+
 
 @dataclass(frozen=True)
 class ExplainContext:
@@ -117,10 +120,14 @@ def formula_legend(options: SearchOptions) -> tuple[str, str]:
     return "RRF", f"w / (k + rank), k = {options.k:g}"
 
 
-def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
+def explain_html(
+    hit: Hit, ctx: ExplainContext, colours: Colours, *, arithmetic: bool = True
+) -> str:
     """Why ``hit`` ranks where it does: a row per list (rank, contribution) with its evidence
     in words and numbers under it (raw score, what it is measured against, the calibrated
-    evidence), then the fusion formula with the numbers filled in."""
+    evidence), then the fusion formula with the numbers filled in — or, without
+    ``arithmetic``, the fused score alone and a link (:data:`ARITHMETIC_URL`) that asks for
+    the formula."""
     if ctx.listing:
         return (
             f"<b>{shown(hit.title)}</b><br/>"
@@ -165,7 +172,7 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
                     vector_evidence_text(hit, ctx.spread),
                 )
             )
-            if hit.best_chunk is not None:
+            if hit.best_chunk is not None and arithmetic:  # else: the preview's mark says it
                 start, end = hit.best_chunk
                 notes.append(f"best passage at characters {start}–{end} (marked below)")
         else:
@@ -216,7 +223,12 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
     if hit.demoted:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(ctx.extra)
+    head = f"<b>Fused rank {ctx.rank:,}</b> of {ctx.total:,} · {source}{table}"
+    tail = f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else ""
     method, terms = formula_legend(ctx.options)
+    if not arithmetic:
+        show = f'<a href="{ARITHMETIC_URL}">show the arithmetic</a>'
+        return f"{head}{method}&nbsp; fused {hit.fused_score:.5f} · {show}{tail}"
     if ctx.options.fusion == Fusion.CALIBRATED:
         # Letters, then numbers on a line of their own: one line is too wide for the pane.
         lines = calibrated_lines(hit, ctx.options)
@@ -231,13 +243,12 @@ def explain_html(hit: Hit, ctx: ExplainContext, colours: Colours) -> str:
         lines = []
         fused = f"<code>{html.escape(formula(hit, ctx.options))}</code>"
     return (
-        f"<b>Fused rank {ctx.rank:,}</b> of {ctx.total:,} · {source}{table}"
-        f"{method}&nbsp; {fused} <span {muted}>({html.escape(terms)})</span>"
+        f"{head}{method}&nbsp; {fused} <span {muted}>({html.escape(terms)})</span>"
         + "".join(
             f"<br/><code>{html.escape(line)}</code>"
             if line.startswith("=")
             else f"<br/>{html.escape(line)}"
             for line in lines
         )
-        + (f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else "")
+        + f' · <a href="{ARITHMETIC_URL}">hide the arithmetic</a>{tail}'
     )

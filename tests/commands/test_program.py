@@ -387,6 +387,33 @@ def test_a_folder_alone_opens_the_window_on_it_and_a_mistyped_command_stays_an_e
     assert "invalid choice: 'serach'" in capsys.readouterr().err
 
 
+def test_the_windows_options_alone_open_the_window_as_the_program_alone_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``vault-explorer --screenshot x.png`` is ``vault-explorer gui --screenshot x.png``: the
+    window on the vault ``vault-explorer`` alone opens (the last one, or the sample vault)."""
+    from explorer.commands import program
+
+    opened: list[tuple[str | None, str | None]] = []
+
+    def window(args: argparse.Namespace) -> int:
+        opened.append((args.vault, args.screenshot))
+        return 0
+
+    shot = str(tmp_path / "x.png")
+    data = ["--data-dir", str(tmp_path / "data")]
+    assert program.main(["--screenshot", shot, *data], gui=window) == 0
+    assert program.main([f"--screenshot={shot}", "-v"], gui=window) == 0
+    assert program.main([*data, "--query", "deploy", "--screenshot", shot], gui=window) == 0
+    assert program.main([], gui=window) == 0
+    assert opened == [(None, shot), (None, shot), (None, shot), (None, None)]
+    # The program's own options stay its own: the help is the program's, not the window's.
+    with pytest.raises(SystemExit) as exited:
+        program.main(["--help"], gui=window)
+    assert exited.value.code == 0
+    assert "COMMAND" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     ("query", "paths"),
     [

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.commands import warm
 from explorer.index.db import index_path
 from explorer.live import serve
 from tests.mcp_lines import LineClient
@@ -100,9 +101,10 @@ def test_output_is_the_same_through_the_watch_and_alone(
     assert "answered by" not in said
     said = _run(data_dir, "search", str(notes), '-"the phrase"', "-v").stderr  # an h: no -h
     assert "answered by vault-explorer watch" in said
-    # A usage error too is the watch's to say (parsed there with the real parser).
+    # A usage error is the command's own to say: its words are parsed once, where typed, and
+    # only a request they make goes to the watch.
     said = _run(data_dir, "-v", "search", str(notes), "x", "--mode", "nosuch").stderr
-    assert "answered by vault-explorer watch" in said and "invalid choice" in said
+    assert "answered by" not in said and "invalid choice" in said
 
 
 def test_a_request_for_another_model_is_refused_and_works_alone(
@@ -213,3 +215,70 @@ def test_twelve_searches_at_once_are_all_answered_by_the_watch(
     answered = [err for _out, err in outputs if "answered by vault-explorer watch" in err]
     assert len(answered) == 12, [err for _out, err in outputs if err not in answered]
     assert len({out for out, _err in outputs}) == 1  # the same hits for each
+
+
+def _left_program() -> list[str]:
+    """:data:`FAKE_MAIN` as the watch a command leaves runs it: in the data folder, with this
+    checkout's package first."""
+    root = str(Path(__file__).resolve().parents[2])
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {root!r})\n{FAKE_MAIN}"]
+
+
+#: The idle time of the watches these tests leave: long enough for a search to reach one on a
+#: busy machine, short enough to wait for.
+IDLE = 8
+
+
+@pytest.mark.slow
+def test_a_command_alone_leaves_one_watch_that_answers_the_next_and_stops_when_idle(
+    notes: Path,
+    data_dir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert _run(data_dir, "index", str(notes), alone=True).returncode == 0
+    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+    vault, folder, program = notes.resolve(), str(data_dir), _left_program()
+    # Two commands alone at once each leave a watch: one serves, the other stops by itself.
+    left = [
+        warm.leave_watch(vault, folder, "fakewarm", idle=IDLE, program=program) for _ in range(2)
+    ]
+    watches = [watch for watch in left if watch is not None]
+    try:
+        assert watches
+        said = capsys.readouterr().err
+        assert f"pid {watches[0].pid}" in said and "VAULT_EXPLORER_WARM=0" in said
+        socket_path = serve.place(index_path(vault, data_dir)).path
+        assert socket_path is not None
+        wait_until(lambda: socket_path.exists(), timeout=120)
+        # While one keeps the index, no other is left behind: never two.
+        assert warm.leave_watch(vault, folder, "fakewarm", idle=IDLE, program=program) is None
+        wait_until(lambda: sum(watch.poll() is None for watch in watches) == 1, timeout=120)
+        said = _run(data_dir, "search", str(notes), "cache purge", "-v").stderr
+        assert "answered by vault-explorer watch" in said
+        # Gone when idle: the process ends, its socket removed, the index consistent.
+        wait_until(lambda: all(watch.poll() is not None for watch in watches), timeout=120)
+        assert not socket_path.exists()
+        logs = "".join(p.read_text() for p in (data_dir / "logs").glob("watch-*.log"))
+        assert f"stopping: no request to answer for {IDLE} s" in logs
+        assert "the index is consistent" in logs
+    finally:
+        for watch in watches:
+            if watch.poll() is None:
+                watch.kill()
+                watch.wait()
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"), [("VAULT_EXPLORER_WARM", "0"), ("VAULT_EXPLORER_WARM_IDLE", "0")]
+)
+def test_no_watch_is_left_when_told_not_to(
+    notes: Path, data_dir: Path, monkeypatch: pytest.MonkeyPatch, setting: str, value: str
+) -> None:
+    assert _run(data_dir, "index", str(notes), alone=True).returncode == 0
+    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+    monkeypatch.delenv("VAULT_EXPLORER_WARM_IDLE")
+    monkeypatch.setenv(setting, value)
+    program = _left_program()
+    assert warm.leave_watch(notes.resolve(), str(data_dir), "fakewarm", program=program) is None
+    assert not list(data_dir.glob("logs/watch-*.log"))

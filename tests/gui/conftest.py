@@ -18,12 +18,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QColor, QImage
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.gui.core.garbage import GuiThreadCollector
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window.main_window import MainWindow
 from explorer.gui.window.settings import Settings
@@ -77,6 +79,58 @@ class Hold:
 
     def release(self) -> None:
         self._released.set()
+
+
+#: The program's QObjects destroyed on another thread than the GUI's: "Class on thread".
+DESTROYED_ELSEWHERE: list[str] = []
+
+
+def _subclasses(cls: type) -> Iterator[type]:
+    for sub in cls.__subclasses__():
+        yield sub
+        yield from _subclasses(sub)
+
+
+def _watch_where_destroyed(cls: type[QObject]) -> None:
+    """Wrap ``cls.__init__``: each object made is watched for the thread it is destroyed on."""
+    made = cls.__dict__["__init__"]
+    name = f"{cls.__module__}.{cls.__qualname__}"
+
+    def init(self: QObject, *args: object, **kwargs: object) -> None:
+        made(self, *args, **kwargs)
+        if type(self).__init__ is init:  # the outermost class's wrapper watches, once
+
+            def destroyed(*_: object) -> None:
+                if threading.current_thread() is not threading.main_thread():
+                    DESTROYED_ELSEWHERE.append(f"{name} on {threading.current_thread().name}")
+
+            self.destroyed.connect(destroyed, Qt.ConnectionType.DirectConnection)
+
+    cls.__init__ = init  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="package", autouse=True)
+def _watch_qobjects(qapp: QApplication) -> Iterator[None]:
+    """Every QObject of the program, watched for where it is destroyed (all modules are
+    imported once the tests are collected); Python's garbage collected on the GUI thread, as
+    the application does, until the last window test (the other tests collect as usual)."""
+    for cls in set(_subclasses(QObject)):
+        if cls.__module__.startswith("explorer.") and "__init__" in cls.__dict__:
+            _watch_where_destroyed(cls)
+    collector = GuiThreadCollector()  # as the application does (explorer.gui.window.app)
+    collector.start()
+    yield
+    collector.stop()
+
+
+@pytest.fixture(autouse=True)
+def _qobjects_die_on_the_gui_thread() -> Iterator[None]:
+    """No QObject of the program is destroyed off the GUI thread (Qt's state would be
+    corrupted: a CI run once hung in ``QObject::connectImpl``).  An object a test leaves may
+    die during the next one, which then fails: the message names its class and thread."""
+    yield
+    elsewhere, DESTROYED_ELSEWHERE[:] = list(DESTROYED_ELSEWHERE), []
+    assert not elsewhere, f"QObjects destroyed off the GUI thread: {elsewhere}"
 
 
 @pytest.fixture

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from explorer.commands.warm import WarmServer, serve_vault
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.live_bridge import LiveBridge
 from explorer.gui.core.workers import Reply, reply_to
@@ -33,6 +33,7 @@ from explorer.home import expand_home
 from explorer.index.db import IndexDB
 from explorer.live import Health, LiveEvent, LiveIndex
 from explorer.live.reader import NORMAL, URGENT, IndexReader, ReadContext
+from explorer.mcp.warm import WarmServer, serve_vault
 from explorer.search.answers.shown import Shown
 from explorer.search.fusion.cached import CachedLists, fetch_options
 from explorer.search.fusion.results import Candidates
@@ -85,18 +86,19 @@ class VaultSession(QObject):
         self.live: LiveIndex | None = None
         if live:
             self.live = LiveIndex(self.vault, data_dir, provider, watch=watch)
-        self.reader = IndexReader(self._open_reader, provider, writer=self.live)
+        # The reader's thread, which ends after the session is let go of, holds nothing of it
+        # (plain data, no bound method: no cycle): the session dies on the GUI thread.
+        self.reader = IndexReader(
+            partial(_open_reader, self.vault, data_dir), provider, writer=self.live
+        )
         self.bridge: LiveBridge | None = None
-        self.server: WarmServer | None = None  # answers the command line (explorer.commands.warm)
+        #: Answers the command line and the MCP tools through :attr:`reader` (explorer.mcp.warm).
+        self.server: WarmServer | None = None
         self.health: Health | None = None
         self.searching = False
         self.closed = False
         self.is_open = False
         self.calls = 0  # searches actually run (the cached lists are re-fused without one)
-
-    def _open_reader(self) -> IndexDB:
-        # The one place of the window that opens the index (read-only: the live index writes).
-        return IndexDB.open_reader(self.vault, self.data_dir)
 
     # ------------------------------------------------------------------ life
 
@@ -109,7 +111,7 @@ class VaultSession(QObject):
             self.bridge.healthChanged.connect(self._health_changed)
             self.bridge.start()
             self.server = serve_vault(
-                self.vault, self.data_dir, self.provider.name, "the window", self.provider
+                self.vault, self.data_dir, "the window", self.provider, self.reader
             )
         reply = self.query(lambda ctx: list(ctx.db.notices), group="open", priority=URGENT)
         reply.answered.connect(self._opened)
@@ -205,6 +207,11 @@ class VaultSession(QObject):
     def settled(self) -> bool:
         """Whether the live index is idle: start-up reconcile done, nothing left to embed."""
         return self.live is not None and self.live.wait_idle(0)
+
+
+def _open_reader(vault: Path, data_dir: str | None) -> IndexDB:
+    # The one place of the window that opens the index (read-only: the live index writes).
+    return IndexDB.open_reader(vault, data_dir)
 
 
 def snippets_of(ctx: ReadContext, notes: dict[str, tuple[int, str]]) -> dict[str, str]:

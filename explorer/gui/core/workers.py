@@ -38,28 +38,39 @@ class Reply(QObject):
 
 class _Courier(QObject):
     """Lives in the GUI thread: a job's end, signalled from any thread, is handled there, always
-    queued (a job that ended before its reply was connected is still heard)."""
+    queued (a job that ended before its reply was connected is still heard).
 
-    settled = Signal(object)  # Reply
+    What crosses threads is the job, never its reply: the reply waits here, so no cycle
+    (reply → job → its callback → reply) leaves it, its job and whatever the job's call holds
+    to Python's collector, which runs on whichever thread allocates.  Delivered, the reply is
+    let go of here, on the GUI thread, and so is its job: a QObject destroyed on a worker
+    thread corrupts Qt's state."""
+
+    settled = Signal(object)  # Job
 
     def __init__(self) -> None:
         super().__init__()
-        self.waiting: set[Reply] = set()  # kept alive until their job has ended
+        self.waiting: dict[Job[Any], list[Reply]] = {}  # kept alive until their job has ended
         self.settled.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
 
-    def _deliver(self, reply: Reply) -> None:
-        self.waiting.discard(reply)
-        reply.deleteLater()
-        job = reply.job
-        if job.cancelled() or not job.wanted():
+    def _deliver(self, job: Job[Any]) -> None:
+        replies = self.waiting.pop(job, [])
+        for reply in replies:
+            reply.deleteLater()
+        if not replies or job.cancelled() or not job.wanted():
             return
         exc = job.exception()
         if isinstance(exc, Superseded):
             return
-        if exc is not None:
-            reply.failed.emit(exc)
-        else:
-            reply.answered.emit(job.result())
+        for reply in replies:
+            if exc is not None:
+                reply.failed.emit(exc)
+            else:
+                reply.answered.emit(job.result())
+
+    def ended(self, job: Future[Any]) -> None:
+        """(Any thread.)  ``job`` has ended: its reply is delivered on the GUI thread."""
+        self.settled.emit(job)
 
 
 _courier: _Courier | None = None
@@ -81,12 +92,8 @@ def reply_to(
         reply.answered.connect(on_result)
     if on_error is not None:
         reply.failed.connect(on_error)
-    courier.waiting.add(reply)
-
-    def ended(_: Future[Any]) -> None:
-        courier.settled.emit(reply)
-
-    job.add_done_callback(ended)
+    courier.waiting.setdefault(job, []).append(reply)
+    job.add_done_callback(courier.ended)
     return reply
 
 

@@ -32,6 +32,7 @@ from PySide6.QtCore import (
     QPoint,
     QRegularExpression,
     Qt,
+    QTimer,
     QUrl,
     Signal,
     Slot,
@@ -66,7 +67,7 @@ from explorer.gui.preview.chunk_strip import GROUP, ChunkStrip, ChunkTextDialog,
 from explorer.gui.preview.images import NoteImages, load_images, refusal
 from explorer.gui.preview.note_links import LinksOf, NoteLinks
 from explorer.preview.document import load_note
-from explorer.preview.explain import ExplainContext, explain_html
+from explorer.preview.explain import ARITHMETIC_URL, ExplainContext, explain_html
 from explorer.preview.links import VaultLinks
 from explorer.preview.markdown import image_sources, replace_images
 from explorer.preview.note import BEST_ANCHOR, opened_from_link_html, parse_filter_url, render_note
@@ -248,11 +249,20 @@ class PreviewPane(QWidget):
         self.explain.setObjectName("explain")
         self.explain.setOpenLinks(False)
         self.explain.setPlaceholderText("Select a hit to see why it ranks where it does.")
+        self.explain.anchorClicked.connect(self._explain_link_clicked)
+        #: Whether the explain block shows the fused score's arithmetic (the formula with its
+        #: numbers), or only the score and a link that shows it: the ranks and the evidence
+        #: fit a narrow pane, the arithmetic is read when wanted.
+        self.arithmetic = False
         #: Whether the explain block is sized to its text; no longer once the reader drags
         #: the handle between it and the note (their choice stays).
         self.fit_explain = True
         layout_of_explain = self.explain.document().documentLayout()
-        layout_of_explain.documentSizeChanged.connect(self._fit_explain)
+        # Fitted once the layout pass that changed the text's size is over: a splitter told
+        # new sizes from inside its own share-out applies them in part (a gap under the block).
+        layout_of_explain.documentSizeChanged.connect(
+            lambda _size: QTimer.singleShot(0, self._fit_explain)
+        )
         self.note = NoteBrowser(self)
         self.note.setObjectName("note")
         self.note.setPlaceholderText("The selected note is shown here.")
@@ -482,18 +492,35 @@ class PreviewPane(QWidget):
         self._update_actions()
         colours = palette_colours(self.palette())
         if place.hit is not None:
-            hit, _query, ctx = place.hit
-            self.title.setText(f"<b>{html.escape(safe_text(hit.title))}</b>")
-            self.explain.setHtml(explain_html(hit, ctx, colours))
+            self.title.setText(f"<b>{html.escape(safe_text(place.hit[0].title))}</b>")
         else:
             self.title.setText(f"<b>{html.escape(safe_text(PurePosixPath(place.path).stem))}</b>")
-            self.explain.setHtml(opened_from_link_html(place.path, place.via, colours))
+        self._explain(place, colours)
         self._ask_chunks(place)
         self._ask_dates(place.path)
         if place.key() == self._shown_key and not keep_scroll:
             self._position(place)  # the same note rendered the same: only move to the spot
             return
         self._render(place, keep_scroll)
+
+    def _explain(self, place: _Place, colours: Colours) -> None:
+        if place.hit is not None:
+            hit, _query, ctx = place.hit
+            self.explain.setHtml(explain_html(hit, ctx, colours, arithmetic=self.arithmetic))
+        else:
+            self.explain.setHtml(opened_from_link_html(place.path, place.via, colours))
+
+    def set_arithmetic(self, shown: bool) -> None:
+        """Show the fused score's arithmetic in the explain block, or only the score."""
+        if shown == self.arithmetic:
+            return
+        self.arithmetic = shown
+        if self._place is not None:
+            self._explain(self._place, palette_colours(self.palette()))
+
+    def _explain_link_clicked(self, url: QUrl) -> None:
+        if url.toString() == ARITHMETIC_URL:
+            self.set_arithmetic(not self.arithmetic)
 
     def _render(self, place: _Place, keep_scroll: bool) -> None:
         if self.vault is None:

@@ -16,6 +16,8 @@ one; faded like the rows' tints when no hit is a close match.
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRect, QSize, Qt
 from PySide6.QtGui import QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import (
@@ -51,25 +53,35 @@ def recency_share(hit: Hit | None, share: tuple[float, float]) -> float:
 def elide_path(path: str, metrics: QFontMetrics, width: int) -> str:
     """``path`` cut to ``width`` pixels where it must be: its middle folders first
     ("folder/…/name.md": where a note lives and what tells it from its neighbours), then its
-    first folder ("fo…/name.md"), then the name itself from its start ("…/me.md")."""
+    first folder ("fo…/name.md"), then all of it ("…/name.md"); where even the name does not
+    fit, what the title column does not say comes first: the first folder, then the name's
+    start, cut at its end ("ops/deploy-ru…", a top-level "deck-opti…"; the extension goes
+    before the name does)."""
     if metrics.horizontalAdvance(path) <= width:
         return path
     folders, _, name = path.rpartition("/")
-    if not folders:  # its start and its end: "Troubleshoot…ws.md"
-        return metrics.elidedText(path, Qt.TextElideMode.ElideMiddle, width)
     first = folders.split("/", 1)[0]
-    if first != folders:
+    if folders and first != folders:
         shortened = f"{first}/…/{name}"
         if metrics.horizontalAdvance(shortened) <= width:
             return shortened
     tail = f"…/{name}"
     left = width - metrics.horizontalAdvance(tail)
-    if left >= metrics.horizontalAdvance(first[:2]):
+    if folders and left >= metrics.horizontalAdvance(first[:2]):
         start = first
         while start and metrics.horizontalAdvance(start) > left:
             start = start[:-1]
         return f"{start}{tail}"
-    return metrics.elidedText(f"…/{name}", Qt.TextElideMode.ElideLeft, width)
+    if folders and left >= 0:
+        return tail
+    stem = PurePosixPath(name).stem or name
+    if folders:
+        folder = f"{first}/" if first == folders else f"{first}/…/"
+        room = width - metrics.horizontalAdvance(folder)
+        if room < metrics.horizontalAdvance(stem[:2] + "…"):  # no room for the name
+            return metrics.elidedText(f"{first}/…", Qt.TextElideMode.ElideRight, width)
+        return folder + metrics.elidedText(stem + "…", Qt.TextElideMode.ElideRight, room)
+    return metrics.elidedText(stem + "…", Qt.TextElideMode.ElideRight, width)
 
 
 def elided(text: str, column: int, metrics: QFontMetrics, width: int) -> str:

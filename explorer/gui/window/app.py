@@ -1,4 +1,5 @@
-"""Starting the window: ``vault-explorer gui`` and the ``vault-explorer-gui`` launcher.
+"""Starting the window: ``vault-explorer gui`` and the ``vault-explorer-gui`` launcher
+(:func:`explorer.entry.window_main`).
 
 The window is shown before anything slow happens; the index opens on the search thread and the
 model loads on its own thread.  ``--screenshot PNG`` waits until the results for ``--query`` are
@@ -17,7 +18,7 @@ import os
 import signal
 import sys
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import QApplication
 
 from explorer.console import env_number
 from explorer.embed.provider import EmbedderProvider, shared_provider
+from explorer.gui.core.garbage import GuiThreadCollector
 from explorer.gui.core.resources import APP_ID, icon_path, sample_vault, stylesheet
 from explorer.gui.core.theme import apply_theme, chosen_theme
 from explorer.gui.window import settings as opt
@@ -87,6 +89,7 @@ def application() -> QApplication:
     app = QApplication(sys.argv[:1])
     if icon_path().exists():
         app.setWindowIcon(QIcon(str(icon_path())))
+    GuiThreadCollector(app).start()  # a QObject in a cycle dies on this thread, not a worker's
     return app
 
 
@@ -246,19 +249,3 @@ def _write_stall_report(window: MainWindow) -> None:
         return
     report: dict[str, Any] = window.stall.report()
     Path(target).write_text(json.dumps(report, indent=2), encoding="utf-8")
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """The ``vault-explorer-gui`` launcher: the same as ``vault-explorer gui`` (the program's
-    parser, every command in it, parses the options and reports errors; this module runs the
-    window)."""
-    from explorer.commands.program import main as program_main
-
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args or args[0] != "gui":
-        args = ["gui", *args]
-    return program_main(args, gui=run_gui)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -375,6 +375,7 @@ class MainWindow(WindowParts):
         self.set_mode(options.mode)
         self.table.setColumnHidden(Column.BASE, self.flow.shown.baseline is None)
         self.menus.themes[chosen_theme(s.get(opt.THEME))].setChecked(True)
+        self.preview.set_arithmetic(s.get(opt.ARITHMETIC))
 
     def save_settings(self) -> None:
         self.vault_states.keep(self.vault)
@@ -382,6 +383,7 @@ class MainWindow(WindowParts):
         s.set(opt.GEOMETRY, self.saveGeometry())
         s.set(opt.SPLITTER, self.splitter.saveState())
         s.set(opt.HEADER, self.table.header_state())
+        s.set(opt.ARITHMETIC, self.preview.arithmetic)
         s.set_search_options(self.options())
         s.sync()
 

@@ -88,6 +88,10 @@ class SavedSearchesDialog(QDialog):
         self.resize(560, 360)
         self.history = history
         self.list = QListWidget(self)
+        # A line longer than the list ends in "…" (its tooltip holds it all), not behind a
+        # horizontal scroll bar.
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.itemActivated.connect(lambda _item: self.run_selected())
         self.run_button = QPushButton("&Run", self)
         self.delete_button = QPushButton("&Delete", self)
@@ -127,6 +131,23 @@ class SavedSearchesDialog(QDialog):
     def lines(self) -> list[str]:
         """The list's lines, as shown."""
         return [self.list.item(r).text() for r in range(self.list.count())]
+
+    def shown_lines(self) -> list[str]:
+        """The list's lines as they show: cut to the room they are drawn in, ending in "…";
+        a list that scrolls sideways draws them whole and its viewport clips them."""
+        metrics = self.list.fontMetrics()
+        view = self.list.viewport().width()
+        scrolls = self.list.horizontalScrollBarPolicy() != Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+        shown = []
+        for row in range(self.list.count()):
+            item = self.list.item(row)
+            rect = self.list.visualItemRect(item)
+            room = rect.width() if scrolls else min(rect.width(), view - rect.left())
+            line = metrics.elidedText(item.text(), self.list.textElideMode(), room)
+            while line and rect.left() + metrics.horizontalAdvance(line) > view:
+                line = line[:-1]
+            shown.append(line)
+        return shown
 
     def names(self) -> list[str]:
         rows = range(self.list.count())

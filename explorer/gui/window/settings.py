@@ -51,6 +51,8 @@ STATE = Option("window/state", QByteArray())
 SPLITTER = Option("window/splitter", QByteArray())
 HEADER = Option("window/header", QByteArray())
 LAST_QUERY = Option("search/last_query", "")
+#: Whether the preview's explain block shows the fused score's arithmetic.
+ARITHMETIC = Option("view/arithmetic", False)
 
 
 @dataclass(frozen=True)

@@ -9,22 +9,29 @@ net.
 from __future__ import annotations
 
 import contextlib
+import gc
 import sqlite3
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer import entry
+from explorer.commands.warm import served
 from explorer.embed import provider as provider_module
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.core.session import SearchResult, VaultSession
-from explorer.index.db import IndexDB
+from explorer.index.db import IndexDB, index_path
 from explorer.index.sync import sync_vault
+from explorer.live import serve
+from explorer.mcp.requests import SearchRequest, asked_for
 from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import SAFETY_MS, Hold
+from tests.live.helpers import matrix_reads, traced
 
 FTS = SearchOptions(mode="fts")
 
@@ -108,6 +115,16 @@ def _assert(condition: bool) -> None:
     assert condition
 
 
+def _serving(qtbot: QtBot, vault: Path, data_dir: Path, provider: EmbedderProvider) -> VaultSession:
+    """A live session of three notes, open: the window's, serving the command line."""
+    for i in range(3):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
+    svc = VaultSession(vault, str(data_dir), provider)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    return svc
+
+
 def test_an_open_vault_answers_the_command_line_as_it_would_alone(
     qtbot: QtBot,
     vault: Path,
@@ -118,11 +135,7 @@ def test_an_open_vault_answers_the_command_line_as_it_would_alone(
 ) -> None:
     # The command's model is the window's: the fake one, under its name.
     monkeypatch.setitem(provider_module._SHARED, fake_provider.name, fake_provider)
-    for i in range(3):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nHow we deploy, part {i}.\n", "utf-8")
-    svc = VaultSession(vault, str(data_dir), fake_provider)
-    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
-        svc.open()
+    svc = _serving(qtbot, vault, data_dir, fake_provider)
     try:
         assert svc.server is not None and svc.server.path is not None
         assert svc.server.path.exists()
@@ -139,3 +152,81 @@ def test_an_open_vault_answers_the_command_line_as_it_would_alone(
     finally:
         svc.close(wait=True)
     assert not svc.server.path.exists()
+
+
+def test_the_window_answers_commands_and_mcp_tools_with_its_one_reader(
+    qtbot: QtBot,
+    vault: Path,
+    data_dir: Path,
+    fake_provider: EmbedderProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+    svc = _serving(qtbot, vault, data_dir, fake_provider)
+    try:
+        assert svc.server is not None
+        qtbot.waitUntil(lambda: _assert(svc.settled()), timeout=SAFETY_MS)  # all embedded
+        statements = traced(svc.reader)
+        readers = _readers()
+        delivered = results(svc)
+        svc.search("deploy", SearchOptions())
+        qtbot.waitUntil(lambda: _assert(len(delivered) == 1), timeout=SAFETY_MS)
+        assert delivered[0].candidates is not None and delivered[0].candidates.vector
+        who = asked_for(svc.vault, str(data_dir), fake_provider.name)
+        command = served(svc.vault, str(data_dir), fake_provider.name, SEARCH)
+        tool = serve.ask(
+            index_path(svc.vault, str(data_dir)),
+            "tool.search",
+            {**who, "arguments": {"query": "deploy"}},
+        )
+        assert command is not None and command.error is None
+        assert command.data is not None and "n0.md" in str(command.data["hits"])
+        assert tool is not None and "n0.md" in tool["text"]
+        assert svc.server.answered == 2
+        # The window's search, the command's and the tool's: one reader, one matrix read.
+        assert _readers() == readers
+        assert matrix_reads(statements) == 1
+    finally:
+        svc.close(wait=True)
+
+
+SEARCH = SearchRequest("deploy", SearchOptions())
+
+
+def _readers() -> int:
+    """The index readers' threads running in this process."""
+    return sum(1 for thread in threading.enumerate() if thread.name == "index-reader")
+
+
+def test_a_session_let_go_of_dies_on_the_gui_thread(
+    qtbot: QtBot, vault: Path, data_dir: Path, fake_provider: EmbedderProvider
+) -> None:
+    """Its reader thread, which ends after the window let go of the session, holds nothing of
+    it, and no cycle leaves it to Python's collector (which runs on whichever thread
+    allocates): a QObject destroyed off the GUI thread corrupts Qt's state."""
+    (vault / "n.md").write_text("# Note\n\nHow we deploy.\n", "utf-8")
+    db = IndexDB.open(vault, data_dir)
+    sync_vault(db)
+    db.close()
+    svc = VaultSession(vault, str(data_dir), fake_provider, live=False)
+    with qtbot.waitSignal(svc.opened, timeout=SAFETY_MS):
+        svc.open()
+    destroyed_on: list[str] = []
+    svc.destroyed.connect(
+        lambda *_: destroyed_on.append(threading.current_thread().name),
+        Qt.ConnectionType.DirectConnection,
+    )
+    threads = list(svc.reader._jobs._threads)
+    gc.disable()  # only the collections this test makes
+    try:
+        svc.close()  # the reader stops in the background
+        del svc
+        qtbot.waitUntil(lambda: not any(t.is_alive() for t in threads), timeout=SAFETY_MS)
+        collector = threading.Thread(target=gc.collect, name="collector")
+        collector.start()
+        collector.join(SAFETY_MS / 1000)
+        gc.collect()  # what is left, here
+        qtbot.waitUntil(lambda: len(destroyed_on) == 1, timeout=SAFETY_MS)
+    finally:
+        gc.enable()
+    assert destroyed_on == [threading.main_thread().name]

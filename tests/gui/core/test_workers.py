@@ -3,9 +3,10 @@ newest of its group, and is heard even when its job ended before anyone listened
 
 from __future__ import annotations
 
+import gc
 import threading
 
-from PySide6.QtCore import QThread
+from PySide6.QtCore import QObject, Qt, QThread
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -60,3 +61,32 @@ def test_a_failure_is_heard_and_a_dropped_request_says_nothing(qtbot: QtBot) -> 
 
 def _equal(a: object, b: object) -> None:
     assert a == b
+
+
+def test_what_a_job_holds_is_let_go_of_on_the_gui_thread(qtbot: QtBot) -> None:
+    """A job's call may hold a window's object (a panel's ``self``); once its reply is
+    delivered, nothing of it waits for Python's collector, which runs on whichever thread
+    happens to allocate: a QObject destroyed on a worker thread corrupts Qt's state (the hung
+    CI run of test_facets_panel)."""
+    pool = PriorityExecutor("test-gui-jobs")
+    destroyed_on: list[str] = []
+    delivered: list[bool] = []
+    gc.disable()  # only the collections this test makes
+    try:
+        holder = QObject()  # the window's own, held by the job alone
+        holder.destroyed.connect(
+            lambda *_: destroyed_on.append(threading.current_thread().name),
+            Qt.ConnectionType.DirectConnection,
+        )
+        reply = run_in_pool(lambda held=holder: held is not None, pool=pool)
+        reply.destroyed.connect(lambda *_: delivered.append(True))
+        del holder, reply
+        qtbot.waitUntil(lambda: _equal(delivered, [True]), timeout=SAFETY_MS)
+        collector = threading.Thread(target=gc.collect, name="collector")
+        collector.start()
+        collector.join(SAFETY_MS / 1000)
+        gc.collect()  # what is left, here
+        qtbot.waitUntil(lambda: _equal(len(destroyed_on), 1), timeout=SAFETY_MS)
+    finally:
+        gc.enable()
+    assert destroyed_on == [threading.main_thread().name]

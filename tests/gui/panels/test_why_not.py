@@ -223,10 +223,9 @@ def test_why_here_on_a_hit_explains_that_hit(
     window = make_window(fake_provider, indexed, watch=False)
     drive(window).set_query("deploy")
     wait_for_results(qtbot, window, "deploy")
-    hit = drive(window).current_hit() or window.proxy.index(1, 0).data(Role.HIT)
+    hit = drive(window).current_hit() or drive(window).data(1, Role.HIT)
     assert isinstance(hit, Hit)
-    menu = window.table.grade_menu(hit)
-    why = next(a for a in menu.actions() if a.text() == "&Why Here?")
+    why = next(a for a in drive(window).hit_menu(hit) if a.text() == "&Why Here?")
     why.trigger()
     dialog = drive(window).why_not()
     assert dialog is not None

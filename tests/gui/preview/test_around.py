@@ -251,8 +251,8 @@ def test_in_the_window_a_click_opens_the_note_in_the_preview(
     related = around.listed()[1]
     click(qtbot, around.related, related.index("Callouts.md"))
     qtbot.waitUntil(lambda: drive(window).preview_path() == "Callouts.md", timeout=SAFETY_MS)
-    assert window.preview.history[0][-2:] == ["Home.md", "Guides/Setup.md"]
-    window.preview.back()
+    assert drive(window).preview_history()[0][-2:] == ["Home.md", "Guides/Setup.md"]
+    drive(window).press(Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # Back
     qtbot.waitUntil(lambda: listed("Guides/Setup.md", {"Home.md"}), timeout=SAFETY_MS)
     # A new note linking here shows up among the backlinks (the live index tells the panel).
     (vault / "Later.md").write_text("# Later\n\nSee the [[Setup|setup guide]].\n", "utf-8")

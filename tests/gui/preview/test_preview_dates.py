@@ -18,17 +18,22 @@ def test_the_preview_names_where_a_note_s_creation_time_comes_from(
     window = make_window(fake_provider, property_vault)
     wait_indexed(qtbot, window)
     ui = drive(window, qtbot)
-    dates = window.preview.dates
 
     ui.search("alpha plan")
     ui.select(ui.row_of("projects/alpha.md"))
-    qtbot.waitUntil(lambda: "created 2024-01-10 (" in dates.text() and dates.isVisible())
-    assert "(from its frontmatter)" in dates.text() and dates.text().startswith("modified ")
+    qtbot.waitUntil(lambda: "created 2024-01-10 (" in ui.preview_dates())
+    assert "(from its frontmatter)" in ui.preview_dates()
+    assert ui.preview_dates().startswith("modified ")
 
     ui.search("meeting")  # no frontmatter date: the file's birth time, or its first index
     ui.select(ui.row_of("meeting.md"))
-    qtbot.waitUntil(lambda: "frontmatter" not in dates.text() and "created" in dates.text())
-    assert "birth time" in dates.text() or "or before (not recorded)" in dates.text()
+    qtbot.waitUntil(lambda: _assert(ui.preview_dates(), "created", "frontmatter"))
+    dates = ui.preview_dates()
+    assert "birth time" in dates or "or before (not recorded)" in dates
+
+
+def _assert(text: str, present: str, absent: str) -> None:
+    assert present in text and absent not in text, text
 
 
 def test_a_note_is_never_said_to_be_created_after_it_was_modified(

@@ -486,9 +486,9 @@ def test_in_the_window_a_link_moves_the_preview_and_alt_left_from_the_results_re
     assert drive(window).current_hit() is not None
     assert drive(window).current_hit().path == "Home.md"  # the results stay as they were
     window.activateWindow()
-    window.table.setFocus()
+    drive(window).focus_results()
     qtbot.waitUntil(lambda: _assert(drive(window).table_has_focus()))
-    qtbot.keyClick(window.table, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    drive(window).press_in_results(Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     wait_shown(qtbot, preview, "Home.md")
     assert "Fused rank 1" in preview.explain.toPlainText()
     # A note created now (the live index sees it) turns the unresolved link into a link.

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QGuiApplication
 from pytestqt.modeltest import ModelTester
 from pytestqt.qtbot import QtBot
 
@@ -71,7 +71,7 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     requested = record_searches(window)
     before = drive(window).rows()
 
-    window.compare_bar.pin_action.trigger()
+    drive(window).trigger(Action.PIN_BASELINE)
     assert not drive(window).column_hidden(Column.BASE) and drive(window).compare_visible()
     assert _column(window, Column.BASE) == _column(window, Column.RANK)
     assert "Jaccard@10 1.00 · RBO(p=0.9) 1.00" in drive(window).compare_text()
@@ -79,7 +79,7 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
         drive(window).compare_text().startswith(f"vs baseline {describe(drive(window).options())}:")
     )
 
-    window.fusion.w_fts_box.setValue(0.05)  # through the fusion controls, as a user would
+    drive(window).set_control("w_fts", 0.05)  # through the fusion controls, as a user would
     after = drive(window).rows()
     assert after != before
     base_rank = {path: rank for rank, path in enumerate(before, start=1)}
@@ -96,7 +96,7 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     assert "lists agree @10" in text
 
     # A shallower depth: the baseline's rows that left the top are listed, greyed, as gone.
-    window.fusion.depth_box.setValue(3)
+    drive(window).set_control("depth", 3)
     hits = len(drive(window).response().hits) if drive(window).response() else 0
     ranks = _column(window, Column.RANK)
     gone = [r for r in range(drive(window).row_count()) if cell(window, r, Column.MOVE) == "gone"]
@@ -105,21 +105,22 @@ def test_pin_then_change_a_weight_shows_base_ranks_moves_and_overlap(
     gone_paths = {drive(window).rows()[r] for r in gone}
     assert gone_paths == set(before) - {h.path for h in drive(window).response().hits}  # type: ignore[union-attr]
     assert f"{len(gone)} left the top" in drive(window).compare_text()
-    grey = window.model.cell(gone[0], Column.TITLE)[2]
+    grey = drive(window).data(gone[0], Qt.ItemDataRole.ForegroundRole, Column.TITLE)
+    assert isinstance(grey, QColor)
     assert grey is not None and grey.saturation() < 40
-    qtmodeltester.check(window.model)
+    qtmodeltester.check(drive(window).results_model())
 
     # Re-pinned at that depth, the deeper default brings rows in that are new to the baseline.
-    window.compare_bar.repin_button.click()
+    drive(window).repin()
     assert drive(window).baseline() is not None and drive(window).baseline().depth == 3
-    window.fusion.depth_box.setValue(SearchOptions().depth)
+    drive(window).set_control("depth", SearchOptions().depth)
     moves = _column(window, Column.MOVE)
     new = [r for r, m in enumerate(moves) if m == "new"]
     assert new and all(cell(window, r, Column.BASE) == "—" for r in new)
     assert "gone" not in moves
     assert requested == []  # the baseline re-fuses the cached lists too
 
-    window.compare_bar.unpin_action.trigger()
+    drive(window).trigger(Action.UNPIN_BASELINE)
     assert drive(window).column_hidden(Column.BASE) and not drive(window).compare_visible()
     assert drive(window).response() is not None and drive(window).baseline() is None
     assert drive(window).row_count() == len(drive(window).response().hits)
@@ -130,9 +131,9 @@ def test_seed_rrf_vs_default_is_one_click(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = _open(qtbot, make_window, fake_provider, sample_copy)
-    window.fusion.w_fts_box.setValue(1.5)  # whatever is on screen, the pair sets both sides
+    drive(window).set_control("w_fts", 1.5)  # whatever is on screen, the pair sets both sides
     drive(window).set_mode("fts")
-    window.compare_bar.pair_actions[0].trigger()
+    drive(window).compare_pair(0)
     assert PAIRS[0].label == "Seed RRF vs Default"
     assert drive(window).baseline() is not None and drive(window).mode() == "hybrid"
     assert _ranking(drive(window).baseline()) == _ranking(PRESETS["seed"])
@@ -157,7 +158,7 @@ def test_hybrid_vs_semantic_pins_hybrid_and_shows_the_vector_list(
     window = _open(qtbot, make_window, fake_provider, sample_copy)
     hybrid = drive(window).rows()
     requested = record_searches(window)
-    window.compare_bar.pair_actions[1].trigger()
+    drive(window).compare_pair(1)
     assert drive(window).mode() == "semantic" and drive(window).baseline() is not None
     assert drive(window).baseline().mode == "hybrid"
     assert requested == []  # hybrid's lists have the vector list: no new search
@@ -180,14 +181,13 @@ def test_ctrl_b_pins_and_ctrl_shift_b_unpins(
     window = _open(qtbot, make_window, fake_provider, sample_copy)
     window.activateWindow()
     qtbot.waitUntil(lambda: _focused())
-    window.search_field.setFocus()
-    qtbot.keyClick(window.search_field, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
+    drive(window).press_in_field(Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier)
     assert drive(window).baseline() is not None and drive(window).compare_visible()
-    assert window.compare_bar.unpin_action.isEnabled()
+    assert drive(window).action(Action.UNPIN_BASELINE).isEnabled()
     shift_ctrl = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
-    qtbot.keyClick(window.search_field, Qt.Key.Key_B, shift_ctrl)
+    drive(window).press_in_field(Qt.Key.Key_B, shift_ctrl)
     assert drive(window).baseline() is None and not drive(window).compare_visible()
-    assert not window.compare_bar.unpin_action.isEnabled()
+    assert not drive(window).action(Action.UNPIN_BASELINE).isEnabled()
 
 
 def _focused() -> None:
@@ -212,7 +212,7 @@ def _assert_no_result(window: MainWindow) -> None:
     assert (
         drive(window).response() is None
         and not drive(window).searching()
-        and window.empty.isVisible()
+        and drive(window).empty_text() != ""
     )
 
 
@@ -228,7 +228,7 @@ def test_seed_vs_default_with_the_real_model_lists_what_the_floor_cuts(
     query = "how do we roll back a bad deploy"
     drive(window).set_query(query)
     wait_for_results(qtbot, window, query, lambda w: _semantic(w))
-    window.compare_bar.pair_actions[0].trigger()
+    drive(window).compare_pair(0)
 
     def compared(w: MainWindow) -> None:
         _semantic(w)

@@ -44,6 +44,29 @@ def test_a_cut_path_keeps_its_first_folder_and_its_file_name(qapp: QApplication)
         assert "…" in tiny and metrics.horizontalAdvance(tiny) <= width, tiny
 
 
+def test_a_name_too_long_for_its_cell_keeps_its_folder_and_start_and_ends_in_an_ellipsis(
+    qapp: QApplication,
+) -> None:
+    """ "deck…s.md" (a top-level note) and "…nbook.md" (ops/deploy-runbook.md) at 1366 with
+    both panels open showed neither the folder nor the name (issue 46)."""
+    metrics = QFontMetrics(QFont())
+    room = metrics.horizontalAdvance("deck-opti…")
+    assert elide_path("deck-options.md", metrics, room).startswith("deck-")
+    assert elide_path("deck-options.md", metrics, room).endswith("…")
+    assert elide_path("studying.md", metrics, metrics.horizontalAdvance("studying…")) == (
+        "studying…"  # the extension goes first
+    )
+    runbook = elide_path("ops/deploy-runbook.md", metrics, room)
+    assert runbook.startswith("ops/de") and runbook.endswith("…"), runbook
+    deep = elide_path("platform/windows/display-issues.md", metrics, room * 3 // 2)
+    assert deep.startswith("platform/…/d") and deep.endswith("…"), deep
+    for shown, width in ((runbook, room), (deep, room * 3 // 2)):
+        assert metrics.horizontalAdvance(shown) <= width
+    narrow = metrics.horizontalAdvance("platform/……")
+    folder = elide_path("platform/windows/display-issues.md", metrics, narrow)
+    assert folder == "platform/…", folder  # not "platform/……": no room for the name
+
+
 def _bar_colours(share: tuple[float, ...]) -> set[str]:
     from PySide6.QtCore import QRect
     from PySide6.QtGui import QColor, QImage, QPainter, QPalette

@@ -29,7 +29,8 @@ NO_DISPLAY = ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")
         ["-m", "explorer", "gui"],
         [
             "-c",
-            "import sys; from explorer.gui.window.app import main; sys.exit(main(sys.argv[1:]))",
+            "import sys; from explorer.entry import window_main as main; "
+            "sys.exit(main(sys.argv[1:]))",
         ],
     ],
     ids=["vault-explorer gui", "vault-explorer-gui"],

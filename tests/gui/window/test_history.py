@@ -31,8 +31,8 @@ def test_history_recalls_a_previous_query_and_survives_a_new_session(
     ui = drive(window, qtbot)
 
     # Typing searches as one types, but remembers nothing.
-    window.search_field.setFocus()
-    qtbot.keyClicks(window.search_field, "gamma")
+    ui.focus_search()
+    ui.type("gamma")
     ui.wait_for_results("gamma")
     assert ui.recent_queries() == []
 
@@ -53,10 +53,10 @@ def test_history_recalls_a_previous_query_and_survives_a_new_session(
     assert ui.query() == "gamma"
     ui.wait_for_results("gamma")
 
-    window.history.menu.hide()
+    ui.close_history_menu()
     ui.press_in_field(Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)  # Alt+Down too
     qtbot.waitUntil(ui.history_menu_visible)
-    window.history.menu.hide()
+    ui.close_history_menu()
 
     window.close()
     again = make_window(fake_provider, property_vault)

@@ -22,6 +22,7 @@ from explorer.evaluate.settings import EvalSettings
 from explorer.gui.core.workers import run_in_pool
 from explorer.gui.panels.quality_panel import EMPTY_TEXT, QualityReport
 from explorer.gui.results.results_model import UNJUDGED, Column, ResultsModel, ResultsProxy, Role
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import MODES
@@ -73,10 +74,10 @@ def open_judging(
 ) -> MainWindow:
     window = make_window(provider, vault)
     wait_indexed(qtbot, window)
-    window.quality.show()
+    drive(window).check(Action.QUALITY_PANEL, True)
     drive(window).set_query(QUERY)
     wait_for_results(qtbot, window, QUERY, lambda w: _at_least(w.proxy.rowCount(), 3))
-    window.table.setFocus()
+    drive(window).focus_results()
     return window
 
 
@@ -89,16 +90,16 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 ) -> None:
     window = open_judging(qtbot, make_window, fake_provider, sample_copy)
     tsv = judgments_path(sample_copy.resolve(), str(data_dir))
-    assert window.quality.path_label.text() == f"Judgments: {tsv}"
-    assert window.quality.status.text() == EMPTY_TEXT
+    assert drive(window).quality_panel().path_label.text() == f"Judgments: {tsv}"
+    assert drive(window).quality_panel().status.text() == EMPTY_TEXT
     assert not tsv.exists()
 
     drive(window).select(1)
     second = drive(window).rows()[1]
     with qtbot.waitSignal(
-        window.quality.judging.saved, timeout=SAFETY_MS
+        drive(window).quality_panel().judging.saved, timeout=SAFETY_MS
     ):  # written off the GUI thread
-        qtbot.keyClick(window.table, "2")
+        drive(window).press_in_results("2")
 
     assert tsv.read_text("utf-8") == f"{QUERY}\t{second}\t2\n"
     assert load_judgments(tsv) == {QUERY: {second: 2}}  # what eval --judgments reads
@@ -112,7 +113,7 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
 
     # The panel lists the query with the scores eval gives for the same judgments.
     reports: list[QualityReport] = []
-    window.quality.updated.connect(reports.append)
+    drive(window).quality_panel().updated.connect(reports.append)
 
     def scored() -> None:
         rows = drive(window).quality_rows()
@@ -131,22 +132,22 @@ def test_keys_grade_the_selected_hit_into_the_tsv_and_the_panel_scores_it(
     assert hybrid_rank == 2  # the graded hit sits second in the window's (hybrid) order
 
     # A change of the fusion settings re-scores from the kept lists, without a search.
-    service = window.quality.service
+    service = drive(window).quality_panel().service
     assert service is not None
     fetched = service.fetched
-    with qtbot.waitSignal(window.quality.updated, timeout=SAFETY_MS):
-        window.fusion.w_fts_box.setValue(0.0)
+    with qtbot.waitSignal(drive(window).quality_panel().updated, timeout=SAFETY_MS):
+        drive(window).set_control("w_fts", 0.0)
     assert service.fetched == fetched
 
     # Delete removes the grade: the file, the cell and the panel say so.
     drive(window).select(row_of(window, second))
-    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
-        qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    with qtbot.waitSignal(drive(window).quality_panel().judging.saved, timeout=SAFETY_MS):
+        drive(window).press_in_results(Qt.Key.Key_Delete)
     assert load_judgments(tsv) == {}
     assert cell(window, row_of(window, second), Column.GRADE) == ""
     assert UNJUDGED not in [cell(window, r, Column.GRADE) for r in range(drive(window).row_count())]
     qtbot.waitUntil(lambda: _equal(drive(window).quality_rows(), []), timeout=SAFETY_MS)
-    assert window.quality.status.text() == EMPTY_TEXT
+    assert drive(window).quality_panel().status.text() == EMPTY_TEXT
 
 
 def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
@@ -164,15 +165,14 @@ def test_clicking_a_judged_query_runs_it_and_the_menu_grades(
 
     hit = drive(window).current_hit()
     assert isinstance(hit, Hit)
-    menu = window.table.grade_menu(hit)
-    grade_menu = next(a.menu() for a in menu.actions() if a.text() == "&Grade")
+    grade_menu = next(a.menu() for a in drive(window).hit_menu(hit) if a.text() == "&Grade")
     assert isinstance(grade_menu, QMenu)
-    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS):
+    with qtbot.waitSignal(drive(window).quality_panel().judging.saved, timeout=SAFETY_MS):
         next(a for a in grade_menu.actions() if a.text().startswith("&3")).trigger()
     assert load_judgments(tsv)[QUERY] == {hit.path: 3}
     qtbot.waitUntil(lambda: _equal(len(drive(window).quality_rows()), 3), timeout=SAFETY_MS)
 
-    table = window.quality.table
+    table = drive(window).quality_panel().table
     row = next(r for r in range(table.rowCount()) if table.item(r, 0).text() == "tar backup")
     rect = table.visualItemRect(table.item(row, 0))
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -192,11 +192,11 @@ def test_a_damaged_judgments_file_is_reported_and_left_alone(
     damaged = f"{QUERY}\tnotes/a.md\t7\n"
     tsv.write_text(damaged, "utf-8")
     window = open_judging(qtbot, make_window, fake_provider, sample_copy)
-    assert "damaged" in window.quality.status.text()
-    assert "out of range" in window.quality.status.text()
+    assert "damaged" in drive(window).quality_panel().status.text()
+    assert "out of range" in drive(window).quality_panel().status.text()
 
     drive(window).select(0)
-    qtbot.keyClick(window.table, "1")
+    drive(window).press_in_results(Qt.Key.Key_1)
     assert tsv.read_text("utf-8") == damaged  # not overwritten
     assert drive(window).status().startswith("Not graded:")
     assert cell(window, 0, Column.GRADE) == ""
@@ -213,9 +213,9 @@ def test_grading_the_recent_notes_listing_is_refused(
 ) -> None:
     window = make_window(fake_provider, sample_copy)
     wait_for_results(qtbot, window, "", lambda w: _at_least(w.proxy.rowCount(), 1))
-    window.table.setFocus()
+    drive(window).focus_results()
     drive(window).select(0)
-    qtbot.keyClick(window.table, key)
+    drive(window).press_in_results(key)
     assert not judgments_path(sample_copy.resolve(), str(data_dir)).exists()
     assert drive(window).status().startswith("Type a query first")
 
@@ -261,16 +261,17 @@ def test_the_window_s_query_is_answered_while_the_dock_scores_a_large_judged_set
     wait_for_results(qtbot, window, QUERY)
 
     order: list[str] = []
-    window.quality.updated.connect(lambda _report: order.append("quality"))
+    drive(window).quality_panel().updated.connect(lambda _report: order.append("quality"))
     window.resultsShown.connect(lambda response: order.append(f"search: {response.query}"))
     embedder.gated = judged[0]  # the dock's first question waits in the model
-    window.quality.show()
+    drive(window).check(Action.QUALITY_PANEL, True)
     qtbot.waitUntil(embedder.entered.is_set, timeout=SAFETY_MS)
     drive(window).set_query("cdn purge")  # asked while the dock is scoring
     embedder.released.set()
     qtbot.waitUntil(lambda: _equal("quality" in order, True), timeout=SAFETY_MS)
     assert order.index("search: cdn purge") < order.index("quality"), order
-    assert window.quality.report is not None and len(window.quality.report.rows) == len(judged)
+    report = drive(window).quality_panel().report
+    assert report is not None and len(report.rows) == len(judged)
 
 
 def test_a_grade_shows_at_once_and_reaches_the_file_off_the_gui_thread(
@@ -288,14 +289,14 @@ def test_a_grade_shows_at_once_and_reaches_the_file_off_the_gui_thread(
         busy.set()
         release.wait(SAFETY_MS / 1000)
 
-    run_in_pool(hold, pool=window.quality.judging.pool)
+    run_in_pool(hold, pool=drive(window).quality_panel().judging.pool)
     assert busy.wait(SAFETY_MS / 1000)
     drive(window).select(0)
     first = drive(window).rows()[0]
-    qtbot.keyClick(window.table, "3")
+    drive(window).press_in_results(Qt.Key.Key_3)
     assert cell(window, 0, Column.GRADE) == "3"  # shown at once …
     assert not tsv.exists()  # … while the file waits for the grading thread
-    with qtbot.waitSignal(window.quality.judging.saved, timeout=SAFETY_MS) as saved:
+    with qtbot.waitSignal(drive(window).quality_panel().judging.saved, timeout=SAFETY_MS) as saved:
         release.set()
     assert load_judgments(tsv) == {QUERY: {first: 3}}
     assert str(saved.args[0]).startswith("graded ")

@@ -37,7 +37,7 @@ def test_saved_search_round_trip_across_sessions(
     assert ui.save_search("Open projects")
     assert ui.saved_names() == ["Open projects"]
     assert "Open projects" in ui.status()
-    assert window.history.wait_written(30)  # written off the GUI thread
+    assert ui.searches_written(30)  # written off the GUI thread
     saved = SearchStore.of(property_vault, data_dir).get("Open projects")
     assert saved.query == QUERY
     assert (saved.options.mode, saved.options.sort, saved.options.depth) == ("fts", "title", 30)
@@ -118,3 +118,21 @@ def test_a_search_saved_in_the_window_lists_only_the_settings_chosen(
     assert ui.save_search("by title")
     lines = ui.saved_dialog().lines()
     assert lines == ["by title  —  gamma   (sort=title)", "plain  —  gamma"], lines
+
+
+def test_a_line_too_long_for_the_dialog_ends_in_an_ellipsis_with_the_whole_in_its_tooltip(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, property_vault: Path
+) -> None:
+    """On a real X server the line of a long saved query ran past the list's edge behind a
+    horizontal scroll bar, cut with no "…" (issue 46 row 10)."""
+    window = make_window(fake_provider, property_vault)
+    ui = drive(window, qtbot)
+    query = "how do I stop seeing the same project plan over and over again " * 2
+    ui.search(query.strip())
+    assert ui.save_search("long")
+    dialog = ui.saved_dialog()
+    qtbot.waitExposed(dialog)
+    assert not dialog.list.horizontalScrollBar().isVisible()
+    shown = dialog.shown_lines()[0]
+    assert shown.endswith("…") and dialog.lines()[0].startswith(shown[:-1]), shown
+    assert query.strip() in dialog.list.item(0).toolTip()

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, QSize, Qt, QUrl
-from PySide6.QtGui import QFont, QGuiApplication, QTextCursor
-from PySide6.QtWidgets import QApplication, QTextBrowser
+from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
@@ -66,8 +66,8 @@ def test_typing_a_query_shows_hits_after_one_debounced_search(
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     wait_for_results(qtbot, window, "")  # the recent-notes listing of the empty query
     requested = record_searches(window)
-    window.search_field.setFocus()
-    qtbot.keyClicks(window.search_field, TAR_QUERY)
+    drive(window).focus_search()
+    drive(window).type(TAR_QUERY)
 
     def shown(w: MainWindow) -> None:
         assert drive(w).rows()[0] == TAR_TARGET
@@ -78,7 +78,7 @@ def test_typing_a_query_shows_hits_after_one_debounced_search(
     assert requested and set(requested) == {TAR_QUERY}
     # The preview shows the selected (first) note, its explanation included.
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), TAR_TARGET))
-    assert "Fused rank 1" in window.preview.explain.toPlainText()
+    assert "Fused rank 1" in drive(window).explain_text()
     assert "tar czf" in drive(window).preview_text()
 
 
@@ -86,9 +86,9 @@ def test_enter_searches_at_once_and_error_pastes_are_plain_text(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    window.search_field.setText(ERROR_PASTE_QUERY)
-    qtbot.keyClick(window.search_field, Qt.Key.Key_Return)
-    assert not window.debounce.isActive()
+    drive(window).paste(ERROR_PASTE_QUERY)
+    drive(window).press_in_field(Qt.Key.Key_Return)
+    assert not drive(window).search_waiting()
     drive(window).set_mode("fts")
     wait_for_results(
         qtbot,
@@ -111,10 +111,10 @@ def test_changing_a_weight_reorders_rows_without_a_new_search(
     shown: list[object] = []
     window.resultsShown.connect(shown.append)
 
-    window.fusion.w_fts_box.setValue(0.0)  # only the vector list counts now
+    drive(window).set_control("w_fts", 0.0)  # only the vector list counts now
     moves = [cell(window, r, Column.MOVE) for r in range(drive(window).row_count())]
     assert any(m.startswith("↑") for m in moves) and any(m.startswith("↓") for m in moves)
-    window.fusion.w_vec_box.setValue(0.5)
+    drive(window).set_control("w_vec", 0.5)
 
     assert len(shown) == 2  # re-fused synchronously, once per edit
     after = drive(window).rows()
@@ -125,11 +125,11 @@ def test_changing_a_weight_reorders_rows_without_a_new_search(
     ranked = [r for r in vector_ranks if r is not None]
     assert ranked == sorted(ranked) and vector_ranks[: len(ranked)] == ranked
     # The similarity floor and the depth are live too, up to the depth fetched.
-    window.fusion.depth_box.setValue(5)
+    drive(window).set_control("depth", 5)
     assert drive(window).row_count() <= 10
-    window.fusion.reset()
+    drive(window).trigger(Action.RESET_FUSION)
     default = SearchOptions()
-    assert window.fusion.options().k == default.k and window.fusion.options().w_fts == default.w_fts
+    assert drive(window).options().k == default.k and drive(window).options().w_fts == default.w_fts
     assert drive(window).rows() == before
     assert requested == []  # not one new search for all of that
 
@@ -143,25 +143,25 @@ def test_the_fusion_method_is_chosen_in_the_window_and_re_fuses_the_cached_lists
     drive(window).set_query(query)
     wait_for_results(qtbot, window, query, lambda w: _assert_both_lists(w))
     requested = record_searches(window)
-    explain = window.preview.explain.toPlainText()
+    explain = drive(window).explain_text()
     assert "Calibrated" in explain and "pass" in explain and "evidence" in explain
-    assert not window.fusion.k_box.isEnabled()  # k is RRF's
+    assert not drive(window).control_enabled("k")  # k is RRF's
 
-    window.fusion.method_box.setCurrentIndex(window.fusion.method_box.findData("rrf"))
+    drive(window).set_control("fusion", "rrf")
     assert requested == []  # re-fused from the cached lists
-    assert drive(window).options().fusion == "rrf" and window.fusion.k_box.isEnabled()
+    assert drive(window).options().fusion == "rrf" and drive(window).control_enabled("k")
     assert drive(window).response() is not None and drive(window).response().options.fusion == "rrf"
     top = drive(window).response().hits[0]
     assert sum(top.contributions.values()) == pytest.approx(top.fused_score)
     assert float(cell(window, 0, Column.FUSED)) == pytest.approx(top.fused_score, abs=5e-6)
-    explain = window.preview.explain.toPlainText()
+    explain = drive(window).explain_text()
     assert "RRF" in explain and "Calibrated" not in explain
     read = drive(window).current_hit()  # the note read stays selected as the rows re-rank
-    assert read is not None and f"= {read.fused_score:.5f}" in explain
+    assert read is not None and f"fused {read.fused_score:.5f}" in explain
 
-    window.fusion.reset()
+    drive(window).trigger(Action.RESET_FUSION)
     assert drive(window).options().fusion == SearchOptions().fusion == "calibrated"
-    assert not window.fusion.k_box.isEnabled()
+    assert not drive(window).control_enabled("k")
 
 
 def test_the_hit_the_reader_selected_stays_selected_until_a_new_query(
@@ -174,7 +174,7 @@ def test_the_hit_the_reader_selected_stays_selected_until_a_new_query(
     chosen = drive(window).rows()[2]
     drive(window).select(2)
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), chosen))
-    window.fusion.w_fts_box.setValue(0.3)  # re-fused: the rows may move, the choice stays
+    drive(window).set_control("w_fts", 0.3)  # re-fused: the rows may move, the choice stays
     assert drive(window).response() is not None and drive(window).response().options.w_fts == 0.3
     assert chosen in drive(window).rows()
     hit = drive(window).current_hit()
@@ -217,12 +217,12 @@ def test_banner_says_why_when_there_is_no_model(
     assert drive(window).banner_visible()
     assert "unavailable" in drive(window).banner() and "switched off" in drive(window).banner()
     hybrid = drive(window).rows()
-    assert {window.proxy.index(r, 0).data(Role.SOURCE) for r in range(len(hybrid))} == {"fts"}
+    assert {drive(window).data(r, Role.SOURCE) for r in range(len(hybrid))} == {"fts"}
     drive(window).set_mode("fts")  # Hybrid showed exactly the lexical result
     assert drive(window).rows() == hybrid and not drive(window).banner_visible()
     drive(window).set_mode("semantic")
     assert drive(window).row_count() == 0 and drive(window).banner_visible()
-    assert "unavailable" in window.empty.text()
+    assert "unavailable" in drive(window).empty_text()
 
 
 def test_keyboard_alone(
@@ -235,29 +235,29 @@ def test_keyboard_alone(
     opened = drive(window).record_opened()
     window.activateWindow()
     qtbot.waitUntil(lambda: _assert_equal(QGuiApplication.focusWindow() is not None, True))
-    window.table.setFocus()
-    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    drive(window).focus_results()
+    drive(window).press(Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
     assert drive(window).search_has_focus()
-    qtbot.keyClicks(window.search_field, "backup")
-    qtbot.keyClick(window.search_field, Qt.Key.Key_Return)
+    drive(window).type("backup")
+    drive(window).press_in_field(Qt.Key.Key_Return)
     wait_for_results(qtbot, window, "backup", lambda w: _assert_more_than(w.proxy.rowCount(), 1))
-    qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
+    drive(window).press_in_field(Qt.Key.Key_Down)
     assert drive(window).table_has_focus()
     first = drive(window).rows()[0]
-    qtbot.keyClick(window.table, Qt.Key.Key_Down)
+    drive(window).press_in_results(Qt.Key.Key_Down)
     second = drive(window).current_hit()
     assert second is not None and second.path == drive(window).rows()[1] != first
-    qtbot.keyClick(window.table, Qt.Key.Key_Return)
+    drive(window).press_in_results(Qt.Key.Key_Return)
     assert [u.toLocalFile() for u in opened] == [str(sample_copy.resolve() / second.path)]
-    qtbot.keyClick(window.table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    drive(window).press_in_results(Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
     assert QGuiApplication.clipboard().text() == str(sample_copy.resolve() / second.path)
-    qtbot.keyClick(window.table, Qt.Key.Key_Escape)  # Esc in the results: back to the query
+    drive(window).press_in_results(Qt.Key.Key_Escape)  # Esc in the results: back to the query
     assert drive(window).search_has_focus() and drive(window).query() == "backup"
-    qtbot.keyClick(window.search_field, Qt.Key.Key_Down)
+    drive(window).press_in_field(Qt.Key.Key_Down)
     assert drive(window).table_has_focus() and drive(window).current_hit() == second
-    qtbot.keyClick(window, Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
-    assert drive(window).search_has_focus() and window.search_field.selectedText() == "backup"
-    qtbot.keyClick(window.search_field, Qt.Key.Key_Escape)
+    drive(window).press(Qt.Key.Key_L, Qt.KeyboardModifier.ControlModifier)
+    assert drive(window).search_has_focus() and drive(window).field_selection() == "backup"
+    drive(window).press_in_field(Qt.Key.Key_Escape)
     assert drive(window).query() == ""
     wait_for_results(qtbot, window, "", lambda w: _assert_equal(w.response.listing, True))  # type: ignore[union-attr]
 
@@ -269,11 +269,11 @@ def test_clicking_a_tag_in_the_preview_adds_a_filter(
     drive(window).set_query("purge")
     wait_for_results(qtbot, window, "purge")
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "ops/cdn-purge.md"))
-    _click_text(qtbot, window.preview.note, "#ops")
+    drive(window).click_in_preview("#ops")
     wait_for_results(qtbot, window, "purge tag:ops")
     assert set(drive(window).rows()) <= TAG_OPS_NOTES
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "ops/cdn-purge.md"))
-    _click_text(qtbot, window.preview.note, "ops")  # the folder in the breadcrumb
+    drive(window).click_in_preview("ops")  # the folder in the breadcrumb
     wait_for_results(qtbot, window, "purge tag:ops path:ops/")
     assert all(p.startswith("ops/") for p in drive(window).rows())
 
@@ -299,12 +299,13 @@ def test_skipped_files_are_listed(
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
 
     def listed() -> None:
-        assert window.health is not None and window.health.skipped
-        assert window.index_status.skipped.isVisible()
+        health = drive(window).health()
+        assert health is not None and health.skipped
+        assert drive(window).skipped_link()
 
     qtbot.waitUntil(listed)
-    assert "1 skipped" in window.index_status.skipped.text()
-    qtbot.mouseClick(window.index_status.skipped, Qt.MouseButton.LeftButton)
+    assert "1 skipped" in drive(window).skipped_link()
+    drive(window).click_skipped()
     rows = drive(window).skipped_dialog().rows()
     assert rows[0][0] == "inbox/photo.md" and "binary" in rows[0][2]
     drive(window).skipped_dialog().close()
@@ -318,8 +319,8 @@ def test_status_bar_shows_the_index(
     def counted() -> None:
         text = drive(window).index_counts()
         assert text.startswith("51 notes") and "0 pending" in text
-        assert "fake-bow-64 (ready)" in window.index_status.model.text()
-        assert window.index_status.watcher.text() == "watcher: running"
+        assert "fake-bow-64 (ready)" in drive(window).model_status()
+        assert drive(window).watcher_status() == "watcher: running"
 
     qtbot.waitUntil(counted)
 
@@ -333,11 +334,11 @@ def test_settings_persist_between_sessions(
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     drive(window).set_mode("fts")
-    window.fusion.k_box.setValue(20)
-    window.fusion.w_vec_box.setValue(0.5)
-    window.splitter.setSizes([500, 900])
-    sizes = window.splitter.sizes()
-    window.table.horizontalHeader().resizeSection(Column.PATH, 321)
+    drive(window).set_control("k", 20)
+    drive(window).set_control("w_vec", 0.5)
+    drive(window).set_splitter_sizes([500, 900])
+    sizes = drive(window).splitter_sizes()
+    drive(window).set_column_width(Column.PATH, 321)
     window.close()
     assert gui_settings.get(opt.LAST_VAULT) == str(sample_copy.resolve())
     assert gui_settings.get(opt.RECENT_VAULTS)[0] == str(sample_copy.resolve())
@@ -345,12 +346,12 @@ def test_settings_persist_between_sessions(
     again = MainWindow(fake_provider, settings=gui_settings)
     qtbot.addWidget(again)
     again.show()
-    assert again.mode() == "fts"
-    assert again.fusion.options().k == 20 and again.fusion.options().w_vec == 0.5
+    assert drive(again).mode() == "fts"
+    assert drive(again).options().k == 20 and drive(again).options().w_vec == 0.5
     # (The offscreen screen is 800 px wide, so the restored window is clamped to it; the left
     # pane keeps its width.)
-    assert again.splitter.sizes()[0] == sizes[0]
-    assert again.table.horizontalHeader().sectionSize(Column.PATH) == 321
+    assert drive(again).splitter_sizes()[0] == sizes[0]
+    assert drive(again).column_width(Column.PATH) == 321
 
 
 def test_a_bad_saved_setting_opens_the_window_on_the_default_with_a_notice(
@@ -360,8 +361,8 @@ def test_a_bad_saved_setting_opens_the_window_on_the_default_with_a_notice(
     window = MainWindow(EmbedderProvider.of(FakeEmbedder()), settings=gui_settings)
     qtbot.addWidget(window)
     window.show()
-    assert window.fusion.options().depth == SearchOptions().depth
-    assert window.fusion.options().w_fts == 0.4  # the good value next to it is kept
+    assert drive(window).options().depth == SearchOptions().depth
+    assert drive(window).options().w_fts == 0.4  # the good value next to it is kept
     assert "depth must be between 1 and 1000" in drive(window).status()
     said = [r for r in caplog.records if "depth must be between 1 and 1000" in r.getMessage()]
     assert len(said) == 1 and said[0].levelname == "WARNING" and said[0].exc_info is None
@@ -371,14 +372,15 @@ def test_stall_monitor_records_a_blocked_event_loop(
     qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
 ) -> None:
     window = make_window(fake_provider, sample_copy)
-    qtbot.waitUntil(lambda: _assert_more_than(window.stall.ticks, 5))
-    window.stall.reset()
+    stall = drive(window).stall_monitor()
+    qtbot.waitUntil(lambda: _assert_more_than(stall.ticks, 5))
+    stall.reset()
     deadline = time.perf_counter() + 0.15
     while time.perf_counter() < deadline:  # the GUI thread is busy: no tick can come
         pass
-    qtbot.waitUntil(lambda: _assert_more_than(window.stall.max_gap_ms, 149))
-    assert window.stall.report()["stallsOverThreshold"] >= 1
-    assert window.stall.max_gap_between(0.0) > 149
+    qtbot.waitUntil(lambda: _assert_more_than(stall.max_gap_ms, 149))
+    assert stall.report()["stallsOverThreshold"] >= 1
+    assert stall.max_gap_between(0.0) > 149
 
 
 def test_closing_the_window_interrupts_a_search_held_inside_sqlite(
@@ -386,8 +388,7 @@ def test_closing_the_window_interrupts_a_search_held_inside_sqlite(
 ) -> None:
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
     wait_for_results(qtbot, window, "")
-    assert window.session is not None
-    reader = window.session.reader
+    reader = drive(window).reader()
     assert reader.db is not None
     hold = Hold(reader.db.conn)
     drive(window).set_query("cdn purge deploy")
@@ -423,13 +424,13 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     assert cell(window, evil, Column.TITLE) == "evil\\u202egpj"
     assert cell(window, titled, Column.TITLE) == "Ti\\u202etle\\x1b[41m"
     assert cell(window, titled, Column.PATH) == "sub\\u202edir/t.md"
-    tip = window.proxy.index(evil, Column.PATH).data(Qt.ItemDataRole.ToolTipRole)
+    tip = str(drive(window).data(evil, Qt.ItemDataRole.ToolTipRole, Column.PATH))
     assert "evil\\u202egpj" in tip and "\u202e" not in tip
     assert window.windowTitle() == "v\\u202eault — Vault Explorer"
     # The preview: its title and the breadcrumb of the path.
     drive(window).select(titled)
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "sub\u202edir/t.md"))
-    assert "Ti\\u202etle\\x1b[41m" in window.preview.title.text()
+    assert "Ti\\u202etle\\x1b[41m" in drive(window).preview_title()
     header = drive(window).preview_text().split("\n")[0]
     assert "sub\\u202edir" in header and "\u202e" not in header
     # The status bar and the skipped-files dialog.
@@ -437,7 +438,7 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
     message = drive(window).status()
     assert "evil\\u202egpj.md" in message and "\u202e" not in message
     assert QGuiApplication.clipboard().text() == str(vault / "evil\u202egpj.md")  # the real path
-    qtbot.waitUntil(lambda: _assert_equal(len(window.health.skipped if window.health else ()), 1))
+    qtbot.waitUntil(lambda: _assert_equal(len(_skipped(drive(window).health())), 1))
     drive(window).trigger(Action.SKIPPED_FILES)
     assert drive(window).skipped_dialog() is not None
     rows = drive(window).skipped_dialog().rows()
@@ -465,16 +466,9 @@ def _assert_both_lists(window: MainWindow) -> None:
     assert "both" in sources and len(response.hits) > 5
 
 
-def _click_text(qtbot: QtBot, browser: QTextBrowser, text: str) -> None:
-    """Click (press and release) in the middle of the first occurrence of ``text``."""
-    found = browser.document().find(text)
-    assert not found.isNull(), f"{text!r} is not in the preview"
-    cursor = QTextCursor(browser.document())
-    cursor.setPosition((found.selectionStart() + found.selectionEnd()) // 2)
-    browser.ensureCursorVisible()
-    browser.setTextCursor(cursor)
-    point = browser.cursorRect(cursor).center()
-    qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton, pos=point)
+def _skipped(health: Health | None) -> list[object]:
+    """The files the index skipped, as ``health`` says (none before it is heard)."""
+    return list(health.skipped) if health is not None else []
 
 
 def test_switching_vaults_and_the_recent_list(
@@ -545,12 +539,11 @@ def test_the_results_pane_minimum_does_not_follow_the_mode(
     ~150 px in Lexical mode, so a splitter position set then depended on whether the note had
     been shown yet: the cause of a flaky settings test on a loaded machine."""
     window = open_sample(qtbot, make_window, fake_provider, sample_copy)
-    left = window.splitter.widget(0)
-    hybrid = left.minimumSizeHint().width()
+    hybrid = drive(window).results_least_width()
     drive(window).set_mode("fts")
-    qtbot.waitUntil(lambda: window.legend.note.text() != "")
-    assert left.minimumSizeHint().width() == hybrid
-    qtbot.waitUntil(lambda: window.legend.note.width() >= window.legend.note.sizeHint().width())
+    qtbot.waitUntil(lambda: drive(window).legend_note()[0] != "")
+    assert drive(window).results_least_width() == hybrid
+    qtbot.waitUntil(lambda: drive(window).legend_note()[1])
 
 
 def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
@@ -576,12 +569,11 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
 
     hit = drive(window).current_hit()
     assert hit is not None and hit.path == TAR_TARGET
-    menu = window.table.grade_menu(hit)
-    texts = [a.text() for a in menu.actions()]
+    menu = drive(window).hit_menu(hit)
+    texts = [a.text() for a in menu]
     assert texts[:2] == ["&Open Note", "Open in O&bsidian"]
-    menu.actions()[1].trigger()
-    note_menu = window.preview.note.context_menu(window.preview.note.viewport().rect().center())
-    item = next(a for a in note_menu.actions() if a.text() == "Open in O&bsidian")
+    menu[1].trigger()
+    item = next(a for a in drive(window).note_menu() if a.text() == "Open in O&bsidian")
     assert item.isEnabled()
     item.trigger()
     assert [u.toString(QUrl.ComponentFormattingOption.FullyEncoded) for u in opened] == [
@@ -599,9 +591,8 @@ def test_open_in_obsidian_is_offered_for_an_obsidian_vault_only(
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), "only-here.md"))
     hit = drive(window).current_hit()
     assert hit is not None
-    assert "Open in O&bsidian" not in [a.text() for a in window.table.grade_menu(hit).actions()]
-    note_menu = window.preview.note.context_menu(window.preview.note.viewport().rect().center())
-    assert "Open in O&bsidian" not in [a.text() for a in note_menu.actions()]
+    assert "Open in O&bsidian" not in [a.text() for a in drive(window).hit_menu(hit)]
+    assert "Open in O&bsidian" not in [a.text() for a in drive(window).note_menu()]
 
 
 # ---------------------------------------------------------------------- fitting the screen
@@ -734,8 +725,8 @@ def test_the_minimum_size_fits_1280_by_720_with_every_panel_and_a_long_status(
         Health("/v", "/d", index=report), "model: paraphrase-multilingual-MiniLM-L12-v2 (loading…)"
     )
     status.show_progress("Embedding", 1204, 9870, 14.0)
-    window.quality.show()
-    window.distributions.show()
+    drive(window).check(Action.QUALITY_PANEL, True)
+    drive(window).check(Action.DISTRIBUTIONS, True)
     window.show()
     qtbot.waitExposed(window)
     room = QSize(1280, 720).shrunkBy(FRAME_GUESS)

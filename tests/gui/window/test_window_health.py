@@ -50,10 +50,10 @@ def test_a_model_that_arrives_late_is_shown_and_searched_with_at_once(
 
     def lexical_meanwhile(w: MainWindow) -> None:
         assert provider.state is ModelState.LOADING
-        assert "loading…" in w.index_status.model.text()
+        assert "loading…" in drive(w).model_status()
         assert "Semantic search is loading" in w.banner.message()
         assert w.response is not None and not w.response.semantic.available
-        assert w.index_status.counts.text().startswith("51 notes")
+        assert drive(w).index_counts().startswith("51 notes")
 
     wait_for_results(qtbot, window, "cdn purge", lexical_meanwhile)
     assert repeating_timers(window) == [window.stall._timer]
@@ -61,7 +61,7 @@ def test_a_model_that_arrives_late_is_shown_and_searched_with_at_once(
     gate.set()
 
     def with_vectors(w: MainWindow) -> None:
-        assert "fake-bow-64 (ready)" in w.index_status.model.text()
+        assert "fake-bow-64 (ready)" in drive(w).model_status()
         assert w.response is not None and w.response.semantic.available
         assert not w.banner.isVisible()
 
@@ -69,9 +69,10 @@ def test_a_model_that_arrives_late_is_shown_and_searched_with_at_once(
     wait_indexed(qtbot, window)
 
     def counted(w: MainWindow) -> None:
-        assert w.health is not None and w.health.pending_embeddings == 0
-        assert w.index_status.counts.text().endswith(" 0 pending")
-        assert not w.index_status.progress.isVisible()
+        health = drive(w).health()
+        assert health is not None and health.pending_embeddings == 0
+        assert drive(w).index_counts().endswith(" 0 pending")
+        assert drive(w).progress_words() == ""
 
     qtbot.waitUntil(lambda: counted(window))
     assert repeating_timers(window) == [window.stall._timer]
@@ -87,8 +88,9 @@ def test_the_status_bar_follows_a_note_saved_while_it_is_open(
     qtbot.waitUntil(lambda: _counts_start(window, "52 notes"))
 
     def embedded() -> None:
-        assert window.health is not None
-        assert window.health.notes == 52 and window.health.pending_embeddings == 0
+        health = drive(window).health()
+        assert health is not None
+        assert health.notes == 52 and health.pending_embeddings == 0
         assert drive(window).index_counts().endswith(" vectors · 0 pending")
 
     qtbot.waitUntil(embedded)
@@ -123,14 +125,15 @@ def test_a_locked_index_is_shown_as_the_machine_with_what_to_do(
             assert "is busy" in message and "try again" in message and "bug" not in message
             # The status bar follows the health the banner was told from: on a loaded machine
             # a moment later, so it is waited for too, not read at once.
-            assert window.index_status.watcher.text() == "watcher: degraded"
+            assert drive(window).watcher_status() == "watcher: degraded"
 
         qtbot.waitUntil(told)
     finally:
         locker.rollback()
         locker.close()
     qtbot.waitUntil(lambda: _assert_hidden(window))  # the next reconcile caught up
-    assert window.health is not None and window.health.notes == 52
+    health = drive(window).health()
+    assert health is not None and health.notes == 52
     assert [r for r in caplog.records if r.exc_info] == []
 
 
@@ -225,6 +228,6 @@ def test_a_screenshot_of_a_vault_whose_embedding_is_paused_does_not_wait_for_it(
     driver = ScreenshotDriver(window, target, "deploy", 120, codes.append)
     qtbot.waitUntil(lambda: codes == [0], timeout=60_000)
     assert driver.deadline.isActive() is False and target.stat().st_size > 0
-    assert window.index_status.progress.words().startswith("Embedding paused · ")
-    assert "chunks waiting (0 of " in window.index_status.progress.words()
+    assert drive(window).progress_words().startswith("Embedding paused · ")
+    assert "chunks waiting (0 of " in drive(window).progress_words()
     window.close()

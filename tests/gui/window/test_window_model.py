@@ -17,8 +17,8 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider, ModelState, shared_provider
 from explorer.gui.core.theme import tints, washed
 from explorer.gui.results.results_model import Column, Role
+from explorer.gui.window.actions import Action
 from explorer.gui.window.main_window import MainWindow
-from explorer.search.query.options import PRESETS
 from tests.gui.conftest import (
     WindowFactory,
     cell,
@@ -46,14 +46,14 @@ def test_real_model_window(
     wait_indexed(qtbot, window)
 
     # A paraphrase: no word of it is in the vault; only the vector list finds the note.
-    qtbot.keyClicks(window.search_field, PARAPHRASE_QUERY)
+    drive(window).type(PARAPHRASE_QUERY)
 
     def paraphrase_found(w: MainWindow) -> None:
         assert w.response is not None and w.response.semantic.available
         assert drive(w).rows()[0] == PARAPHRASE_TARGET
 
     wait_for_results(qtbot, window, PARAPHRASE_QUERY, paraphrase_found)
-    assert window.proxy.index(0, 0).data(Role.SOURCE) == "vector"
+    assert drive(window).data(0, Role.SOURCE) == "vector"
     assert cell(window, 0, Column.FTS_RANK) == "—" and cell(window, 0, Column.VEC_RANK) == "1"
     assert drive(window).response() is not None
     top = drive(window).response().hits[0]
@@ -65,29 +65,28 @@ def test_real_model_window(
     # The convex preset's relative floor keeps only the clear best match here; without it the
     # vector list's tail shows, vector-only rows painted amber: the pixels say so, not only
     # the role.
-    window.fusion.apply_preset(PRESETS["convex"])
+    drive(window).apply_preset("convex")
     qtbot.waitUntil(lambda: _assert_rows(window, 1))
-    window.fusion.min_rel_box.setValue(0.0)
+    drive(window).set_control("min_rel", 0.0)
     assert drive(window).row_count() > 1
-    colours = tints(window.table.palette())
+    palette = drive(window).results_palette()
+    colours = tints(palette)
     amber = row_pixel(window, unselected_row_with(window, "vector"))
     expected = colours.vector
     if drive(window).response() is not None and drive(window).response().close_match is False:
         # a modest paraphrase under the calibrated bar: its rows are muted, still amber
-        expected = washed(colours.vector, window.table.palette().base().color())
+        expected = washed(colours.vector, palette.base().color())
     assert amber == expected, amber.name()
 
     # A query both lists answer, with a similarity floor: lexical-only rows are painted blue.
     drive(window).set_query(STALE_QUERY)
     wait_for_results(qtbot, window, STALE_QUERY)
     requested = record_searches(window)
-    window.fusion.min_sim_box.setValue(0.35)
+    drive(window).set_control("min_sim", 0.35)
     blue_row = unselected_row_with(window, "fts")
     assert row_pixel(window, blue_row) == colours.fts, row_pixel(window, blue_row).name()
     both_row = unselected_row_with(window, "both")
-    assert row_pixel(window, both_row) == window.table.palette().color(
-        window.table.palette().ColorRole.Base
-    )
+    assert row_pixel(window, both_row) == palette.color(palette.ColorRole.Base)
     for row in range(drive(window).row_count()):
         for column in (Column.FUSED, Column.FTS_CONTRIB, Column.VEC_CONTRIB):
             text = cell(window, row, column)
@@ -96,7 +95,7 @@ def test_real_model_window(
 
     # Changing a weight re-orders the rows from the cached lists: no new search.
     before = drive(window).rows()
-    window.fusion.w_fts_box.setValue(0.0)
+    drive(window).set_control("w_fts", 0.0)
     assert drive(window).rows() != before
     assert requested == []
 
@@ -107,13 +106,13 @@ def test_real_model_window(
         "pedestrians can hardly see the stripes at dusk.\n",
         encoding="utf-8",
     )
-    window.fusion.reset()
+    drive(window).trigger(Action.RESET_FUSION)
     drive(window).set_query("zebra crossing paint")
 
     def new_note_found(w: MainWindow) -> None:
         row = row_of(w, "travel/zebra-crossing.md")
         assert row == 0
-        assert w.proxy.index(row, 0).data(Role.SOURCE) == "both"
+        assert drive(w).data(row, Role.SOURCE) == "both"
 
     wait_for_results(qtbot, window, "zebra crossing paint", new_note_found, timeout=20_000)
 
@@ -132,7 +131,7 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
         drive(window).no_match_text()
     )
     assert all(
-        window.proxy.index(row, Column.TITLE).data(Role.MUTED)
+        drive(window).data(row, Role.MUTED, Column.TITLE)
         for row in range(drive(window).row_count())
     )
 
@@ -141,7 +140,7 @@ def test_gibberish_says_no_close_match_and_a_real_question_does_not(
     assert drive(window).rows()[0] == "recipes/sourdough-starter.md"
     assert not drive(window).no_match_visible()
     assert not any(
-        window.proxy.index(row, Column.TITLE).data(Role.MUTED)
+        drive(window).data(row, Role.MUTED, Column.TITLE)
         for row in range(drive(window).row_count())
     )
 
@@ -164,7 +163,7 @@ def test_banner_when_the_model_cannot_load(
         assert {h.source for h in w.response.hits} == {"fts"}
 
     wait_for_results(qtbot, window, "cdn purge", degraded, timeout=60_000)
-    assert "failed" in window.index_status.model.text()
+    assert "failed" in drive(window).model_status()
 
 
 def test_screenshot_command_saves_the_window(

@@ -40,10 +40,9 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
     assert drive(window).no_match_text() == (
         "No close match for ‘asdfgh qwerty’: the hits are only the nearest notes by meaning"
     )
-    assert window.no_match.y() < window.table.y()  # over the results
-    assert window.model.muted
-    muted = window.proxy.index(0, Column.TITLE).data(Role.MUTED)
-    assert muted is True
+    assert drive(window).no_match_over_results()
+    assert drive(window).rows_muted()
+    assert drive(window).data(0, Role.MUTED, Column.TITLE) is True
     # The tint is painted washed toward the base colour: still amber, quieter.
     row = unselected_row_with(window, "vector")
     base = QApplication.palette().color(QPalette.ColorRole.Base)
@@ -52,8 +51,8 @@ def test_no_close_match_is_said_in_one_line_over_muted_rows(
     search(qtbot, window, REAL)
     response = drive(window).response()
     assert response is not None and response.close_match is True
-    assert not drive(window).no_match_visible() and not window.model.muted
-    assert window.proxy.index(0, Column.TITLE).data(Role.MUTED) is False
+    assert not drive(window).no_match_visible() and not drive(window).rows_muted()
+    assert drive(window).data(0, Role.MUTED, Column.TITLE) is False
     row = unselected_row_with(window, "vector")
     assert row_pixel(window, row) == tints().vector
 
@@ -67,7 +66,7 @@ def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
     drive(window).set_query("")
     wait_for_results(qtbot, window, "")
     # recent notes: no verdict
-    assert not drive(window).no_match_visible() and not window.model.muted
+    assert not drive(window).no_match_visible() and not drive(window).rows_muted()
     drive(window).set_mode("fts")
     partial = "rollback zebra"  # one word in some notes, one in none: the any-word pass
     drive(window).set_query(partial)
@@ -77,7 +76,7 @@ def test_the_line_goes_with_the_listing_and_says_words_in_lexical_mode(
     assert drive(window).no_match_text() == (
         "No close match for ‘rollback zebra’: the hits are only the nearest notes in words"
     )
-    assert drive(window).no_match_visible() and window.model.muted
+    assert drive(window).no_match_visible() and drive(window).rows_muted()
 
 
 def test_the_distributions_follow_the_results_and_the_selection(
@@ -119,7 +118,7 @@ def test_a_laptop_window_shows_titles_the_share_bar_and_the_whole_explain_block(
 ) -> None:
     window = calibrated_window(qtbot, make_window, fake_provider, sample_copy)
     window.resize(width, height)
-    assert window.around.isVisible()
+    assert drive(window).panel_visible("around")
     search(qtbot, window, REAL)
     qtbot.waitUntil(lambda: _assert_equal(window.size().toTuple(), (width, height)))
     table = window.table
@@ -133,15 +132,13 @@ def test_a_laptop_window_shows_titles_the_share_bar_and_the_whole_explain_block(
     assert not table.horizontalScrollBar().isVisible()
     # The explain block shows all its lines: no scroll bar of its own.
     qtbot.waitUntil(lambda: _assert_equal(drive(window).preview_path(), drive(window).rows()[0]))
-    explain = window.preview.explain
-    assert "Calibrated" in explain.toPlainText()
-    qtbot.waitUntil(lambda: _assert_equal(explain.verticalScrollBar().maximum(), 0))
-    assert not explain.verticalScrollBar().isVisible()
+    assert "Calibrated" in drive(window).explain_text()
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).explain_overflow(), 0))
+    assert not drive(window).explain_scrolls()
     # The legend keeps its note whole beside it in Lexical mode.
     drive(window).set_mode("fts")
-    note = window.legend.note
-    qtbot.waitUntil(lambda: _assert_equal(note.text(), "(tints mark Hybrid results)"))
-    qtbot.waitUntil(lambda: _assert_equal(note.width() >= note.sizeHint().width(), True))
+    whole = ("(tints mark Hybrid results)", True)
+    qtbot.waitUntil(lambda: _assert_equal(drive(window).legend_note(), whole))
 
 
 def test_columns_step_aside_for_the_title_and_come_back_with_room(

@@ -1,0 +1,80 @@
+"""The warm path's server in this process, over a real index: each request is answered through
+the server's one reader, whose vector matrix is read once, not once a request."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from explorer.commands.warm import alone, served
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.mcp.requests import ExplainRequest, RelatedRequest, SearchRequest
+from explorer.mcp.warm import serve_vault
+from explorer.search.query.options import SearchOptions
+from tests.conftest import build_index
+from tests.live.helpers import matrix_reads, traced
+
+REQUESTS = [
+    SearchRequest("deploy cache", SearchOptions()),
+    ExplainRequest("deploy cache", "n1.md", SearchOptions()),
+    RelatedRequest("n2.md", 3),
+    SearchRequest("part 3", SearchOptions(mode="semantic")),
+]
+
+
+@pytest.fixture
+def indexed(
+    write: Callable[[str, str], Path],
+    vault: Path,
+    open_db: Callable[[Path], IndexDB],
+    fake: FakeEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> EmbedderProvider:
+    """The vault's notes indexed and embedded by the fake model; the warm path on."""
+    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+    for i in range(6):
+        write(f"n{i}.md", f"# Note {i}\n\nHow we deploy the cache, part {i}.\n")
+    provider = EmbedderProvider.of(fake)
+    build_index(open_db(vault), provider)
+    return provider
+
+
+def test_served_requests_read_the_matrix_once_and_answer_as_alone(
+    indexed: EmbedderProvider, vault: Path, data_dir: Path
+) -> None:
+    server = serve_vault(vault, str(data_dir), "the test", indexed)
+    assert server is not None
+    try:
+        statements = traced(server.reader.reader)
+        answers = []
+        for _ in range(3):
+            for request in REQUESTS:
+                answered = served(vault.resolve(), str(data_dir), indexed.name, request)
+                assert answered is not None and answered.error is None, answered
+                answers.append(answered)
+        assert server.answered == 3 * len(REQUESTS)
+        # Twelve requests of three kinds, one read of every vector: the first request's.
+        assert matrix_reads(statements) == 1
+    finally:
+        server.stop()
+    for request, answered in zip(REQUESTS, answers, strict=False):
+        assert alone(vault.resolve(), str(data_dir), None, indexed, request) == answered
+
+
+def test_a_request_for_another_model_or_index_is_refused(
+    indexed: EmbedderProvider, vault: Path, data_dir: Path, tmp_path: Path
+) -> None:
+    server = serve_vault(vault, str(data_dir), "the test", indexed)
+    assert server is not None
+    try:
+        request = REQUESTS[0]
+        assert served(vault.resolve(), str(data_dir), "another-model", request) is None
+        assert served(vault.resolve(), str(tmp_path / "other"), indexed.name, request) is None
+        assert server.answered == 0
+        assert served(vault.resolve(), str(data_dir), indexed.name, request) is not None
+    finally:
+        server.stop()
