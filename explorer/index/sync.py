@@ -212,8 +212,10 @@ def sync_vault(
     with db.transaction() as conn:
         if unresolved:
             links.resolve_keys(conn, unresolved)
-            conn.execute("DELETE FROM meta WHERE key = ?", (links.UNRESOLVED_META,))
             db.bump_generation()
+        # Everything owed is resolved now, even when a sync in several transactions wrote no
+        # link (its notes read again and found the same) or the vault has none.
+        conn.execute("DELETE FROM meta WHERE key = ?", (links.UNRESOLVED_META,))
         if report.changed_anything:
             report.vectors_removed = store.delete_orphan_vectors(conn)
         if db.get_meta(UNMERGED_META) is not None:

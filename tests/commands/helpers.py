@@ -221,7 +221,7 @@ def kill_then_resume(
     if command == "watch":
         wait_until(lambda: index_contents(vault, data_dir) == clean, timeout=120)
         second.send_signal(signal.SIGTERM)
-    assert second.wait(120) == 0
+    assert second.wait(120) == 0, log.read_text(errors="replace")
     assert index_contents(vault, data_dir) == clean
     return Killed(
         killed_notes,

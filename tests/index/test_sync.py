@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from explorer.embed.base import FakeEmbedder
-from explorer.index import sync
+from explorer.index import links, sync
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
@@ -575,6 +575,21 @@ def test_a_large_sync_killed_before_its_merge_leaves_it_to_the_next_sync(
     sync_vault(db, batch_size=50)
     assert _fts_segments(db) == 2
     db.close()
+
+
+def test_a_sync_in_transactions_that_writes_no_link_owes_none(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    # Notes indexed within the timestamps' resolution are read again by the next sync and
+    # found the same: in several transactions, that sync marked the links owed to be resolved
+    # and, having written none, never cleared the mark (the sync after resolved them all again).
+    for i in range(10):
+        write(f"n{i}.md", f"# Note {i}\n\nsee [[n{(i + 1) % 10}]]\n")
+    db = open_db(vault)
+    sync_vault(db, batch_size=2)
+    report = sync_vault(db, batch_size=2)  # just indexed: every note hashed again
+    assert report.unchanged == 10
+    assert db.get_meta(links.UNRESOLVED_META) is None
 
 
 def test_a_skipped_file_that_becomes_a_note_is_no_longer_listed(
