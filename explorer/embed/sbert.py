@@ -42,13 +42,6 @@ ENV_MODEL = "VAULT_EXPLORER_MODEL"
 TOKEN_BUDGET = 32 * 256
 #: ...but never more texts than this in one batch.
 MAX_BATCH = 128
-#: Kernels oneDNN keeps compiled (its default is 1,024).  Each batch shape (texts x word
-#: pieces, which vary batch to batch) compiles its own, and at the default the cache grew the
-#: process by about 350 MB over its first 2,500 chunks (to 1.23 GB five minutes into a
-#: 40,000-note vault's embedding).  At 64, 1,024 chunks left it 780 MB instead of 934 MB, in
-#: 47.6 s against 49.0 s (2 shared cores at load 9: the rate is within the noise).
-#: ``ONEDNN_PRIMITIVE_CACHE_CAPACITY`` set in the environment wins.
-ONEDNN_CACHE = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,14 +304,23 @@ def _bf16_copy(model: Any) -> Any:
     return copy.deepcopy(model, memo)
 
 
+#: Entries of oneDNN's primitive cache (``ONEDNN_PRIMITIVE_CACHE_CAPACITY``, unless set): one
+#: entry, with its packed weights, per batch shape the bf16 model meets, and passages are batched
+#: by word pieces, so a vault meets hundreds.  At the default (1,024) embedding 2,048 chunks of a
+#: 50,000-note vault kept 443 MiB more resident, at 8 183 MiB more (one pair of runs, machine
+#: load 10-16: 36.9 chunks per CPU second against 39.6).
+PRIMITIVE_CACHE_ENTRIES = 8
+
+
 def _load(spec: ModelSpec) -> Any:
+    # Before the first primitive is made: oneDNN reads it then.
+    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(PRIMITIVE_CACHE_ENTRIES))
     if not spec.from_hub:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(ONEDNN_CACHE))  # read lazily
     try:
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging

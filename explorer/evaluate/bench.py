@@ -12,7 +12,10 @@ What is measured, in order (each figure is one key of :func:`run_bench`'s result
   (:meth:`Searcher.search`).  ``fts`` is the whole search; ``semantic`` and ``hybrid`` are timed
   twice: as a user waits (``…Total``, the query embedded) and with the query's vector ready
   (:class:`PrecomputedEmbedder`: the search without the query embedding, the budget's
-  definition); ``semanticEmbed`` is the embedding's own time.
+  definition); ``semanticEmbed`` is the embedding's own time.  ``stages``: where each mode's
+  time went, p50/p95/max of each stage the search path records (:mod:`explorer.stages`: parse,
+  filters, each lexical pass, the vector top-k beside them, rows, titles, fusion, snippets,
+  sort), ``other`` what no stage covered, ``total`` the whole.
 * ``questionLatencyMs``: hybrid p50/p95/max (the query's vector ready, as ``latencyMs``) for
   the short queries above and for as many long questions of 12-16 words, stopwords kept
   (:func:`generate_questions`), timed interleaved so load hits both alike: a long question must
@@ -66,6 +69,7 @@ from explorer.search.fusion.hybrid import Searcher
 from explorer.search.fusion.results import SearchResponse
 from explorer.search.query.options import MODES, Mode, SearchOptions
 from explorer.search.query.query import parse_query
+from explorer.stages import Stages, recording
 
 #: Depth of the vector top-k comparisons (the search's default candidate depth).
 TOPK_DEPTH = SearchOptions().depth
@@ -312,49 +316,61 @@ def _latency(
     total = 5 * len(queries)
     done = 0
 
-    def timed(mode: Mode) -> Iterator[tuple[float, SearchResponse]]:
+    def timed(mode: Mode) -> Iterator[tuple[float, SearchResponse, Stages]]:
         nonlocal done
         options = SearchOptions(mode=mode)
         for query in queries:
-            started = time.perf_counter()
-            response = searcher.search(query, options)
-            elapsed = (time.perf_counter() - started) * 1000
+            with recording() as steps:
+                response = searcher.search(query, options)
             if mode != Mode.FTS and not response.semantic.available:
                 raise BenchError(f"{mode} search degraded: {response.semantic.reason}")
             done += 1
             progress("queries", done, total, "")
-            yield elapsed, response
+            yield steps.total_ms, response, steps
 
-    for elapsed, response in timed(Mode.FTS):
+    for elapsed, _, steps in timed(Mode.FTS):
         samples["fts"].append(elapsed)
-        _add_stages(stages["fts"], response.stages)
+        _add_stages(stages["fts"], steps)
     for mode in (Mode.SEMANTIC, Mode.HYBRID):
-        for elapsed, response in timed(mode):
+        for elapsed, response, _ in timed(mode):
             samples[f"{mode}Total"].append(elapsed)
             if mode == Mode.SEMANTIC:
                 samples["semanticEmbed"].append(response.timings.get("embed_ms", 0.0))
         with _embedded_beforehand(searcher, queries):
-            for elapsed, response in timed(mode):
+            for elapsed, _, steps in timed(mode):
                 samples[mode].append(elapsed)
-                _add_stages(stages[mode], response.stages)
+                _add_stages(stages[mode], steps)
     out: dict[str, Any] = {name: percentiles(values) for name, values in samples.items()}
     out["stages"] = {mode: _stage_percentiles(by_stage) for mode, by_stage in stages.items()}
     return out
 
 
-def _add_stages(into: dict[str, list[float]], stages: dict[str, float]) -> None:
-    for name, ms in stages.items():
-        into.setdefault(name, []).append(ms)
+#: The search's stages that ran beside it (:attr:`Stages.beside`) are named with this suffix;
+#: what no stage covered, and the whole search, under these names.
+BESIDE = " (beside)"
+OTHER = "other"
+TOTAL = "total"
+
+
+def _add_stages(into: dict[str, list[float]], steps: Stages) -> None:
+    """One search's stages (:mod:`explorer.stages`), appended to each stage's samples: a stage
+    it did not run counts as 0 for it."""
+    count = max((len(v) for v in into.values()), default=0)
+    named = {name + (BESIDE if name in steps.beside else ""): ms for name, ms in steps.ms.items()}
+    named[OTHER] = steps.other_ms
+    named[TOTAL] = steps.total_ms
+    for name, ms in named.items():
+        into.setdefault(name, [0.0] * count).append(ms)
+    for values in into.values():
+        values.extend([0.0] * (count + 1 - len(values)))
 
 
 def _stage_percentiles(by_stage: dict[str, list[float]]) -> dict[str, Any]:
-    """p50/p95/max of each step of a search (:attr:`SearchResponse.stages`); a step a query
-    did not run counts as 0 for it."""
-    count = max((len(v) for v in by_stage.values()), default=0)
-    return {
-        name: percentiles(values + [0.0] * (count - len(values)))
-        for name, values in by_stage.items()
-    }
+    """p50/p95/max of each stage of a search, the stages of the search's own thread first in
+    the order they ran, then those beside it, what no stage covered, and the whole."""
+    last = [name for name in by_stage if name.endswith(BESIDE)] + [OTHER, TOTAL]
+    names = [name for name in by_stage if name not in last] + [n for n in last if n in by_stage]
+    return {name: percentiles(by_stage[name]) for name in names}
 
 
 def _question_latency(
@@ -368,10 +384,10 @@ def _question_latency(
     with _embedded_beforehand(searcher, queries + questions):
         for short, long in zip(queries, questions, strict=False):
             for name, text in (("short", short), ("long", long)):
-                started = time.perf_counter()
-                response = searcher.search(text, options)
-                samples[name].append((time.perf_counter() - started) * 1000)
-                _add_stages(stages[name], response.stages)
+                with recording() as steps:
+                    searcher.search(text, options)
+                samples[name].append(steps.total_ms)
+                _add_stages(stages[name], steps)
     out: dict[str, Any] = {name: percentiles(values) for name, values in samples.items()}
     out["stages"] = {name: _stage_percentiles(by_stage) for name, by_stage in stages.items()}
     lengths = [len(q.split()) for q in questions]
@@ -695,7 +711,7 @@ def _format_stages(result: dict[str, Any]) -> list[str]:
     if not names:
         return []
     head = "".join(f"{label + ' p50':>16}{'p95':>8}" for label, _ in columns)
-    lines = [f"{'per step (ms)':<26}{head}"]
+    lines = [f"{'where the time goes (ms)':<26}{head}"]
     for name in names:
         row = ""
         for _, by_stage in columns:

@@ -166,36 +166,31 @@ class VectorIndex:
         in :attr:`damaged`, never computed with.
         """
         conn = db.conn
-        first = conn.execute(
-            f"SELECT v.dim {_JOINED} ORDER BY c.note_id, c.seq LIMIT 1", (self.model,)
-        ).fetchone()
         loads = self.loads + 1
-        if first is None:
-            self.__init__(self.model)  # type: ignore[misc]
-            self.loads = loads
-            return
-        dim = int(first[0])
-        (expected,) = conn.execute(
-            f"SELECT count(*) {_JOINED} AND v.dim = ?", (self.model, dim)
-        ).fetchone()
-        capacity = int(expected) + max(_SPARE_ROWS, int(expected) // 32)
-        buffer = np.empty((capacity, dim), dtype=np.float32)
-        damaged = {
-            int(n): int(k)
-            for n, k in conn.execute(
-                "SELECT c.note_id, count(*) FROM chunks c "
-                "JOIN vectors v ON v.hash = coalesce(c.old_hash, c.hash) "
-                "AND v.model = ? AND length(v.vec) != 4 * v.dim GROUP BY c.note_id",
-                (self.model,),
-            )
-        }
+        # The rows are at most the chunks (one vector of the model each), counted from an index.
+        # Counting the joined rows instead made SQLite scan every chunk once per vector (at
+        # 50,000 notes, minutes); the rows a pending chunk leaves unused are never touched, so
+        # they take no memory.
+        (chunks,) = conn.execute("SELECT count(*) FROM chunks").fetchone()
+        capacity = int(chunks) + max(_SPARE_ROWS, int(chunks) // 32)
+        buffer: Matrix | None = None
+        damaged: dict[int, int] = {}
+        dim = 0
         cursor = conn.execute(
-            f"SELECT c.note_id, c.start, c.end, v.vec {_JOINED} AND v.dim = ? "
-            "ORDER BY c.note_id, c.seq",
-            (self.model, dim),
+            "SELECT c.note_id, c.start, c.end, v.vec, v.dim FROM chunks c JOIN vectors v "
+            "ON v.hash = coalesce(c.old_hash, c.hash) AND v.model = ? ORDER BY c.note_id, c.seq",
+            (self.model,),
         )
         n, note_ids, spans = 0, [], []
         while batch := cursor.fetchmany(_LOAD_BATCH):
+            if buffer is None:
+                # The first vector of the right length gives the dimension.
+                dim = next((int(r[4]) for r in batch if len(r[3]) == 4 * int(r[4])), 0)
+            batch = _of_dimension(batch, dim, damaged)
+            if not batch:
+                continue
+            if buffer is None:
+                buffer = np.empty((capacity, dim), dtype=np.float32)
             block, batch = _sound(batch, dim, damaged)
             m = len(batch)
             if n + m > buffer.shape[0]:  # rows were added since the count: grow
@@ -210,6 +205,7 @@ class VectorIndex:
             self._damaged = damaged
             self.loads = loads
             return
+        assert buffer is not None
         self._damaged = damaged
         self.loads = loads
         self._buffer = buffer
@@ -419,6 +415,19 @@ def _latest_change(db: IndexDB) -> int | None:
     except sqlite3.OperationalError:
         return None
     return int(row[0])
+
+
+def _of_dimension(batch: list[Any], dim: int, damaged: dict[int, int]) -> list[Any]:
+    """The rows of ``batch`` (note id, start, end, vector, its dimension) whose vector is of
+    ``dim`` values; those of a BLOB of the wrong length for their own dimension are counted in
+    ``damaged`` by note, those of another dimension left out."""
+    kept = []
+    for row in batch:
+        if len(row[3]) != 4 * int(row[4]):
+            damaged[int(row[0])] = damaged.get(int(row[0]), 0) + 1
+        elif row[4] == dim:
+            kept.append(row)
+    return kept
 
 
 def _sound(batch: list[Any], dim: int, damaged: dict[int, int]) -> tuple[Matrix, list[Any]]:

@@ -21,6 +21,7 @@ from explorer.embed.provider import EmbedderProvider
 from explorer.embed.sbert import (
     BUNDLED_SHA256,
     DEFAULT_MODEL,
+    PRIMITIVE_CACHE_ENTRIES,
     SentenceTransformerEmbedder,
     _load,
     bundled_model_dir,
@@ -284,7 +285,7 @@ print(first, anon())
 def test_embedding_batches_of_every_shape_do_not_grow_the_process(tmp_path: Path) -> None:
     # Each batch shape compiles oneDNN kernels, kept in a cache of 1,024 by default: the
     # process grew by ~160 MB over 768 chunks (and on, to 1.23 GB five minutes into a
-    # 40,000-note vault); with the cache at ONEDNN_CACHE, by ~60 MB.
+    # 40,000-note vault); with the cache at PRIMITIVE_CACHE_ENTRIES, by ~60 MB.
     generate_vault(tmp_path / "vault", 150, seed=5)
     env = {k: v for k, v in os.environ.items() if k != "ONEDNN_PRIMITIVE_CACHE_CAPACITY"}
     done = subprocess.run(
@@ -297,3 +298,17 @@ def test_embedding_batches_of_every_shape_do_not_grow_the_process(tmp_path: Path
     assert done.returncode == 0, done.stderr
     first, last = (int(kib) for kib in done.stdout.split()[-2:])
     assert last - first < 110 * 1024, (first, last)
+
+
+@pytest.mark.model
+def test_the_model_loads_with_a_small_kernel_cache_unless_one_is_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """oneDNN's primitive cache keeps packed weights per batch shape: at its default of 1,024
+    entries, embedding a vault's chunks in bf16 kept hundreds of MiB resident."""
+    monkeypatch.delenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", raising=False)
+    _load(resolve_model(None))
+    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == str(PRIMITIVE_CACHE_ENTRIES) == "8"
+    monkeypatch.setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "64")  # what a user sets
+    _load(resolve_model(None))
+    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == "64"

@@ -17,4 +17,4 @@ def matrix_reads(statements: list[str]) -> int:
     """How many of ``statements`` read every vector of the index: a load of the matrix
     (:meth:`explorer.index.vectors.VectorIndex.load`), the read a served request must not
     repeat."""
-    return sum(1 for s in statements if s.startswith("SELECT c.note_id, c.start, c.end, v.vec "))
+    return sum(1 for s in statements if s.startswith("SELECT c.note_id, c.start, c.end, v.vec"))

@@ -8,10 +8,13 @@ settings and the baseline); a change of the settings re-fuses the kept lists on 
 searches only when they cannot answer it.  The session's live events re-search the query when a
 change may affect it (coalesced by a timer).  The window shows what ``showing`` hands it.
 
-A sort other than relevance (``SearchOptions.sort``) orders the hits shown by a read of the
-index (:func:`~explorer.search.fusion.order.sort_hits`, on the session's reader, as ``search
---sort`` does) before they are shown; :attr:`SearchFlow.order` is that order, the response itself
-stays in fused order (its ranks are the fused ranks).
+What showing a query needs from the index is read on the reader in one job
+(:meth:`~explorer.search.answers.shown.Shown.settle`): with the search itself, or, for a change
+of the settings, in one round trip — the snippets of the lexical hits shown for the first time,
+and, under a sort other than relevance (``SearchOptions.sort``), the order of the hits shown
+(:func:`~explorer.search.fusion.order.sort_hits`, as ``search --sort`` does).  The value comes
+back fused, and is shown as it is unless the settings moved meanwhile.  :attr:`SearchFlow.order`
+is the sort's order; the response itself stays in fused order (its ranks are the fused ranks).
 """
 
 from __future__ import annotations
@@ -20,24 +23,22 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from explorer.gui.core.session import SearchResult, VaultSession, snippets_of
+from explorer.gui.core.session import SearchResult, VaultSession
 from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
 from explorer.live.reader import URGENT
 from explorer.preview.explain import ExplainContext, explain_context
 from explorer.search.answers.shown import Shown
 from explorer.search.fusion.cached import CachedLists
-from explorer.search.fusion.order import sort_hits
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions
 
 #: Live changes are coalesced into one re-search at most this often.
 REFRESH_MS = 400
-#: The session's query group of the snippets made when more lexical hits are shown.
-SNIPPETS_GROUP = "snippets"
+#: The session's query group of what a change of the settings needs read before it is shown
+#: (:meth:`Shown.settle`: the snippets of hits shown for the first time, a sort's order).
+SETTLE_GROUP = "settle"
 #: While embedding, results are re-searched at most this often (vectors keep arriving).
 EMBED_REFRESH_MS = 2000
-#: The session's query group of the reads that order the hits by a sort.
-ORDER_GROUP = "order"
 
 
 class SearchFlow(QObject):
@@ -62,10 +63,6 @@ class SearchFlow(QObject):
         self.refresh_timer = QTimer(self)
         self.refresh_timer.setSingleShot(True)
         self.refresh_timer.timeout.connect(self._refresh)
-        #: The shown hits' paths in the order of the sort (None: the fused order), and what
-        #: it was read for (the lists, the sort, the hits).
-        self.order: list[str] | None = None
-        self._ordered: tuple[object, ...] | None = None
 
     # ------------------------------------------------------------------ the vault
 
@@ -96,8 +93,8 @@ class SearchFlow(QObject):
         session = self.session
         if session is None or not session.is_open:
             return
-        # One fetch for both: the baseline is fused from it too.  Snippets are made for the
-        # hits the settings on screen show of it; the others when they are shown.
+        # One fetch for both: the baseline is fused from it too.  It comes back settled for
+        # the settings on screen: fused, snippets made for the hits they show, the sort read.
         shown = self.shown.with_options(self._options())
         session.search(self._text(), shown.fetch(), shown)
         self.searchStarted.emit()
@@ -117,83 +114,57 @@ class SearchFlow(QObject):
             and response.semantic.available == result.candidates.semantic.available
         )
         lists = CachedLists.of(result.raw, result.candidates, result.options)
-        self.shown = self.shown.with_lists(lists).with_snippets(result.snippets)
-        self.refuse(compare=same_query, new_query=new_query)
+        settled = result.shown or self.shown.with_lists(lists)
+        # The baseline as it is now (pinned or unpinned while it searched); the settings are
+        # taken as they are now by show_fused, which fuses again only if they moved.
+        self.shown = settled.with_baseline(self.shown.baseline)
+        self.show_fused(compare=same_query, new_query=new_query)
 
-    def refuse(self, *, compare: bool = True, new_query: bool = False) -> None:
+    def show_fused(self, *, compare: bool = True, new_query: bool = False) -> None:
         """Fuse the kept lists with the current settings and show them (no new search), or
-        search when they cannot answer the settings or the baseline.  Lexical hits shown for
-        the first time get their snippets first (one read, ahead of the panels' questions)."""
+        search when they cannot answer the settings or the baseline.  What showing them needs
+        from the index (snippets of lexical hits shown for the first time, a sort's order) is
+        read first, in one round trip (:meth:`Shown.settle`)."""
         shown = self.shown.with_options(self._options())
         if shown.needs_search:
             self.search_now()  # what is on screen stays until the new lists arrive
             return
-        missing = shown.unsnipped()
-        if missing and self.session is not None:
-            self._snip(shown, missing, compare, new_query)
-            return
-        key = self._order_key(shown)
-        if key is None:
-            self.order, self._ordered = None, None
-        elif key != self._ordered and self.session is not None:
-            self._sort(shown, key, compare, new_query)
+        if not shown.settled and self.session is not None:
+            self._settle(shown, compare, new_query)
             return
         self.shown = shown
         self.showing.emit(shown, compare, new_query)
 
-    @staticmethod
-    def _order_key(shown: Shown) -> tuple[object, ...] | None:
-        """What the order of ``shown``'s hits depends on; None when it is the fused order."""
-        response = shown.response
-        if response is None or shown.options.sort == "relevance" or len(response.hits) < 2:
-            return None
-        return (id(shown.lists), shown.options.sort, tuple(h.path for h in response.hits))
+    @property
+    def order(self) -> list[str] | None:
+        """The shown hits' paths in the order of the sort (None: the fused order)."""
+        return self.shown.hit_order
 
-    def _sort(self, shown: Shown, key: tuple[object, ...], compare: bool, new_query: bool) -> None:
-        """Order ``shown``'s hits by its sort (a read of their dates), then show it."""
-        assert self.session is not None and shown.response is not None
-        lists, hits, sort = shown.lists, list(shown.response.hits), shown.options.sort
-        reply = self.session.query(
-            lambda ctx: [h.path for h in sort_hits(ctx.db.conn, hits, sort)],
-            group=ORDER_GROUP,
-            priority=URGENT,
-        )
-
-        def ordered(paths: list[str] | None) -> None:
-            if self.shown.lists is lists:  # else new lists arrived, ordered their own way
-                self.order, self._ordered = paths, key
-                self.refuse(compare=compare, new_query=new_query)
-
-        reply.answered.connect(ordered)
-        reply.failed.connect(lambda _exc: ordered(None))  # shown in fused order
-
-    def _snip(
-        self, shown: Shown, missing: dict[str, tuple[int, str]], compare: bool, new_query: bool
-    ) -> None:
-        """Make the snippets ``shown`` lacks, then show it (re-fused with the settings then)."""
+    def _settle(self, shown: Shown, compare: bool, new_query: bool) -> None:
+        """Read what ``shown`` needs from the index on the reader, then show it."""
         assert self.session is not None
-        lists = shown.lists
+        lists = self.shown.lists
         reply = self.session.query(
-            lambda ctx: snippets_of(ctx, missing), group=SNIPPETS_GROUP, priority=URGENT
+            lambda ctx: shown.settle(ctx.db.conn), group=SETTLE_GROUP, priority=URGENT
         )
 
-        def made(snippets: dict[str, str]) -> None:
+        def settled(done: Shown) -> None:
             if self.shown.lists is lists:  # else new lists arrived, shown their own way
-                self.shown = self.shown.with_snippets(snippets)
-                self.refuse(compare=compare, new_query=new_query)
+                self.shown = done
+                self.show_fused(compare=compare, new_query=new_query)
 
         def failed(_exc: Exception) -> None:
             if self.shown.lists is lists:  # shown without them, as a search would be
                 self.shown = shown
                 self.showing.emit(shown, compare, new_query)
 
-        reply.answered.connect(made)
+        reply.answered.connect(settled)
         reply.failed.connect(failed)
 
     def settings_changed(self, *, compare: bool) -> None:
         """The mode or the fusion settings changed: re-fuse what is kept, else search."""
         if self.shown.lists is not None:
-            self.refuse(compare=compare)
+            self.show_fused(compare=compare)
         else:
             self.search_now()
 
@@ -231,7 +202,7 @@ class SearchFlow(QObject):
         """Compare every result from now on with ``baseline`` (None: stop comparing)."""
         self.set_baseline(baseline)
         if self.shown.lists is not None:
-            self.refuse(compare=False)
+            self.show_fused(compare=False)
         elif baseline is not None:
             self.search_now()
 

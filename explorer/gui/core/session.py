@@ -19,7 +19,7 @@ Closing never waits on the GUI thread unless asked to (the application's exit do
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,6 @@ from explorer.mcp.warm import WarmServer, serve_vault
 from explorer.search.answers.shown import Shown
 from explorer.search.fusion.cached import CachedLists, fetch_options
 from explorer.search.fusion.results import Candidates
-from explorer.search.lists.lexical import make_snippets
 from explorer.search.query.options import SearchOptions
 from explorer.search.query.query import QueryError
 
@@ -53,9 +52,9 @@ class SearchResult:
     options: SearchOptions
     candidates: Candidates | None
     error: str | None = None
-    #: The snippets made for the lexical notes shown (path to snippet); the others are left
-    #: in ``candidates.unsnipped``.
-    snippets: dict[str, str] = field(default_factory=dict)
+    #: The query on screen over these lists, settled on the reader (:meth:`Shown.settle`:
+    #: fused, the snippets of the hits it shows made, its sort read); None without one.
+    shown: Shown | None = None
 
 
 class VaultSession(QObject):
@@ -157,9 +156,10 @@ class VaultSession(QObject):
 
     def search(self, raw: str, options: SearchOptions, shown: Shown | None = None) -> int:
         """Queue a search; its result arrives as ``searched`` unless a newer one supersedes it.
-        With ``shown`` (the query on screen), snippets are made only for the lexical notes it
-        would show of the new lists (:meth:`Shown.unsnipped`), else for every lexical note.
-        Returns the request's number, which its :class:`SearchResult` carries."""
+        With ``shown`` (the query on screen), it comes back over the new lists settled
+        (:meth:`Shown.settle`: snippets are made only for the lexical notes it shows, its sort
+        read), all in this one job; without it, every lexical note gets its snippet.  Returns
+        the request's number, which its :class:`SearchResult` carries."""
         self.searching = True
 
         def run(ctx: ReadContext) -> SearchResult:
@@ -171,11 +171,11 @@ class VaultSession(QObject):
                 )
             except QueryError as exc:
                 return SearchResult(request, raw, options, None, str(exc))
-            made: dict[str, str] = {}
+            settled = None
             if shown is not None:
                 lists = CachedLists.of(raw, candidates, options)
-                made = snippets_of(ctx, shown.with_lists(lists).unsnipped())
-            return SearchResult(request, raw, options, candidates, snippets=made)
+                settled = shown.with_lists(lists).settle(ctx.db.conn)
+            return SearchResult(request, raw, options, candidates, shown=settled)
 
         reply = self.query(run, group="search", priority=URGENT)
         request = reply.job.seq
@@ -212,12 +212,6 @@ class VaultSession(QObject):
 def _open_reader(vault: Path, data_dir: str | None) -> IndexDB:
     # The one place of the window that opens the index (read-only: the live index writes).
     return IndexDB.open_reader(vault, data_dir)
-
-
-def snippets_of(ctx: ReadContext, notes: dict[str, tuple[int, str]]) -> dict[str, str]:
-    """The snippets of ``notes`` (path to its note id and what its snippet marks)."""
-    texts = make_snippets(ctx.db.conn, list(notes.values())) if notes else []
-    return dict(zip(notes, texts, strict=True))
 
 
 def _describe(exc: Exception) -> str:

@@ -562,7 +562,7 @@ class MainWindow(WindowParts):
 
     def _fusion_changed(self) -> None:
         if self.flow.shown.lists is not None:
-            self.flow.refuse(compare=True)
+            self.flow.show_fused(compare=True)
         self.quality.schedule()  # the judged queries' scores under the new settings
 
     def add_filter(self, kind: str, value: str) -> None:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import replace
 
-from explorer.embed.base import EmbedderUnavailable, embed_queries
-from explorer.index.links import link_filter_sql
+import numpy as np
+
 from explorer.index.migrations import FTS_TOKENIZER
 from explorer.search.explain.explanation import (
     EvidencePlace,
@@ -46,9 +46,16 @@ from explorer.search.fusion.fusion import (
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.fusion.results import DEMOTED_STATUS, Candidates
 from explorer.search.lists.chunk_scores import best_two, note_chunks
-from explorer.search.lists.lexical import filter_clause, lexical_list
+from explorer.search.lists.lexical import lexical_list
 from explorer.search.query.options import Mode, SearchOptions
 from explorer.search.query.query import Query, QueryError, Term
+from explorer.search.query.restriction import (
+    date_set,
+    link_set,
+    paths_set,
+    property_set,
+    tag_set,
+)
 
 #: The columns of the full-text table, in the order the explanation names them.
 COLUMNS = ("title", "tags", "body")
@@ -154,32 +161,16 @@ def explain(
 def _filters(
     conn: sqlite3.Connection, query: Query, note_id: int, path: str
 ) -> tuple[FilterCheck, ...]:
-    out = [
-        FilterCheck(
-            "tag",
-            tag,
-            conn.execute(
-                "SELECT 1 FROM note_tags WHERE note_id = ? AND tag = ?", (note_id, tag)
-            ).fetchone()
-            is not None,
-        )
-        for tag in query.tags
-    ]
+    # Each filter's verdict is the note in its set of the search's own restriction.
+    out = [FilterCheck("tag", tag, tag_set(tag).passes(conn, note_id)) for tag in query.tags]
     # The path filters pass together: a note under any of them passes.
-    under = any(path.startswith(prefix) for prefix in query.paths)
+    under = bool(query.paths) and paths_set(query.paths).passes(conn, note_id)
     out.extend(FilterCheck("path", prefix, under) for prefix in query.paths)
     for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
         for value in values:
-            sql, params = link_filter_sql(kind, value)
-            passed = conn.execute(
-                f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
-            ).fetchone()
-            out.append(FilterCheck(kind, value, passed is not None))
+            out.append(FilterCheck(kind, value, link_set(kind, value).passes(conn, note_id)))
     for prop in query.properties:
-        sql, params = prop.sql()
-        passed = conn.execute(
-            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
-        ).fetchone()
+        passed = property_set(prop).passes(conn, note_id)
         values = [
             str(text)
             for (text,) in conn.execute(
@@ -188,12 +179,10 @@ def _filters(
                 (note_id, prop.key),
             )
         ]
-        out.append(FilterCheck("property", prop.shown, passed is not None, holds=", ".join(values)))
+        out.append(FilterCheck("property", prop.shown, passed, holds=", ".join(values)))
     for date in query.dates:
-        sql, params = date.sql("n", query.now)
-        passed = conn.execute(
-            f"SELECT 1 FROM notes n WHERE n.id = ? AND {sql}", (note_id, *params)
-        ).fetchone()
+        dated = date_set(conn, date, query.now)
+        passed = dated is None or dated.passes(conn, note_id)
         column = (
             "SELECT mtime_ns / 1000 FROM notes WHERE id = ?"
             if date.field == "modified"
@@ -201,7 +190,7 @@ def _filters(
         )
         row = conn.execute(column, (note_id,)).fetchone()
         when = "" if row is None else _day(int(row[0]))
-        out.append(FilterCheck(date.field, date.raw, passed is not None, holds=when))
+        out.append(FilterCheck(date.field, date.raw, passed, holds=when))
     return tuple(out)
 
 
@@ -325,27 +314,23 @@ def _vector(
         options.depth,
         False,
     )
-    vectors = searcher.vector_index()
-    if not used or not semantic.available or vectors is None:
+    # The search's own query vector and filter mask: the query is not embedded again, and
+    # the filters are the very ones its vector list was ranked under.
+    vectors, query_vec = searcher.vector_index(), candidates.query_vector
+    if not used or not semantic.available or vectors is None or query_vec is None:
         return empty
-    try:
-        embedder = searcher.provider.get(0)
-    except EmbedderUnavailable:  # pragma: no cover - the candidates just had it
-        return empty
-    query_vec = embed_queries(embedder, [query.free_text])[0]
     everything = vectors.top_notes(query_vec, max(total, 1))
     cosine = next((h.score for h in everything if h.note_id == note_id), None)
-    if query.has_filters or query.excluded:
-        where, params = filter_clause(query)
-        rows = searcher.db.conn.execute(f"SELECT id FROM notes n WHERE {where}", params)
-        allowed = {int(r[0]) for r in rows}
-        ranked = [h for h in everything if h.note_id in allowed]
+    allowed = candidates.allowed
+    if allowed is not None:
+        passes = allowed(np.array([h.note_id for h in everything], dtype=np.int64))
+        ranked = [h for h, passed in zip(everything, passes, strict=True) if passed]
     else:
         ranked = everything
     rank = next((i for i, h in enumerate(ranked, start=1) if h.note_id == note_id), None)
     best = ranked[0].score if ranked else None
     floor = options.vector_floor(best) if best is not None else options.min_sim
-    under = cosine is not None and rank is not None and cosine < floor
+    under = rank is not None and rank > len(options.above_floor(ranked))
     cut = rank is not None and not under and rank > options.depth
     path = searcher.db.conn.execute("SELECT path FROM notes WHERE id = ?", (note_id,)).fetchone()
     chunks = note_chunks(searcher.db.conn, vectors, query_vec, str(path[0])) if path else None

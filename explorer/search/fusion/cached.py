@@ -70,8 +70,5 @@ def with_floor(candidates: Candidates, options: SearchOptions) -> Candidates:
     The floors drop the tail of the best-first vector list: exactly what a new fetch with those
     floors would return (its head is the vault's best note, whatever the depth).
     """
-    if not candidates.vector:
-        return candidates
-    floor = options.vector_floor(candidates.vector[0].score)
-    kept = [v for v in candidates.vector if v.score >= floor]
+    kept = options.above_floor(candidates.vector)
     return candidates if len(kept) == len(candidates.vector) else replace(candidates, vector=kept)

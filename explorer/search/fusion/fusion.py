@@ -7,7 +7,6 @@ the hits built.  Pure over its input: no I/O.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Iterable, Mapping
 from typing import TypeVar
 
@@ -28,7 +27,7 @@ from explorer.search.fusion.results import (
     is_demoted,
     model_reads,
 )
-from explorer.search.lists.lexical import PASSES, lap
+from explorer.search.lists.lexical import PASSES
 from explorer.search.lists.snippet import marked_words, plain_snippet
 from explorer.search.lists.titles import TitleMatch
 from explorer.search.query.options import Fusion, Mode, SearchOptions
@@ -49,7 +48,6 @@ CONVEX_LOWER_BOUNDS: dict[str, float] = {"fts": 0.0, "vector": 0.0}
 
 def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
-    started = time.perf_counter()
     options = options.validate().in_effect()
     semantic = candidates.semantic
     depth = min(options.depth, candidates.depth)
@@ -112,8 +110,6 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
                 candidates.titles.get(item.id) if TITLE in lists else None,
             )
         )
-    stages = dict(candidates.stages)
-    lap(stages, "fusion", started)
     return SearchResponse(
         candidates.query.raw,
         options,
@@ -123,7 +119,6 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
         close_match=close_match(strength, [f.id for f in fused], options, lists),
         judged_on=judged_on(lists, options),
         spread=candidates.spread if options.mode != Mode.FTS and semantic.available else None,
-        stages=stages,
         notes=tuple(candidates.query.notes),
     )
 

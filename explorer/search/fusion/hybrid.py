@@ -11,6 +11,7 @@ cannot be had (no model, load failure, embed error, a query embedding slower tha
 from __future__ import annotations
 
 import concurrent.futures
+import contextvars
 import functools
 import time
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from dataclasses import replace
 
 from explorer.embed.base import Embedder, EmbedderUnavailable, embed_queries
 from explorer.embed.provider import EmbedderProvider
+from explorer.index.counts import Counted
 from explorer.index.db import IndexDB
 from explorer.index.status import vault_languages
 from explorer.index.vectors import NoteMask, VectorHit, VectorIndex
@@ -33,13 +35,14 @@ from explorer.search.fusion.results import (
     VectorCandidate,
 )
 from explorer.search.lists.chunk_scores import ChunkScore
-from explorer.search.lists.lexical import filter_clause, lap, lexical_list, make_snippets
+from explorer.search.lists.lexical import lexical_list, snippets_of
 from explorer.search.lists.snippet import body_start, marked_words, plain_snippet
 from explorer.search.lists.titles import title_matches
 from explorer.search.query.compounds import split_compounds
 from explorer.search.query.options import Mode, SearchOptions
 from explorer.search.query.query import parse_query
-from explorer.search.query.restriction import Restriction, restriction
+from explorer.search.query.restriction import Restriction, restriction, where_passing
+from explorer.stages import stage
 
 EMBED_TIMEOUT_S = 3.0
 
@@ -88,9 +91,12 @@ class Searcher:
         options = options or SearchOptions()
         options.validate()
         candidates = self.candidates(raw, options, snippets=False)
-        response = fuse(candidates, options)
-        self._snip_shown(candidates, response)
-        response.hits = sort_hits(self.db.conn, response.hits, options.sort)
+        with stage("fusion"):
+            response = fuse(candidates, options)
+        with stage("snippets"):
+            self._snip_shown(candidates, response)
+        with stage("sort"):
+            response.hits = sort_hits(self.db.conn, response.hits, options.sort)
         return response
 
     def candidates(self, raw: str, options: SearchOptions, *, snippets: bool = True) -> Candidates:
@@ -98,43 +104,29 @@ class Searcher:
         any fusion of them can be shown; ``snippets=False`` leaves them to be made for the hits
         shown (:attr:`Candidates.unsnipped`)."""
         options.validate()
-        query = parse_query(raw, vault_languages(self.db.conn))
-        counted = self.db.term_counts.current(self.db.conn)
-        split_compounds(query, counted)
+        with stage("parse"):
+            query = parse_query(raw, vault_languages(self.db.conn))
+            counted = self.db.term_counts.current(self.db.conn)
+            split_compounds(query, counted)
         result = Candidates(query=query, mode=options.mode, depth=options.depth)
         started = time.perf_counter()
         if query.is_listing:
             result.listing = True
             result.semantic = SemanticStatus(False, "no words to search", self.provider.name)
-            self._listing(result, options)
+            with stage("listing"):
+                self._listing(result, options)
             return result
-        restricted = restriction(self.db.conn, query)
-        lap(result.stages, "filters", started)
-        early = (
-            self._begin_vector(result, options, restricted) if options.mode == Mode.HYBRID else None
-        )
-        if options.mode != Mode.SEMANTIC:
-            found = lexical_list(
-                self.db.conn,
-                query,
-                options.depth,
-                result.stages,
-                snippets=snippets,
-                counted=counted,
-                restricted=restricted,
+        with stage("filters"):
+            restricted = restriction(self.db.conn, query)
+        with stage("vector hand-off"):
+            early = (
+                self._begin_vector(result, options, restricted)
+                if options.mode == Mode.HYBRID
+                else None
             )
-            for hit in found:
-                result.lexical.append((hit.path, hit.score, hit.snippet))
-                if not snippets:
-                    result.unsnipped[hit.path] = (hit.note_id, hit.marks)
-                result.lexical_tiers[hit.path] = hit.tier
-                if hit.coverage < 1.0:
-                    result.lexical_coverage[hit.path] = hit.coverage
-                if hit.held is not None:
-                    result.lexical_held[hit.path] = hit.held
-            if result.lexical_held:
-                result.term_notes = tuple(counted(part) for part in query.content_parts())
-                result.note_count = counted.rows()
+        if options.mode != Mode.SEMANTIC:
+            with stage("lexical: other"):  # the passes are stages of their own
+                self._lexical_list(result, options, counted, restricted, snippets=snippets)
         result.timings["lexical_ms"] = (time.perf_counter() - started) * 1000
         if options.mode != Mode.FTS:
             result.semantic = self._vector_list(result, options, early, restricted)
@@ -144,12 +136,11 @@ class Searcher:
                 )
         else:
             result.semantic = SemanticStatus(False, "lexical mode", self.provider.name)
-        started = time.perf_counter()
-        self._load_notes(result, [p for p, _, _ in result.lexical])
-        started = lap(result.stages, "note rows", started)
+        with stage("note rows"):
+            self._load_notes(result, [p for p, _, _ in result.lexical])
         if options.mode != Mode.SEMANTIC:
-            self._titles(result, restricted)
-            lap(result.stages, "titles", started)
+            with stage("titles"):
+                self._titles(result, restricted)
         return result
 
     def _titles(self, result: Candidates, restricted: Restriction | None) -> None:
@@ -161,16 +152,11 @@ class Searcher:
 
     def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
         """Make the snippets of the lexical hits shown that were left without one."""
-        started = time.perf_counter()
-        shown = [
-            (i, candidates.unsnipped[hit.path])
-            for i, hit in enumerate(response.hits)
-            if hit.fts_rank is not None and hit.path in candidates.unsnipped
+        made = snippets_of(self.db.conn, candidates.unsnipped_of(response))
+        response.hits = [
+            replace(hit, snippet=made[hit.path]) if hit.path in made else hit
+            for hit in response.hits
         ]
-        texts = make_snippets(self.db.conn, [note for _, note in shown])
-        for (i, _), text in zip(shown, texts, strict=True):
-            response.hits[i] = replace(response.hits[i], snippet=text)
-        lap(response.stages, "snippets", started)
 
     def _vector_list(
         self,
@@ -182,7 +168,8 @@ class Searcher:
         """The vector list of ``result``'s query: ranked by ``early`` (begun beside the lexical
         list, :meth:`_begin_vector`) when given, else here."""
         if early is not None:
-            ranked = early.result()
+            with stage("vector list (waited for)"):
+                ranked = early.result()
         else:
             name = self.provider.name
             try:
@@ -194,14 +181,57 @@ class Searcher:
             return ranked
         hits, name = ranked
         started = time.perf_counter()
-        if hits:  # best first: the relative floor keeps a prefix
-            floor = options.vector_floor(hits[0].score)
-            hits = [h for h in hits if h.score >= floor]
+        with stage("vector rows"):
+            self._vector_rows(result, options, hits)
+        result.timings["vector_ms"] = (
+            result.timings.get("vector_ms", 0.0) + (time.perf_counter() - started) * 1000
+        )
+        with stage("note rows"):
+            self._load_notes(result, [v.path for v in result.vector])
+        return SemanticStatus(True, None, name)
+
+    def _lexical_list(
+        self,
+        result: Candidates,
+        options: SearchOptions,
+        counted: Counted,
+        restricted: Restriction | None,
+        *,
+        snippets: bool,
+    ) -> None:
+        """``result``'s lexical list (:func:`lexical_list`) and what fusion reads of it."""
+        query = result.query
+        found = lexical_list(
+            self.db.conn,
+            query,
+            options.depth,
+            snippets=snippets,
+            counted=counted,
+            restricted=restricted,
+        )
+        for hit in found:
+            result.lexical.append((hit.path, hit.score, hit.snippet))
+            if not snippets:
+                result.unsnipped[hit.path] = (hit.note_id, hit.marks)
+            result.lexical_tiers[hit.path] = hit.tier
+            if hit.coverage < 1.0:
+                result.lexical_coverage[hit.path] = hit.coverage
+            if hit.held is not None:
+                result.lexical_held[hit.path] = hit.held
+        if result.lexical_held:
+            result.term_notes = tuple(counted(part) for part in query.content_parts())
+            result.note_count = counted.rows()
+
+    def _vector_rows(
+        self, result: Candidates, options: SearchOptions, hits: list[VectorHit]
+    ) -> None:
+        """``result``'s vector list from the ranked ``hits``: those above the floor, with
+        their notes' paths and their best and second-best chunks' texts and numbers."""
+        hits = options.above_floor(hits)
         paths = self._paths([h.note_id for h in hits])
         keys = [(h.note_id, h.chunk_start) for h in hits]
         keys += [(h.note_id, h.runner_up[0]) for h in hits if h.runner_up is not None]
         chunk_texts, seqs = self._chunk_texts(keys)
-        started = lap(result.stages, "vector rows", started)
         for hit in hits:
             path = paths.get(hit.note_id)
             if path is None:
@@ -219,13 +249,6 @@ class Searcher:
                     else ChunkScore(seqs[(hit.note_id, second[0])], *second),
                 )
             )
-        result.timings["vector_ms"] = (
-            result.timings.get("vector_ms", 0.0) + (time.perf_counter() - started) * 1000
-        )
-        started = time.perf_counter()
-        self._load_notes(result, [v.path for v in result.vector])
-        lap(result.stages, "note rows", started)
-        return SemanticStatus(True, None, name)
 
     def _begin_vector(
         self, result: Candidates, options: SearchOptions, restricted: Restriction | None
@@ -238,8 +261,10 @@ class Searcher:
         embedder = self.provider.peek()
         if embedder is None:
             return None
+        ranking = self._ranking(embedder, result, options, restricted)
+        # In a copy of this thread's context: its stages are recorded with this search's.
         return _BESIDE.submit(
-            self._ranking(embedder, result, options, restricted), priority=self.priority
+            functools.partial(contextvars.copy_context().run, ranking), priority=self.priority
         )
 
     def _ranking(
@@ -252,11 +277,11 @@ class Searcher:
         """:meth:`_rank` with what it needs read from the index here and now (the matrix
         brought up to date, the ids of the notes the filters pass or remove): the call itself
         reads no table."""
-        started = time.perf_counter()
-        vectors = self._vector_index(embedder.name)
-        started = lap(result.stages, "vector refresh", started)
-        allowed = restricted.note_ids(self.db.conn).mask if restricted is not None else None
-        lap(result.stages, "filters", started)
+        with stage("vector refresh"):
+            vectors = self._vector_index(embedder.name)
+        with stage("filters"):
+            allowed = restricted.note_ids(self.db.conn).mask if restricted is not None else None
+        result.allowed = allowed
         return functools.partial(self._rank, embedder, vectors, allowed, result, options)
 
     def _rank(
@@ -275,7 +300,8 @@ class Searcher:
             embed_queries, embedder, [result.query.free_text], priority=self.priority
         )
         try:
-            query_vec = future.result(timeout=self.embed_timeout)
+            with stage("query embedding"):
+                query_vec = future.result(timeout=self.embed_timeout)
         except concurrent.futures.TimeoutError:
             return SemanticStatus(
                 False, f"query embedding took longer than {self.embed_timeout:g} s", name
@@ -289,10 +315,10 @@ class Searcher:
         if vectors.size == 0:
             return SemanticStatus(False, "no note has a vector yet (embedding pending)", name)
         started = time.perf_counter()
-        hits, result.spread = vectors.search(
-            query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
-        )
-        lap(result.stages, "vector top-k", started)
+        with stage("vector top-k"):
+            hits, result.spread = vectors.search(
+                query_vec[0], options.depth, allowed=allowed, min_sim=options.min_sim
+            )
         result.timings["vector_ms"] = (time.perf_counter() - started) * 1000
         return hits, name
 
@@ -347,7 +373,7 @@ class Searcher:
     def _listing(self, result: Candidates, options: SearchOptions) -> None:
         """The most recently modified notes that pass the filters, as many as the limit, and
         how many pass."""
-        where, params = filter_clause(result.query)
+        where, params = where_passing(restriction(self.db.conn, result.query))
         rows = self.db.conn.execute(
             f"SELECT n.id, n.path FROM notes n WHERE {where} ORDER BY n.mtime_ns DESC, n.path "
             "LIMIT ?",

@@ -9,13 +9,13 @@ best chunk, and the :class:`Candidates` a search fetched, which
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from explorer.embed.base import Matrix
 from explorer.embed.provider import model_languages
 from explorer.errors import UserError
-from explorer.index.vectors import CosineSpread
+from explorer.index.vectors import CosineSpread, NoteMask
 from explorer.search.lists.chunk_scores import ChunkScore
 from explorer.search.lists.titles import TitleMatch
 from explorer.search.query.options import SearchOptions
@@ -82,7 +82,7 @@ class Candidates:
     #: The share of the query's content words each any-word-pass note holds.
     lexical_coverage: dict[str, float] = field(default_factory=dict)
     #: The lexical notes whose snippet is still to be made (``""`` in :attr:`lexical`): path to
-    #: (note id, what the snippet marks).  Only :meth:`Searcher.search` leaves any.
+    #: (note id, what the snippet marks); those shown get theirs (:meth:`unsnipped_of`).
     unsnipped: dict[str, tuple[int, str]] = field(default_factory=dict)
     vector: list[VectorCandidate] = field(default_factory=list)
     #: How the query's cosines spread over every note (``None``: no vector list was made).
@@ -93,9 +93,6 @@ class Candidates:
     #: A listing's count of the notes that pass its filters (``None``: not a listing).
     matched: int | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    #: Milliseconds per step of the search (``fts``, ``snippets``, ``coverage``, ``vector
-    #: refresh``, ``vector top-k``, ``vector rows``, ``note rows``): where ``timings`` went.
-    stages: dict[str, float] = field(default_factory=dict, compare=False)
     #: The query's vector (``None``: no vector list was made), kept so that a note's every
     #: chunk can be scored later without the model (:mod:`explorer.search.lists.chunk_scores`).
     query_vector: Matrix | None = field(default=None, compare=False)
@@ -112,6 +109,29 @@ class Candidates:
     #: The notes whose title or alias matches the query's words, by path
     #: (:mod:`explorer.search.lists.titles`): evidence of its own, the ``title`` list.
     titles: dict[str, TitleMatch] = field(default_factory=dict)
+    #: Which notes the query's filters pass, as the vector list was restricted to them
+    #: (``None``: no filter, or no vector list was ranked): what ``explain`` ranks by too.
+    allowed: NoteMask | None = field(default=None, compare=False)
+
+    def with_snippets(self, snippets: dict[str, str]) -> Candidates:
+        """These lists with the snippets made for these lexical notes (path to snippet)."""
+        lexical = [(path, score, snippets.get(path, text)) for path, score, text in self.lexical]
+        waiting = {path: note for path, note in self.unsnipped.items() if path not in snippets}
+        return replace(self, lexical=lexical, unsnipped=waiting)
+
+    def unsnipped_of(self, *responses: SearchResponse | None) -> dict[str, tuple[int, str]]:
+        """Which hits get a snippet made, for every path that shows hits (a search, the
+        window's query on screen and its baseline): the lexical hits of ``responses`` whose
+        snippet is still to be made, path to (note id, what the snippet marks)."""
+        if not self.unsnipped:
+            return {}
+        return {
+            hit.path: self.unsnipped[hit.path]
+            for response in responses
+            if response is not None
+            for hit in response.hits
+            if hit.fts_rank is not None and hit.path in self.unsnipped
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,8 +229,6 @@ class SearchResponse:
     #: The lists whose evidence judged :attr:`close_match` (``("fts",)``: words alone).
     judged_on: tuple[str, ...] = ()
     spread: CosineSpread | None = None
-    #: The candidates' steps (:attr:`Candidates.stages`) and ``fusion`` (this response's).
-    stages: dict[str, float] = field(default_factory=dict, compare=False)
     #: One line for each part of the query not read as written (:attr:`Query.notes`).
     notes: tuple[str, ...] = ()
     #: A listing's count of the notes that pass its filters, of which :attr:`hits` are the

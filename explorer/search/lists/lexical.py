@@ -16,11 +16,9 @@ a bounded window of the body, once the list is known: no statement here reads a 
 from __future__ import annotations
 
 import sqlite3
-import time
 from dataclasses import dataclass
 
 from explorer.index.counts import Counted
-from explorer.index.links import link_filter_sql
 from explorer.search.lists.bm25 import (
     AMONG,
     BM25_WEIGHTS,
@@ -30,7 +28,8 @@ from explorer.search.lists.bm25 import (
 )
 from explorer.search.lists.snippet import Snippets
 from explorer.search.query.query import Query
-from explorer.search.query.restriction import Restriction, restriction
+from explorer.search.query.restriction import Restriction, restriction, where_passing
+from explorer.stages import stage
 
 #: The passes, in the order they fill the list (a hit's ``tier`` indexes this).
 PASSES = ("phrase", "all words", "any word")
@@ -53,68 +52,26 @@ class LexicalHit:
     marks: str = ""
 
 
-def filter_clause(query: Query, alias: str = "n") -> tuple[str, list[object]]:
-    """SQL condition (on ``notes`` as ``alias``) for the query's filters and exclusions.
-
-    Tags must all be present; a note passes the path filters if it is under any of them;
-    each ``linkto:`` / ``linkedfrom:`` must hold (:func:`explorer.index.links.link_filter_sql`),
-    and each ``[name:value]`` (:meth:`explorer.search.query.property_filter.PropertyFilter.sql`).
-    The same clause restricts the lexical and the vector list, so they can never disagree.
-    """
-    clauses: list[str] = []
-    params: list[object] = []
-    for tag in query.tags:
-        clauses.append(f"{alias}.id IN (SELECT note_id FROM note_tags WHERE tag = ?)")
-        params.append(tag)
-    if query.paths:
-        clauses.append(
-            "(" + " OR ".join(f"substr({alias}.path, 1, ?) = ?" for _ in query.paths) + ")"
-        )
-        for prefix in query.paths:
-            params.extend([len(prefix), prefix])
-    for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
-        for value in values:
-            sql, link_params = link_filter_sql(kind, value, alias)
-            clauses.append(sql)
-            params.extend(link_params)
-    for prop in query.properties:
-        sql, prop_params = prop.sql(alias)
-        clauses.append(sql)
-        params.extend(prop_params)
-    for date in query.dates:
-        sql, date_params = date.sql(alias, query.now)
-        clauses.append(sql)
-        params.extend(date_params)
-    excluded = query.fts_excluded()
-    if excluded:
-        clauses.append(f"{alias}.id NOT IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?)")
-        params.append(excluded)
-    return (" AND ".join(clauses) or "1"), params
-
-
 def lexical_list(
     conn: sqlite3.Connection,
     query: Query,
     depth: int,
-    stages: dict[str, float] | None = None,
     *,
     snippets: bool = True,
     counted: Counted | None = None,
     restricted: Restriction | None = None,
 ) -> list[LexicalHit]:
-    """Up to ``depth`` notes matching ``query``, best first.  ``stages`` (if given) receives
-    the milliseconds of each step: ``fts`` (the passes), ``snippets`` and ``coverage``.
-    Without ``snippets`` every snippet is ``""``, to be made for the hits shown only (from each
-    hit's ``marks``: :func:`make_snippets`).  ``counted``: the notes each term is in, as far as
+    """Up to ``depth`` notes matching ``query``, best first; each pass, the snippets and the
+    coverage timed as a stage of their own (:mod:`explorer.stages`).  Without ``snippets``
+    every snippet is ``""``, to be made for the hits shown only (from each hit's ``marks``:
+    :func:`make_snippets`).  ``counted``: the notes each term is in, as far as
     counted, kept by a long-lived reader between queries
     (:class:`explorer.index.counts.TermCounts`; otherwise counted for this query).
     ``restricted``: the query's filters as :func:`explorer.search.query.restriction.restriction`
     works them out, where the caller has them; each pass ranks only the matches they pass."""
-    stages = {} if stages is None else stages
-    started = time.perf_counter()
-    where, params = filter_clause(query)
     if restricted is None:
         restricted = restriction(conn, query)
+    where, params = where_passing(restricted)
     only = restricted.fts_sql() if restricted is not None else None
     if only is not None and not only[0]:
         only = None
@@ -126,19 +83,20 @@ def lexical_list(
         # The best ``depth`` of a pass are enough, whatever the earlier passes found: the notes
         # among them not found before are the best of the rest, and at least as many as the
         # list still lacks.
-        scored = scored_words(query, holding) if PASSES[tier] == "all words" else None
-        parts = query.content_parts() if PASSES[tier] == "any word" else []
-        rows = _ranked_by_fts5(conn, expression, depth, parts, holding, scored, only)
-        if rows is None:
-            match, among = (scored, [expression]) if scored else (expression, [])
-            restrict = AMONG * len(among)
-            rows = conn.execute(
-                "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s "
-                "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
-                f"WHERE notes_fts MATCH ?{restrict} AND {where} ORDER BY s, n.path LIMIT ?",
-                (*BM25_WEIGHTS, match, *among, *params, depth),
-            ).fetchall()
-        return rows
+        with stage(f"lexical: {PASSES[tier]}"):
+            scored = scored_words(query, holding) if PASSES[tier] == "all words" else None
+            parts = query.content_parts() if PASSES[tier] == "any word" else []
+            rows = _ranked_by_fts5(conn, expression, depth, parts, holding, scored, only)
+            if rows is None:
+                match, among = (scored, [expression]) if scored else (expression, [])
+                restrict = AMONG * len(among)
+                rows = conn.execute(
+                    "SELECT n.id, n.path, bm25(notes_fts, ?, ?, ?) AS s "
+                    "FROM notes_fts JOIN notes n ON n.id = notes_fts.rowid "
+                    f"WHERE notes_fts MATCH ?{restrict} AND {where} ORDER BY s, n.path LIMIT ?",
+                    (*BM25_WEIGHTS, match, *among, *params, depth),
+                ).fetchall()
+            return rows
 
     passes = _passes(query)
     ranked_early: dict[int, list[tuple[int, str, float]]] = {}  # tier -> its rows, if any
@@ -162,16 +120,15 @@ def lexical_list(
             found.append((note_id, path, -float(score), marks, tier))
             if len(found) >= depth:
                 break
-    started = lap(stages, "fts", started)
     if not found:
         return []
     texts = [""] * len(found)
     if snippets:
-        texts = make_snippets(conn, [(note_id, marks) for note_id, _, _, marks, _ in found])
-        started = lap(stages, "snippets", started)
+        with stage("snippets"):
+            texts = make_snippets(conn, [(note_id, marks) for note_id, _, _, marks, _ in found])
     partial = [note_id for note_id, _, _, _, tier in found if tier == PASSES.index("any word")]
-    held = _held_parts(conn, query, partial, holding)
-    lap(stages, "coverage", started)
+    with stage("lexical: coverage"):
+        held = _held_parts(conn, query, partial, holding)
     share = len(query.content_parts()) or 1
     return [
         LexicalHit(
@@ -196,11 +153,9 @@ def make_snippets(conn: sqlite3.Connection, notes: list[tuple[int, str]]) -> lis
         return snippets.snippets(notes)
 
 
-def lap(stages: dict[str, float], name: str, since: float) -> float:
-    """Add the milliseconds since ``since`` to ``stages[name]``; returns now."""
-    now = time.perf_counter()
-    stages[name] = stages.get(name, 0.0) + (now - since) * 1000
-    return now
+def snippets_of(conn: sqlite3.Connection, notes: dict[str, tuple[int, str]]) -> dict[str, str]:
+    """The snippets of ``notes`` (path to its note id and what its snippet marks), by path."""
+    return dict(zip(notes, make_snippets(conn, list(notes.values())), strict=True))
 
 
 def _coverage(

@@ -33,9 +33,8 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
 
-from explorer.search.lists.lexical import filter_clause
 from explorer.search.query.query import Query, Term
-from explorer.search.query.restriction import Restriction
+from explorer.search.query.restriction import Restriction, restriction
 from explorer.vault.links import fold
 
 #: How a title or alias matches the query.
@@ -142,6 +141,8 @@ def title_matches(
     typed = words(query.free_text)
     if not typed or len(typed) > MAX_WORDS:
         return {}
+    if restricted is None:
+        restricted = restriction(conn, query)
     found: dict[int, tuple[str, str]] = {}  # note id -> path, title
     names: dict[int, list[tuple[str, bool]]] = {}  # note id -> (name, alias?)
     for note_id, path, title in _by_title(conn, typed, restricted):
@@ -155,7 +156,7 @@ def title_matches(
         match = _closest([(title, False)], typed)
         if match is not None:
             out[path] = match
-    kept = _passing(conn, query, list(found))
+    kept = _passing(conn, restricted, list(found))
     for note_id, (path, _) in found.items():
         match = _closest(names[note_id], typed) if note_id in kept else None
         if match is not None and _better(match, out.get(path)):
@@ -228,13 +229,15 @@ def _by_alias(
     ]
 
 
-def _passing(conn: sqlite3.Connection, query: Query, ids: list[int]) -> set[int]:
-    """Those of ``ids`` that ``query``'s filters and exclusions pass (all of them without)."""
+def _passing(conn: sqlite3.Connection, restricted: Restriction | None, ids: list[int]) -> set[int]:
+    """Those of ``ids`` that the query's filters and exclusions pass (all of them without),
+    by the sets every list applies (the filters' SQL form read each note's row: 5 ms for a
+    property filter at 50,000 notes)."""
     if not ids:
         return set()
-    if not (query.has_filters or query.excluded):
+    if restricted is None:
         return set(ids)
-    where, params = filter_clause(query)
+    where, params = restricted.where()
     marks = ",".join("?" * len(ids))
     return {
         int(i)

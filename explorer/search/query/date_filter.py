@@ -13,7 +13,7 @@ time is kept in nanoseconds, which end in 2262), ``created:>400y`` the notes cre
 ``modified:<999999d`` every note (:attr:`DateFilter.note` says so: the age reaches before the year
 1).  No bound is ever a number SQLite cannot hold.
 
-"Now" is given (:attr:`DateFilter.sql`'s ``now``), so that a test fixes it.
+"Now" is given (:meth:`DateFilter.condition`'s ``now``), so that a test fixes it.
 """
 
 from __future__ import annotations
@@ -49,14 +49,6 @@ class DateFilter:
     value: str
     #: The age in seconds (``7d``), or None for a date.
     age: int | None = None
-
-    def sql(self, alias: str = "n", now: float | None = None) -> tuple[str, list[object]]:
-        """SQL condition on ``notes`` as ``alias``; ``now``: seconds since 1970 (a test fixes
-        it; ``None``: the clock)."""
-        column = f"{alias}.mtime_ns"
-        if self.field == "created":
-            column = f"(SELECT c.created_us FROM note_creation c WHERE c.note_id = {alias}.id)"
-        return self.condition(column, now)
 
     def condition(
         self, column: str, now: float | None = None, *, negate: bool = False

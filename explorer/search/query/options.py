@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from explorer.search.query.parameter import Parameter, number_text, plain, text_value
 from explorer.search.query.query import QueryError
@@ -65,6 +65,16 @@ FUSION_METHODS = tuple(Fusion)
 CALIBRATED_MAX_WEIGHT = 1.0
 #: RRF's k when none is chosen.
 DEFAULT_K = 10.0
+
+
+class Scored(Protocol):
+    """An entry of a ranked vector list: a note's cosine."""
+
+    @property
+    def score(self) -> float: ...
+
+
+_Scored = TypeVar("_Scored", bound=Scored)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +137,15 @@ class SearchOptions:
         """The lowest cosine the vector list keeps when its best note has cosine ``best``: the
         absolute floor, or the relative one (a fraction of the best), whichever is higher."""
         return max(self.min_sim, self.min_rel * best) if best > 0 else self.min_sim
+
+    def above_floor(self, best_first: Sequence[_Scored]) -> list[_Scored]:
+        """The head of a best-first vector list that the floors keep (:meth:`vector_floor` of
+        its best score): the one place the floor is applied, by a search's vector list, by a
+        re-fusion of lists fetched without it, and by ``explain``."""
+        if not best_first:
+            return []
+        floor = self.vector_floor(best_first[0].score)
+        return [item for item in best_first if item.score >= floor]
 
     @property
     def weights(self) -> dict[str, float]:

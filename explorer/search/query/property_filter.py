@@ -7,9 +7,10 @@ matches when any of its values does (``[tags:book]``).  Names are compared witho
 Obsidian does.  A date compares as the period it names: ``[due:>2024-06]`` is from July 2024 on,
 ``[due:2024-03]`` within March, ``[due:<=2024]`` up to the end of 2024.
 
-Each filter is one SQL condition on ``notes`` (:meth:`PropertyFilter.sql`) over the typed rows
-the index keeps (``note_props``, :mod:`explorer.vault.properties`), which the lexical and the
-vector list both apply, as they apply ``tag:`` and ``path:``.
+Each filter is the set of notes with a matching value (:meth:`PropertyFilter.ids_sql`), read from
+the typed rows the index keeps (``note_props``, :mod:`explorer.vault.properties`): one set of the
+query's restriction (:mod:`explorer.search.query.restriction`), which every list applies, as it
+applies ``tag:`` and ``path:``.
 """
 
 from __future__ import annotations
@@ -84,11 +85,6 @@ class PropertyFilter:
                 parts.append(f"({alias}.num {op} ? AND {alias}.text GLOB ?)")
                 params.extend([bound, _DATE_GLOB])
         return "(" + " OR ".join(parts) + ")", params
-
-    def sql(self, alias: str = "n") -> tuple[str, list[object]]:
-        """SQL condition on ``notes`` as ``alias``: the note passes this filter."""
-        inner, params = self.ids_sql()
-        return f"{alias}.id {'NOT IN' if self.negative else 'IN'} ({inner})", params
 
     def ids_sql(self) -> tuple[str, list[object]]:
         """The ``SELECT`` of the ids of the notes with a value that matches (those the filter

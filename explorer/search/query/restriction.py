@@ -1,18 +1,17 @@
-"""What a query's filters let through, worked out once per query in the forms both lists apply.
+"""What a query's filters let through, worked out once per query: the one statement of them
+that every list, the listing, the title matches and ``explain`` apply.
 
-:func:`explorer.search.lists.lexical.filter_clause` states the filters as one condition on a row of
-``notes``.  Applied to each match of a lexical pass, it reads that note's row, body and all
-(about 2 µs a note at 50,000 notes, and bm25 scored every match first: the fast ranking of the
-passes was skipped); and the allowed notes fetched for the vector list were as many rows as
-the filter passes (15 ms at 50,000 notes for ``modified:<10y``).
-
-Here each filter is a set of note ids read from an index alone (a tag's rows, a property's, a
+Each filter is a set of note ids read from an index alone (a tag's rows, a property's, a
 link's, the file times', the creation times', the paths'): a lexical pass keeps the matches in
 every set as it ranks them (``+rowid IN (…)``, or ``NOT IN`` the notes a set removes), so that
-only those are scored, and the vector list masks its notes by the same ids, fetched once
-(:class:`NoteIds`).  A date filter that passes more than half the notes is stated by the notes
-it removes instead, fewer to read (``modified:<10y`` removes none, and is then no set at all).
-The sets are exactly the notes ``filter_clause`` passes: every note has its creation time
+only those are scored (:meth:`Restriction.fts_sql`); the vector list masks its notes by the same
+ids, fetched once (:class:`NoteIds`), and ``explain`` ranks a note by that very mask; a statement
+that reads the notes themselves (a listing, a lexical pass read whole, the title matches)
+filters by the sets as one condition (:meth:`Restriction.where`).  (Stated as one condition per
+filter on each row instead, the filters read each note's row, body and all: about 2 µs a note at
+50,000 notes, and the fast ranking of the passes was skipped.)  A date filter that passes more
+than half the notes is stated by the notes it removes instead, fewer to read (``modified:<10y``
+removes none, and is then no set at all); every note has its creation time
 (:func:`explorer.index.store.upsert_note` writes it with the note), so that a ``created:``
 filter may be stated either way.
 """
@@ -28,6 +27,7 @@ import numpy.typing as npt
 
 from explorer.index.links import link_ids_sql
 from explorer.search.query.date_filter import DateFilter
+from explorer.search.query.property_filter import PropertyFilter
 from explorer.search.query.query import Query
 
 
@@ -42,6 +42,11 @@ class IdSet:
     keep: bool = True
     words: bool = False
 
+    def passes(self, conn: sqlite3.Connection, note_id: int) -> bool:
+        """Whether the note ``note_id`` passes this set (what ``explain`` says of a filter)."""
+        (inside,) = conn.execute(f"SELECT ? IN ({self.sql})", (note_id, *self.params)).fetchone()
+        return bool(inside) == self.keep
+
 
 @dataclass(frozen=True, slots=True)
 class Restriction:
@@ -49,18 +54,30 @@ class Restriction:
 
     sets: tuple[IdSet, ...]
 
-    def fts_sql(self, rowid: str = "notes_fts.rowid") -> tuple[str, list[object]]:
+    def fts_sql(
+        self, rowid: str = "notes_fts.rowid", *, words: bool = False
+    ) -> tuple[str, list[object]]:
         """`` AND`` conditions on an FTS5 match's ``rowid`` (``+``: a filter on the matches,
         which FTS5 must not take as a rowid constraint to run the query by), and their
-        parameters; ``""`` when no set is left."""
+        parameters; ``""`` when no set is left.  ``words``: the excluded words' set too (a
+        lexical pass excludes them in its own expression; notes found otherwise need it)."""
         sql = ""
         params: list[object] = []
         for part in self.sets:
-            if part.words:
+            if part.words and not words:
                 continue
             sql += f" AND +{rowid} {'IN' if part.keep else 'NOT IN'} ({part.sql})"
             params.extend(part.params)
         return sql, params
+
+    def where(self, alias: str = "n") -> tuple[str, list[object]]:
+        """Every set, excluded words too, as one condition on a row of ``notes`` as ``alias``
+        (what a statement that reads the notes themselves filters by: a listing, a lexical
+        pass read whole, the title matches)."""
+        sql = " AND ".join(
+            f"{alias}.id {'IN' if part.keep else 'NOT IN'} ({part.sql})" for part in self.sets
+        )
+        return sql or "1", [param for part in self.sets for param in part.params]
 
     def note_ids(self, conn: sqlite3.Connection) -> NoteIds:
         """Every set's ids, read now (what the vector list masks its notes by, later and on
@@ -95,24 +112,23 @@ class NoteIds:
         return passes
 
 
+def where_passing(restricted: Restriction | None, alias: str = "n") -> tuple[str, list[object]]:
+    """:meth:`Restriction.where` of ``restricted``; ``"1"`` (every note) without filters."""
+    return restricted.where(alias) if restricted is not None else ("1", [])
+
+
 def restriction(conn: sqlite3.Connection, query: Query) -> Restriction | None:
     """The sets of ``query``'s filters and excluded words, or ``None`` when it has neither."""
     if not (query.has_filters or query.excluded):
         return None
-    sets: list[IdSet] = [
-        IdSet("SELECT t.note_id FROM note_tags t WHERE t.tag = ?", (tag,)) for tag in query.tags
-    ]
+    sets: list[IdSet] = [tag_set(tag) for tag in query.tags]
     if query.paths:
-        sets.append(_paths(query.paths))
+        sets.append(paths_set(query.paths))
     for kind, values in (("linkto", query.links_to), ("linkedfrom", query.linked_from)):
-        for value in values:
-            sql, params = link_ids_sql(kind, value)
-            sets.append(IdSet(sql, tuple(params)))
-    for prop in query.properties:
-        sql, params = prop.ids_sql()
-        sets.append(IdSet(sql, tuple(params), keep=not prop.negative))
+        sets.extend(link_set(kind, value) for value in values)
+    sets.extend(property_set(prop) for prop in query.properties)
     for date in query.dates:
-        part = _date(conn, date, query.now)
+        part = date_set(conn, date, query.now)
         if part is not None:
             sets.append(part)
     excluded = query.fts_excluded()
@@ -123,7 +139,24 @@ def restriction(conn: sqlite3.Connection, query: Query) -> Restriction | None:
     return Restriction(tuple(sets))
 
 
-def _date(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSet | None:
+def tag_set(tag: str) -> IdSet:
+    """The notes tagged ``tag``."""
+    return IdSet("SELECT t.note_id FROM note_tags t WHERE t.tag = ?", (tag,))
+
+
+def link_set(kind: str, value: str) -> IdSet:
+    """The notes a ``linkto:`` or ``linkedfrom:`` filter passes."""
+    sql, params = link_ids_sql(kind, value)
+    return IdSet(sql, tuple(params))
+
+
+def property_set(prop: PropertyFilter) -> IdSet:
+    """The notes a ``[name:value]`` filter passes (``-[…]``: those it removes)."""
+    sql, params = prop.ids_sql()
+    return IdSet(sql, tuple(params), keep=not prop.negative)
+
+
+def date_set(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSet | None:
     """The notes ``date`` passes, or those it removes when they are fewer (``None``: it
     removes none)."""
     if date.field == "created":
@@ -141,7 +174,7 @@ def _date(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSe
     return keep if passing <= failing else remove
 
 
-def _paths(prefixes: list[str]) -> IdSet:
+def paths_set(prefixes: list[str]) -> IdSet:
     """The notes under any of ``prefixes``: a range of the paths' index each (the prefix up to
     the first text after all it starts), the prefix itself checked within it."""
     parts: list[str] = []

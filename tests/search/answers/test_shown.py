@@ -3,9 +3,16 @@ settings and the baseline."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+from explorer.embed.provider import EmbedderProvider
+from explorer.index.db import IndexDB
+from explorer.index.sync import sync_vault
 from explorer.search.answers.compare import compare_responses
 from explorer.search.answers.shown import Shown
-from explorer.search.fusion.cached import MIN_FETCH_DEPTH, CachedLists
+from explorer.search.fusion.cached import MIN_FETCH_DEPTH, CachedLists, fetch_options
+from explorer.search.fusion.hybrid import Searcher
 from explorer.search.query.options import SearchOptions
 from tests.search.helpers import candidates
 
@@ -79,3 +86,29 @@ def test_the_snippets_still_to_make_are_those_of_the_lexical_hits_shown() -> Non
     pinned = Shown(two, SearchOptions(mode="fts", limit=3)).with_lists(lists)
     third = found.lexical[2][0]
     assert set(pinned.unsnipped()) == {*first_two, third}  # the baseline's rows show too
+
+
+def test_settling_reads_the_snippets_shown_and_the_sort_in_one_go(
+    write: Callable[[str, str | bytes], Path],
+    vault: Path,
+    open_db: Callable[[Path], IndexDB],
+) -> None:
+    for i in range(30):
+        write(f"n{i:02}.md", f"# {chr(ord('z') - i % 26)} note {i}\n\n{'filler ' * i}cache\n")
+    db = open_db(vault)
+    sync_vault(db)
+    searcher = Searcher(db, EmbedderProvider.disabled())
+    options = SearchOptions(mode="fts", limit=10, sort="title")
+    fetched = searcher.candidates("cache", fetch_options(options), snippets=False)
+    shown = Shown(options).with_lists(CachedLists.of("cache", fetched, options))
+    assert not shown.settled and shown.hit_order is None and len(shown.unsnipped()) == 10
+
+    settled = shown.settle(db.conn)
+    assert settled.settled and settled.settle(db.conn) is settled  # nothing left to read
+    assert settled.hit_order == [h.path for h in searcher.search("cache", options).hits]
+    every = searcher.candidates("cache", fetch_options(options))  # every snippet made
+    fresh = Shown(options).with_lists(CachedLists.of("cache", every, options))
+    assert settled.response is not None and fresh.response is not None
+    assert settled.response.hits == fresh.response.hits  # as a fusion with them would give
+    assert all(hit.snippet for hit in settled.response.hits)
+    assert len(settled.lists.candidates.unsnipped) == 30 - 10  # type: ignore[union-attr]

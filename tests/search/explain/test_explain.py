@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.embed.base import FakeEmbedder
+from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
 from explorer.search.explain.explain import NoteNotIndexed, explain, stem_words
 from explorer.search.fusion.hybrid import Searcher
@@ -116,3 +118,28 @@ def test_a_note_below_the_depth_is_told_the_depth_that_brings_it_in(
         path in {h.path for h in sample_searcher.search(query, deeper).hits}
         or explain(sample_searcher, query, path, deeper).fused.rank is not None
     )
+
+
+def test_explain_reuses_the_search_s_query_vector_and_filter_mask(
+    write: Callable[[str, str | bytes], Path],
+    vault: Path,
+    open_db: Callable[[Path], IndexDB],
+    fake: FakeEmbedder,
+) -> None:
+    """The query is embedded once (for the candidates), and the note's vector rank is counted
+    among the notes the search's own filter mask passes: no filter statement of explain's own."""
+    for i in range(12):
+        tag = "#ops" if i % 2 else "#home"
+        write(f"n{i:02}.md", f"# Note {i}\n\ndeploy {'rollback ' * (i % 4)}server {tag}\n")
+    searcher = build_index(open_db(vault), EmbedderProvider.of(fake))
+    options = replace(OPTIONS, mode="semantic", depth=3, min_sim=0.0, min_rel=0.0, limit=3)
+    query = "deploy rollback tag:ops"
+    listed = [v.path for v in searcher.candidates(query, replace(options, depth=50)).vector]
+    assert len(listed) == 6  # the notes tagged ops, best first
+    statements: list[str] = []
+    searcher.db.conn.set_trace_callback(statements.append)
+    before = fake.calls
+    e = explain(searcher, query, listed[4], options)
+    assert fake.calls - before == 1  # the candidates' embedding, not a second one
+    assert e.vector.rank == 5 and "vector-depth" in e.reasons
+    assert not [s for s in statements if s.startswith("SELECT id FROM notes n WHERE")]

@@ -18,6 +18,7 @@ from explorer.search.fusion.hybrid import Searcher
 from explorer.search.fusion.results import SemanticUnavailable
 from explorer.search.query.options import SearchOptions
 from explorer.search.query.query import QueryError
+from explorer.stages import recording
 from tests.conftest import build_index
 
 Write = Callable[[str, str | bytes], Path]
@@ -359,3 +360,40 @@ def test_a_searcher_per_request_counts_each_term_once_while_the_index_is_unchang
     write("dev/rollback.md", "# Rollback\n\nthe deploy rollback failed\n")
     build_index(small.db, small.provider)
     assert counts_run("why does the deploy rollback fail") > 0
+
+
+def test_a_recorded_search_says_where_its_time_went(small: Searcher) -> None:
+    """Each step of a hybrid search is a stage of its own (the vector list's ranked beside the
+    lexical list), and the stages of the search's thread cover the search: their sum is its
+    time, but for the few statements between them."""
+    options = SearchOptions(mode="hybrid")
+    small.search("warm the model up", options)
+    runs = []
+    for _ in range(5):
+        with recording() as steps:
+            small.search("why deploy the api pipeline", options)
+        runs.append(steps)
+    steps = runs[-1]
+    assert {
+        "parse",
+        "filters",
+        "vector refresh",
+        "lexical: all words",
+        "lexical: any word",
+        "lexical: coverage",
+        "vector hand-off",
+        "lexical: other",
+        "vector list (waited for)",
+        "vector rows",
+        "note rows",
+        "titles",
+        "fusion",
+        "snippets",
+        "sort",
+        "query embedding",
+        "vector top-k",
+    } <= set(steps.ms)
+    assert steps.beside == {"query embedding", "vector top-k"}
+    assert all(s.own_ms <= s.total_ms for s in runs)
+    # Best of five, so that a neighbour's time slice between two stages does not decide it.
+    assert max(s.own_ms / s.total_ms for s in runs) >= 0.9

@@ -127,6 +127,10 @@ def test_a_stale_note_typed_by_its_title_is_not_demoted(searcher: Searcher) -> N
 def test_filters_hold_for_the_title_too(searcher: Searcher) -> None:
     assert "Refund policy.md" not in first(searcher, "refund policy path:billing/", "fts", 20)
     assert "Refund policy.md" not in first(searcher, "refund policy -money", "hybrid", 20)
+    # Found by its alias alone: the excluded word and a property filter hold all the same.
+    assert first(searcher, "return rules", "fts") == ["Money back.md"]
+    assert "Money back.md" not in first(searcher, "return rules -comes", "fts", 20)
+    assert "Money back.md" not in first(searcher, "return rules [status:stale]", "hybrid", 20)
 
 
 def test_semantic_mode_and_the_rank_methods_rank_as_documented(searcher: Searcher) -> None:

@@ -16,12 +16,12 @@ from explorer.index.db import IndexDB
 from explorer.index.store import created_of
 from explorer.index.sync import sync_vault
 from explorer.search.fusion.hybrid import Searcher
-from explorer.search.lists.lexical import filter_clause
 from explorer.search.query.options import SearchOptions
 from explorer.search.query.query import parse_query
 from explorer.vault.parse import parse_note
 from explorer.vault.scan import FileStat
 from tests.conftest import build_index
+from tests.search.helpers import filter_clause
 
 Write = Callable[[str, str | bytes], Path]
 DAY = 86400

@@ -7,6 +7,7 @@ from dataclasses import fields, replace
 
 import pytest
 
+from explorer.index.vectors import VectorHit
 from explorer.search.query.options import (
     MODES,
     PARAMETERS,
@@ -188,3 +189,13 @@ def test_presets_by_name_on_the_command_line_and_in_key_value_text() -> None:
         QueryError, match="unknown preset 'best'; choose one of default, convex, seed"
     ):
         parse("preset=best")
+
+
+def test_the_floors_keep_the_head_of_a_best_first_list() -> None:
+    """The one place a vector list meets its floors (the search, a re-fusion, explain)."""
+    cosines = [VectorHit(i, score, 0, 1) for i, score in enumerate((0.9, 0.5, 0.45, 0.2))]
+    assert SearchOptions(min_sim=0.3, min_rel=0.0).above_floor(cosines) == cosines[:3]
+    assert SearchOptions(min_sim=0.0, min_rel=0.5).above_floor(cosines) == cosines[:3]  # 0.45
+    assert SearchOptions(min_sim=0.0, min_rel=0.6).above_floor(cosines) == cosines[:1]
+    assert SearchOptions(min_sim=0.95, min_rel=0.0).above_floor(cosines) == []
+    assert SearchOptions().above_floor([]) == []

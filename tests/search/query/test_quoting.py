@@ -13,10 +13,10 @@ from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
 from explorer.index.text import INVISIBLE
 from explorer.search.answers.facets import facets
-from explorer.search.lists.lexical import filter_clause
 from explorer.search.query.query import parse_query
 from explorer.search.query.quoting import filter_text, quoted, unquoted
 from explorer.vault.parse import normalize_tag
+from tests.search.helpers import filter_clause
 
 Write = Callable[[str, str | bytes], Path]
 

@@ -1,7 +1,7 @@
 """Filters worked out once per query (:mod:`explorer.search.query.restriction`): a filtered search's
 lists are the unfiltered lists with only the notes the filters pass, in fts, semantic and hybrid.
 
-What the notes pass is read here with :func:`explorer.search.lists.lexical.filter_clause` (one
+What the notes pass is read here with :func:`tests.search.helpers.filter_clause` (one
 condition on each row of ``notes``: the definition the restriction must keep), and each list of
 the filtered query is compared, entry by entry (path, score, pass), with the unfiltered list of
 the same words kept to those notes.  The lists are deep enough to hold every note that matches.
@@ -20,13 +20,14 @@ import pytest
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
+from explorer.search.explain.explain import explain
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.fusion.results import Candidates
-from explorer.search.lists.lexical import filter_clause
-from explorer.search.query.options import SearchOptions
+from explorer.search.query.options import MAX_LIMIT, SearchOptions
 from explorer.search.query.query import parse_query
-from explorer.search.query.restriction import restriction
+from explorer.search.query.restriction import restriction, where_passing
 from tests.conftest import build_index
+from tests.search.helpers import filter_clause
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -164,3 +165,33 @@ def test_a_date_filter_passing_most_notes_is_stated_by_the_few_it_removes(
 
 def test_no_filter_no_restriction(searcher: Searcher) -> None:
     assert restriction(searcher.db.conn, parse_query("garden soil")) is None
+
+
+@pytest.mark.parametrize("filters", [*FILTERS, "-tomato", "tag:veg -soil"])
+def test_a_statement_over_the_notes_filters_by_the_same_sets(
+    searcher: Searcher, filters: str
+) -> None:
+    """A listing, a lexical pass read whole and the title matches filter by the restriction's
+    sets as one condition: exactly the notes the filters, stated one by one, pass."""
+    conn = searcher.db.conn
+    passing = _passing(searcher, filters)
+    where, params = where_passing(restriction(conn, parse_query(filters)))
+    rows = conn.execute(f"SELECT n.path FROM notes n WHERE {where}", params)
+    assert {str(r[0]) for r in rows} == passing
+    listing = searcher.candidates(filters, SearchOptions(limit=MAX_LIMIT))
+    assert listing.listing and listing.matched == len(passing)
+
+
+@pytest.mark.parametrize("filters", FILTERS)
+def test_explain_says_a_note_fails_a_filter_as_the_restriction_keeps_it_out(
+    searcher: Searcher, filters: str
+) -> None:
+    """``explain``'s verdict on each filter is the note in that filter's set of the search's
+    own restriction: a note passes every filter (and holds no excluded word) exactly when the
+    filters pass it."""
+    passing = _passing(searcher, filters)
+    rows = searcher.db.conn.execute("SELECT path FROM notes ORDER BY path LIMIT 12")
+    for (path,) in rows:
+        e = explain(searcher, f"garden {filters}", str(path), SearchOptions(mode="fts"))
+        passes = all(f.passes for f in e.filters) and not any(x.present for x in e.exclusions)
+        assert passes == (path in passing), (path, e.filters, e.exclusions)
