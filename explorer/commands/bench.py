@@ -97,6 +97,24 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         "the chunks embedded again in the background",
     )
     p.add_argument(
+        "--first-hour",
+        nargs="?",
+        const=40_000,
+        type=positive_count,
+        metavar="NOTES",
+        help="instead, the first hour of VAULT or of a generated vault of NOTES notes (default "
+        "40000): `index` in a child process, timed to every note searchable by words, its "
+        "memory while it embeds, and kill -9 in the embedding and in the word index, each "
+        "resumed by a new `index`",
+    )
+    p.add_argument(
+        "--embed-minutes",
+        type=finite_float,
+        default=5.0,
+        metavar="MIN",
+        help="--first-hour: minutes of embedding watched before the kill (default 5)",
+    )
+    p.add_argument(
         "--keep",
         action="store_true",
         help="keep the generated vault and its index (printed) instead of deleting",
@@ -107,6 +125,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 def cmd_bench(args: argparse.Namespace) -> int:
     from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
 
+    if args.first_hour is not None:
+        return first_hour(args)
     settings = BenchSettings(
         vault=expand_home(args.vault) if args.vault else None,
         notes=args.notes,
@@ -151,3 +171,26 @@ def cmd_bench(args: argparse.Namespace) -> int:
 def _hybrid_p95(result: dict[str, Any]) -> float | None:
     hybrid = result.get("latencyMs", {}).get("hybrid")
     return None if hybrid is None else float(hybrid["p95"])
+
+
+def first_hour(args: argparse.Namespace) -> int:
+    """``bench --first-hour``: :mod:`explorer.evaluate.first_hour`."""
+    from explorer.evaluate.first_hour import FirstHourSettings, format_first_hour, run_first_hour
+
+    if args.embed_minutes <= 0:
+        raise UsageError("--embed-minutes must be positive")
+    settings = FirstHourSettings(
+        vault=expand_home(args.vault) if args.vault else None,
+        notes=args.first_hour,
+        seed=args.seed,
+        embed_minutes=args.embed_minutes,
+        keep=args.keep,
+        model=args.model,
+    )
+    result = run_first_hour(settings, args.data_dir)
+    if args.json:
+        dump_json(result)
+    else:
+        for line in format_first_hour(result).splitlines():
+            say(line)
+    return 0

@@ -103,6 +103,10 @@ class SyncReport:
 #: a first sync of 50k notes a question cost about three times what it costs on one segment.
 #: Smaller syncs leave the merging to FTS5's automerge.
 OPTIMIZE_NOTES = 1000
+#: The meta key set in the transaction that takes a sync's notes written to
+#: :data:`OPTIMIZE_NOTES`, and deleted with the merge: a sync killed before its merge leaves
+#: it to the next sync, however few notes that one writes.
+UNMERGED_META = "words_unmerged"
 
 
 def sync_vault(
@@ -186,6 +190,8 @@ def sync_vault(
                     _apply(conn, root, st, known.get(st.rel), failed.get(st.rel), written)
                     end += 1
                 store.log_vector_changes(conn, written.vector_changes)
+                if _written(report) + _written(part) >= OPTIMIZE_NOTES:
+                    db.set_meta(UNMERGED_META, "1")
                 if defer:
                     db.set_meta(links.UNRESOLVED_META, "1")
                 else:  # links to and from the notes written resolve in the same transaction
@@ -206,16 +212,24 @@ def sync_vault(
     with db.transaction() as conn:
         if unresolved:
             links.resolve_keys(conn, unresolved)
-            conn.execute("DELETE FROM meta WHERE key = ?", (links.UNRESOLVED_META,))
             db.bump_generation()
+        # Everything owed is resolved now, even when a sync in several transactions wrote no
+        # link (its notes read again and found the same) or the vault has none.
+        conn.execute("DELETE FROM meta WHERE key = ?", (links.UNRESOLVED_META,))
         if report.changed_anything:
             report.vectors_removed = store.delete_orphan_vectors(conn)
-        if len(report.added) + len(report.changed) >= OPTIMIZE_NOTES:
+        if db.get_meta(UNMERGED_META) is not None:
             store.optimize_words(conn)
+            conn.execute("DELETE FROM meta WHERE key = ?", (UNMERGED_META,))
         db.set_meta("last_sync", str(time.time()))
     report.seconds = time.perf_counter() - started
     db.set_meta("last_sync_summary", report.summary())
     return report
+
+
+def _written(report: SyncReport) -> int:
+    """Notes a sync (or a part of one) wrote into the word index."""
+    return len(report.added) + len(report.changed)
 
 
 #: The meta key of the form the index's chunks are embedded in.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,8 +18,13 @@ from explorer.embed import threads
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
+from explorer.evaluate.synth import generate_vault
 from explorer.index.db import IndexDB
-from tests.commands.helpers import run_program
+from tests.commands.helpers import (
+    assert_nothing_embedded_twice,
+    kill_then_resume,
+    run_program,
+)
 
 
 @pytest.fixture(autouse=True)
@@ -179,3 +186,25 @@ def test_an_index_only_its_owner_can_read_whatever_the_umask(
         assert "readable by you" not in capsys.readouterr().err
     finally:
         os.umask(old)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("during", ["words", "vectors"])
+def test_an_index_killed_at_any_moment_is_finished_by_the_next_run(
+    tmp_path: Path, procs: list[subprocess.Popen[bytes]], during: str
+) -> None:
+    # kill -9 while notes are written, or while chunks are embedded: the next ``index``
+    # carries on from what was committed (the notes written are unchanged to it, the texts
+    # embedded are not embedded again) and leaves the index a clean run makes.
+    vault = tmp_path / "vault"
+    generate_vault(vault, 600, seed=7)  # headings, lists, links, front matter
+    slow = {"note_pause": 0.005} if during == "words" else {"embed_pause": 0.2}
+    killed = kill_then_resume(
+        vault, tmp_path / "data", tmp_path, "index", procs, during=during, **slow
+    )
+    assert_nothing_embedded_twice(killed, batch=128)
+    if during == "words":
+        assert killed.first == []  # the words first, then the vectors
+        summary = re.search(r"(\d+) added, .* (\d+) unchanged", killed.output)
+        assert summary is not None
+        assert (int(summary[1]), int(summary[2])) == (600 - killed.notes, killed.notes)

@@ -18,10 +18,18 @@ from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
+from explorer.evaluate.synth import generate_vault
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import pending_count
 from explorer.index.sync import sync_vault
-from tests.commands.helpers import run_program, start_watch, wait_running
+from explorer.live.embedder import EMBED_BATCH
+from tests.commands.helpers import (
+    assert_nothing_embedded_twice,
+    kill_then_resume,
+    run_program,
+    start_watch,
+    wait_running,
+)
 from tests.privileges import unprivileged
 from tests.waiting import wait_until
 
@@ -484,3 +492,19 @@ def test_sigusr1_pauses_and_sigusr2_resumes_a_watch_s_embedding_and_status_says_
     assert proc.wait(30) == 0
     out = log.read_text()
     assert "notes searchable by meaning" in out and "Traceback" not in out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("during", ["words", "vectors"])
+def test_a_watch_killed_at_any_moment_is_finished_by_the_next_start(
+    tmp_path: Path, procs: list[subprocess.Popen[bytes]], during: str
+) -> None:
+    # kill -9 in the start-up reconcile of a new vault, or in its embedding: the next watch
+    # finishes both, embeds nothing the first one stored, and leaves what a clean index holds.
+    vault = tmp_path / "vault"
+    generate_vault(vault, 600, seed=7)
+    slow = {"note_pause": 0.005} if during == "words" else {"embed_pause": 0.02}
+    killed = kill_then_resume(
+        vault, tmp_path / "data", tmp_path, "watch", procs, during=during, **slow
+    )
+    assert_nothing_embedded_twice(killed, batch=EMBED_BATCH)

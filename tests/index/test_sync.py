@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from explorer.embed.base import FakeEmbedder
-from explorer.index import sync
+from explorer.index import links, sync
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
@@ -135,6 +135,8 @@ def test_broken_files_are_reported_and_the_rest_indexed(
     assert "notes_fts" in mentions(db, "café")
 
 
+#: A sync killed (``os._exit``, no clean-up) as it applies its ``argv[3]``-th note, with
+#: ``OPTIMIZE_NOTES`` at ``argv[4]``.
 _PARTIAL = """
 import sys
 from pathlib import Path
@@ -146,11 +148,12 @@ count = 0
 def dying(*args, **kwargs):
     global count
     count += 1
-    if count == 130:
+    if count == int(sys.argv[3]):
         import os
         os._exit(9)  # killed mid-batch, no cleanup
     return real(*args, **kwargs)
 sync._apply = dying
+sync.OPTIMIZE_NOTES = int(sys.argv[4])
 sync.sync_vault(db, batch_size=50)
 """
 
@@ -163,7 +166,9 @@ def test_killed_sync_then_rerun_equals_a_single_run(
             write(f"f{i % 7}/n{i}.md", f"---\ntags: [t{i % 5}]\n---\n# Note {i}\n\nthe note x{i}\n")
         )
     killed_data, clean_data = tmp_path / "killed", tmp_path / "clean"
-    proc = subprocess.run([sys.executable, "-c", _PARTIAL, str(vault), str(killed_data)])
+    proc = subprocess.run(
+        [sys.executable, "-c", _PARTIAL, str(vault), str(killed_data), "130", "1000"]
+    )
     assert proc.returncode == 9
     db = IndexDB.open(vault, killed_data)
     assert 0 < table_counts(db)["notes"] < 300  # the kill really left work undone
@@ -546,6 +551,45 @@ def test_a_large_sync_leaves_the_word_index_in_one_segment(
     hits = db.conn.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'shared'").fetchall()
     assert len(hits) == 39
     db.close()
+
+
+def test_a_large_sync_killed_before_its_merge_leaves_it_to_the_next_sync(
+    vault: Path, write: Write, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Killed in its last batch, before the merge, a first sync left the word index in many
+    # segments (each transaction adds some), and the next sync, writing few notes, never
+    # merged them: every question then paid for all of them.
+    monkeypatch.setattr(sync, "OPTIMIZE_NOTES", 100)
+    for i in range(300):
+        _age(write(f"n{i}.md", f"# Note {i}\n\nword{i} shared text\n"))
+    data = tmp_path / "killed"
+    proc = subprocess.run([sys.executable, "-c", _PARTIAL, str(vault), str(data), "280", "100"])
+    assert proc.returncode == 9
+    db = IndexDB.open(vault, data)
+    assert table_counts(db)["notes"] == 250 and _fts_segments(db) > 1
+    sync_vault(db, batch_size=50)  # 50 notes to write: fewer than OPTIMIZE_NOTES
+    assert _fts_segments(db) == 1
+    sync_vault(db, batch_size=50)  # merged once: the next syncs leave it to the automerge
+    (vault / "n1.md").write_text("# Note 1\n\nedited once\n", encoding="utf-8")
+    _age(vault / "n1.md")
+    sync_vault(db, batch_size=50)
+    assert _fts_segments(db) == 2
+    db.close()
+
+
+def test_a_sync_in_transactions_that_writes_no_link_owes_none(
+    vault: Path, write: Write, open_db: Callable[[Path], IndexDB]
+) -> None:
+    # Notes indexed within the timestamps' resolution are read again by the next sync and
+    # found the same: in several transactions, that sync marked the links owed to be resolved
+    # and, having written none, never cleared the mark (the sync after resolved them all again).
+    for i in range(10):
+        write(f"n{i}.md", f"# Note {i}\n\nsee [[n{(i + 1) % 10}]]\n")
+    db = open_db(vault)
+    sync_vault(db, batch_size=2)
+    report = sync_vault(db, batch_size=2)  # just indexed: every note hashed again
+    assert report.unchanged == 10
+    assert db.get_meta(links.UNRESOLVED_META) is None
 
 
 def test_a_skipped_file_that_becomes_a_note_is_no_longer_listed(
