@@ -11,8 +11,8 @@ import pytest
 
 from explorer.embed import provider as provider_module
 from explorer.embed.base import FakeEmbedder
+from explorer.embed.models import model_name
 from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.embed.sbert import model_name
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending
 from explorer.index.sync import sync_vault

@@ -10,8 +10,6 @@ from typing import Any
 
 from explorer.commands.common import count, positive_count
 from explorer.console import UsageError, dump_json, finite_float, say, whole_number
-from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
-from explorer.evaluate.first_hour import FirstHourSettings, format_first_hour, run_first_hour
 from explorer.home import expand_home
 
 
@@ -125,6 +123,8 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
+    from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
+
     if args.first_hour is not None:
         return first_hour(args)
     settings = BenchSettings(
@@ -175,6 +175,8 @@ def _hybrid_p95(result: dict[str, Any]) -> float | None:
 
 def first_hour(args: argparse.Namespace) -> int:
     """``bench --first-hour``: :mod:`explorer.evaluate.first_hour`."""
+    from explorer.evaluate.first_hour import FirstHourSettings, format_first_hour, run_first_hour
+
     if args.embed_minutes <= 0:
         raise UsageError("--embed-minutes must be positive")
     settings = FirstHourSettings(

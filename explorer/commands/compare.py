@@ -10,9 +10,6 @@ from typing import Any
 
 from explorer.commands.common import open_readonly
 from explorer.console import dump_json, say, vault_folder, whole_number
-from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.search.answers.compare import compare_query
-from explorer.search.fusion.hybrid import Searcher
 from explorer.search.query import options as search_options
 from explorer.search.query.options import Mode
 from explorer.search.query.query import QueryError
@@ -43,6 +40,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    from explorer.embed.provider import EmbedderProvider, shared_provider
+    from explorer.search.answers.compare import compare_query
+    from explorer.search.fusion.hybrid import Searcher
+
     vault = vault_folder(args.vault, readable=False)
     a, b = _settings(args.a, "--a", args.limit), _settings(args.b, "--b", args.limit)
     db = open_readonly(vault, args.data_dir)

@@ -9,13 +9,6 @@ from typing import Any
 
 from explorer.commands.common import positive_count
 from explorer.console import TerminalProgress, UsageError, dump_json, say
-from explorer.embed.provider import shared_provider
-from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
-from explorer.evaluate.judgments import judgments_path
-from explorer.evaluate.report import format_report, stderr_log, write_per_query
-from explorer.evaluate.runner import evaluate_beir, evaluate_vault
-from explorer.evaluate.settings import EVAL_OPTIONS, EvalError, EvalSettings
-from explorer.evaluate.sweep import DEFAULT_GRID, format_sweep, grid, parse_grid, sweep
 from explorer.home import expand_home
 from explorer.search.query import options as search_options
 from explorer.search.query.query import QueryError
@@ -72,6 +65,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
+    from explorer.embed.provider import shared_provider
+    from explorer.evaluate.datasets import DatasetError, load_beir, load_judgments
+    from explorer.evaluate.judgments import judgments_path
+    from explorer.evaluate.report import format_report, stderr_log, write_per_query
+    from explorer.evaluate.runner import evaluate_beir, evaluate_vault
+    from explorer.evaluate.settings import EVAL_OPTIONS, EvalError, EvalSettings
+    from explorer.evaluate.sweep import DEFAULT_GRID, format_sweep, grid, parse_grid, sweep
+
     folder = expand_home(args.dataset)
     if not folder.is_dir():
         raise UsageError(f"not a folder: {args.dataset}")

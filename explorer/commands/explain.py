@@ -9,7 +9,6 @@ from typing import Any
 from explorer.commands.common import say_ignored
 from explorer.commands.warm import alone, served, show
 from explorer.console import vault_folder
-from explorer.embed.provider import EmbedderProvider, shared_provider
 from explorer.mcp.requests import ExplainRequest
 from explorer.search.query import options as search_options
 from explorer.search.query.options import Mode
@@ -34,6 +33,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
     request = ExplainRequest(args.query, args.note, options)
     answered = served(vault, args.data_dir, args.model, request)
     if answered is None:
+        from explorer.embed.provider import EmbedderProvider, shared_provider
+
         provider = shared_provider(args.model) if options.mode != Mode.FTS else None
         chosen = provider or EmbedderProvider.disabled()
         answered = alone(vault, args.data_dir, args.model, chosen, request)

@@ -7,17 +7,16 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.commands.common import add_embed_threads, apply_embed_threads, open_index
 from explorer.console import TerminalProgress, say, vault_folder
-from explorer.embed.provider import shared_provider
 from explorer.index.db import IndexDB, index_path
-from explorer.index.embedding import pending_counts
 from explorer.index.lease import WriterLease
-from explorer.index.sync import SyncReport
-from explorer.index.update import Update, bring_up_to_date
-from explorer.live.progress import RateMeter, progress_text, searchable_text
+
+if TYPE_CHECKING:
+    from explorer.index.sync import SyncReport
+    from explorer.index.update import Update
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -38,6 +37,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 def index_vault(args: argparse.Namespace, vault: Path) -> int:
     """``index``'s work; the caller holds the writer lease."""
+    from explorer.embed.provider import shared_provider
+    from explorer.index.update import bring_up_to_date
+    from explorer.live.progress import RateMeter, progress_text
+
     progress = TerminalProgress()
     db = open_index(args, vault)
     try:
@@ -67,6 +70,9 @@ def index_vault(args: argparse.Namespace, vault: Path) -> int:
 
 def _embedded(db: IndexDB, model: str, update: Update) -> str:
     """What the embedding did, in a line for the user."""
+    from explorer.index.embedding import pending_counts
+    from explorer.live.progress import searchable_text
+
     if update.embedded is None:
         return f"semantic index not updated: {update.unavailable}"
     report = update.embedded

@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.console import UsageError, dump_json, say, vault_folder
-from explorer.embed.provider import shared_provider
-from explorer.embed.sbert import ENV_MODEL
+from explorer.embed.models import ENV_MODEL
 from explorer.home import expand_home
 from explorer.index.db import ENV_DATA_DIR, data_dir
 
@@ -69,6 +68,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         dump_json(client_config(vault, args.data_dir, args.model, sync=args.sync))
         say(f"vault-explorer: configured to serve {vault}", sys.stderr)
         return 0
+    from explorer.embed.provider import shared_provider
     from explorer.mcp.reader import VaultReader
     from explorer.mcp.server import serve
 

@@ -33,7 +33,7 @@ from explorer.commands import (
 )
 from explorer.commands.common import Command, Registrar, check_data_dir, report, run
 from explorer.display import safe_text
-from explorer.embed.sbert import ENV_MODEL
+from explorer.embed.models import ENV_MODEL
 from explorer.home import expand_home
 from explorer.index.db import data_dir
 from explorer.index.model_choice import model_for

@@ -15,10 +15,9 @@ from typing import Any
 
 from explorer.commands.warm import alone, served, show
 from explorer.console import say, vault_folder, whole_number
-from explorer.embed.provider import shared_provider
 from explorer.index.db import index_command
 from explorer.mcp.requests import RelatedRequest
-from explorer.search.answers.related import DEFAULT_LIMIT, MAX_LIMIT
+from explorer.search.answers.related_limits import DEFAULT_LIMIT, MAX_LIMIT
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -45,6 +44,8 @@ def cmd_related(args: argparse.Namespace) -> int:
     request = RelatedRequest(args.note, args.limit)
     answered = served(vault, args.data_dir, args.model, request)
     if answered is None:
+        from explorer.embed.provider import shared_provider
+
         answered = alone(vault, args.data_dir, args.model, shared_provider(args.model), request)
     data = answered.data or {}
     if not args.json and data.get("reason") is None and data.get("linksKnown") is False:

@@ -15,12 +15,9 @@ from typing import Any
 from explorer.commands.common import open_index, require_index, say_ignored
 from explorer.commands.warm import alone, served, show
 from explorer.console import TerminalProgress, UsageError, say, vault_folder
-from explorer.embed.provider import shared_provider
 from explorer.index.db import IndexUnavailable, index_path
 from explorer.index.lease import WriterLease, holder
-from explorer.index.update import bring_up_to_date
-from explorer.mcp.requests import SearchRequest
-from explorer.search.answers.answer import EMBED_BEFORE_SEARCH
+from explorer.mcp.requests import Answered, SearchRequest
 from explorer.search.answers.saved import SearchStore
 from explorer.search.query import options as search_options
 from explorer.search.query.options import Mode
@@ -87,6 +84,18 @@ def cmd_search(args: argparse.Namespace) -> int:
         if not args.no_sync:
             _kept_current(path)
         return show(answered, args.json)
+    return show(_search_alone(args, vault, path, request), args.json)
+
+
+def _search_alone(
+    args: argparse.Namespace, vault: Path, path: Path, request: SearchRequest
+) -> Answered:
+    """``request`` answered in this process, with none running to ask: the index first brought
+    up to date (unless ``--no-sync``, or another process keeps it current)."""
+    from explorer.embed.provider import shared_provider  # the model, numpy: only here
+    from explorer.index.update import bring_up_to_date
+    from explorer.search.answers.answer import EMBED_BEFORE_SEARCH
+
     lease = None if args.no_sync else WriterLease.try_acquire(path, "vault-explorer search")
     if not args.no_sync and lease is None:
         _kept_current(path)  # by another process: search the index as it keeps it
@@ -110,7 +119,7 @@ def cmd_search(args: argparse.Namespace) -> int:
                 lease.release()
     finally:
         db.close()
-    return show(alone(vault, args.data_dir, args.model, provider, request), args.json)
+    return alone(vault, args.data_dir, args.model, provider, request)
 
 
 def _kept_current(path: Path) -> None:

@@ -14,11 +14,9 @@ from typing import Any
 from explorer.commands.common import no_index
 from explorer.commands.index import index_vault
 from explorer.console import dump_json, say, vault_folder
-from explorer.embed.sbert import model_name
+from explorer.embed.models import model_name
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import WriterLease
-from explorer.live import Health, WatcherState, stored_health
-from explorer.live.health import waiting_text
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -34,6 +32,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
+    from explorer.live import Health, WatcherState, stored_health
+    from explorer.live.health import waiting_text
+
     vault = vault_folder(args.vault, readable=False)
     model = model_name(args.model)
     path = index_path(vault, args.data_dir)

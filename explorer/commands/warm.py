@@ -16,17 +16,19 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import explorer
 from explorer.commands.common import open_readonly
 from explorer.console import dump_json, env_number, say
-from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import model_name
+from explorer.embed.models import model_name
 from explorer.index.db import data_dir, index_path
 from explorer.index.lease import holder
 from explorer.live import serve
-from explorer.mcp.reader import VaultReader
-from explorer.mcp.requests import Answered, Request, answer, asked_for
+from explorer.mcp.requests import Answered, Request, asked_for
+
+if TYPE_CHECKING:
+    from explorer.embed.provider import EmbedderProvider
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +72,9 @@ def alone(
     """``request`` answered in this process, as a server answers it: through a
     :class:`VaultReader` of the index as it is (read-only); then a watch is left behind for
     the next command (:func:`leave_watch`), unless the request failed."""
+    from explorer.mcp.answers import answer  # the search itself: only when none answered
+    from explorer.mcp.reader import VaultReader
+
     open_readonly(vault, data).close()  # bad input: no index to read yet, or a newer one's
     reader = VaultReader(vault, data, provider)
     try:

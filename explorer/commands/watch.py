@@ -18,14 +18,14 @@ import sys
 import threading
 import time
 from types import FrameType
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from explorer.commands.common import add_embed_threads, apply_embed_threads
 from explorer.console import UsageError, finite_float, vault_folder
 from explorer.display import safe_text
-from explorer.embed.provider import EmbedderProvider, shared_provider
-from explorer.live import LiveEvent, LiveIndex, SyncEvent
-from explorer.mcp.warm import serve_vault
+
+if TYPE_CHECKING:
+    from explorer.live import LiveEvent
 
 #: Seconds between two "embedding N/M" lines (the end of a run is always logged).
 PROGRESS_EVERY = 5.0
@@ -68,6 +68,8 @@ class EventPrinter:
         self.errors: list[str] = []
 
     def __call__(self, event: LiveEvent) -> None:
+        from explorer.live import SyncEvent  # loaded already: the watch runs
+
         if event.kind == "embed-progress":
             if event.time - self._last_progress < PROGRESS_EVERY:
                 return
@@ -90,6 +92,10 @@ class EventPrinter:
 
 
 def cmd_watch(args: argparse.Namespace) -> int:
+    from explorer.embed.provider import EmbedderProvider, shared_provider
+    from explorer.live import LiveIndex
+    from explorer.mcp.warm import serve_vault
+
     vault = vault_folder(args.vault)
     if not args.reconcile_interval > 0:
         raise UsageError(f"--reconcile-interval must be positive, got {args.reconcile_interval:g}")

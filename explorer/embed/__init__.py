@@ -1,5 +1,3 @@
-"""Embeddings: the :class:`Embedder` seam and its backends."""
-
-from explorer.embed.base import Embedder, EmbedderUnavailable, FakeEmbedder
-
-__all__ = ["Embedder", "EmbedderUnavailable", "FakeEmbedder"]
+"""Embeddings: the :class:`~explorer.embed.base.Embedder` seam and its backends, and the models
+by name (:mod:`explorer.embed.models`, which loads nothing).  Nothing is imported here, so that
+naming a model does not load numpy."""

@@ -12,13 +12,9 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
-from explorer.errors import MachineError
+from explorer.embed.models import EmbedderUnavailable as EmbedderUnavailable
 
 Matrix = npt.NDArray[np.float32]
-
-
-class EmbedderUnavailable(MachineError, RuntimeError):
-    """No embedding model can be used; the message says why (shown to the user)."""
 
 
 @runtime_checkable

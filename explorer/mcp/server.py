@@ -65,7 +65,8 @@ from explorer.mcp.framing import Framing
 from explorer.mcp.reader import VaultReader
 from explorer.mcp.requests import asked_for
 from explorer.search.answers.answer import Answer, waiting_text
-from explorer.search.answers.related import DEFAULT_LIMIT, LINK_MARK, MAX_LIMIT, RelatedNotes
+from explorer.search.answers.related import LINK_MARK, RelatedNotes
+from explorer.search.answers.related_limits import DEFAULT_LIMIT, MAX_LIMIT
 from explorer.search.answers.saved import SearchStore
 from explorer.search.answers.verdict import closeness
 from explorer.search.query import options as search_options

@@ -7,7 +7,7 @@ between requests, never read again per request.
 One protocol (:mod:`explorer.live.serve`, versioned), two kinds of operations:
 
 - ``search``, ``explain``, ``related``: a command's typed request, parsed by the asking process
-  (:mod:`explorer.commands.program`) and answered here with :func:`explorer.mcp.requests.answer`
+  (:mod:`explorer.commands.program`) and answered here with :func:`explorer.mcp.answers.answer`
   — the function the command runs when it works alone — as data the asking process prints.
 - ``tool.search``, ``tool.explain``, ``tool.related``: an MCP tool's call
   (:mod:`explorer.mcp.server`), answered with the tool's JSON and text.
@@ -28,9 +28,10 @@ from explorer.embed.provider import EmbedderProvider, ModelState, shared_provide
 from explorer.index.db import index_path
 from explorer.live import serve
 from explorer.live.reader import IndexReader
+from explorer.mcp.answers import answer
 from explorer.mcp.reader import VaultReader
 from explorer.mcp.requests import OPERATIONS as REQUESTS
-from explorer.mcp.requests import BadRequest, answer, request_from_wire
+from explorer.mcp.requests import BadRequest, request_from_wire
 
 log = logging.getLogger(__name__)
 

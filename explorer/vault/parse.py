@@ -21,7 +21,7 @@ from explorer.errors import UserError
 from explorer.vault.chunk import Chunk, chunk_text
 from explorer.vault.frontmatter import read_frontmatter
 from explorer.vault.links import Link, aliases, blank_fences, blank_spans, find_links, link_text
-from explorer.vault.properties import PropValue, typed_properties
+from explorer.vault.properties import PropValue, normalize_tag, typed_properties
 
 _H1 = re.compile(r"^#[ \t]+(.*)$", re.MULTILINE)
 _INLINE_CODE = re.compile(r"`[^`\n]*`")
@@ -311,11 +311,6 @@ def _strip_code(text: str) -> str:
     """``text`` with fenced blocks and inline code blanked out (same length, offsets kept)."""
     text = blank_fences(text)
     return _INLINE_CODE.sub(lambda m: " " * len(m.group(0)), text)
-
-
-def normalize_tag(tag: str) -> str:
-    """Tags are compared lower case, without ``#``."""
-    return tag.strip().lstrip("#").strip().lower()
 
 
 def _frontmatter_tags(value: object) -> list[str]:

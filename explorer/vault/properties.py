@@ -55,6 +55,13 @@ def property_key(name: str) -> str:
     return name.strip().casefold()
 
 
+def normalize_tag(tag: str) -> str:
+    """Tags are compared lower case, without ``#``: a ``tags`` property's values, a note's
+    inline ``#tags``, a query's ``tag:`` (here, not in :mod:`explorer.vault.parse`, so that a
+    query is parsed without loading the note parser)."""
+    return tag.strip().lstrip("#").strip().lower()
+
+
 def typed_properties(properties: dict[str, object]) -> list[PropValue]:
     """The rows of a note's ``properties`` (frontmatter names to values), one per value; a
     name given twice under different case keeps its first."""

@@ -1,14 +1,18 @@
 """What several command tests share: a ``watch`` process, a fake model that keeps a journal of
-what it embeds, and what the index file holds."""
+what it embeds, what the index file holds, and what a command that only asks a running watch
+has to import."""
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +62,81 @@ def run_program(*args: str, env: dict[str, str] | None = None) -> subprocess.Com
         env={**os.environ, **(env or {})},
         timeout=300,
     )
+
+
+#: Of each package, what the command line may import before it knows whether a running watch
+#: answers: the parser (every command's options), the request (the search settings and the
+#: query's grammar, the saved searches) and the socket.  The rest — the model, numpy, the
+#: search itself, the note parser (yaml, pathspec), the evaluation, the index beyond finding its
+#: file — is the answering side's.
+CLIENT_PARTS: dict[str, tuple[str, ...]] = {
+    "numpy": (),
+    "torch": (),
+    "sentence_transformers": (),
+    "watchdog": (),
+    "yaml": (),
+    "pathspec": (),
+    "explorer.evaluate": (),
+    "explorer.preview": (),
+    "explorer.gui": (),
+    "explorer.search": (
+        "explorer.search.query",
+        "explorer.search.answers.saved",
+        "explorer.search.answers.related_limits",
+    ),
+    "explorer.vault": ("explorer.vault.language", "explorer.vault.properties"),
+    "explorer.mcp": ("explorer.mcp.requests",),
+    "explorer.live": ("explorer.live.serve", "explorer.live.problems"),
+    "explorer.embed": ("explorer.embed.models", "explorer.embed.threads"),
+    "explorer.index": (
+        "explorer.index.db",
+        "explorer.index.migrations",
+        "explorer.index.counts",
+        "explorer.index.text",
+        "explorer.index.lease",
+        "explorer.index.model_choice",
+    ),
+}
+
+
+def _within(module: str, package: str) -> bool:
+    return module == package or module.startswith(package + ".")
+
+
+def beyond_the_client(modules: Iterable[str]) -> list[str]:
+    """The ``modules`` a command that only asks a running watch should not have imported
+    (:data:`CLIENT_PARTS`)."""
+    return sorted(
+        module
+        for module in modules
+        for package, allowed in CLIENT_PARTS.items()
+        if _within(module, package)
+        # a part allowed, in it, or the package that holds it
+        and not any(_within(module, part) or _within(part, module) for part in allowed)
+    )
+
+
+def modules_after(
+    code: str, *argv: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """Run ``code`` in a fresh interpreter (``argv`` in ``sys.argv[1:]``): its process, and every
+    module it had imported when it ended."""
+    with tempfile.TemporaryDirectory() as folder:
+        listing = Path(folder) / "modules.json"
+        wrapped = (
+            "import atexit, json, sys\n"
+            f"atexit.register(lambda: open({str(listing)!r}, 'w').write("
+            "json.dumps(sorted(sys.modules))))\n" + code
+        )
+        proc = subprocess.run(
+            [sys.executable, "-c", wrapped, *argv],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            timeout=300,
+        )
+        modules = json.loads(listing.read_text()) if listing.exists() else []
+    return proc, modules
 
 
 #: Runs the real command line with a fake model registered as ``journalfake`` that appends the

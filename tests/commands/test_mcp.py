@@ -23,8 +23,8 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult
 
 from explorer.embed.base import FakeEmbedder
+from explorer.embed.models import DEFAULT_MODEL
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.lease import holder

@@ -13,8 +13,8 @@ import pytest
 
 from explorer.console import UsageError
 from explorer.embed.base import FakeEmbedder
+from explorer.embed.models import DEFAULT_MODEL
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB
 from explorer.mcp.reader import VaultReader

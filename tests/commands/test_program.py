@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explorer.entry import main
-from tests.commands.helpers import run_program
+from tests.commands.helpers import beyond_the_client, modules_after, run_program
 from tests.privileges import unprivileged
 
 Write = Callable[[str, str | bytes], Path]
@@ -40,6 +40,18 @@ def test_bad_input_exits_2_with_one_clear_line(notes: Path, args: list[str], mes
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr
+
+
+def test_parsing_a_command_line_loads_no_model_search_or_evaluation() -> None:
+    """Every command registers its options without importing what it runs: the parser of a
+    command that a running watch answers stays light (numpy, the model, the search and the
+    evaluation load in the handler that uses them)."""
+    code = "from explorer.commands import program\nprogram.parse(sys.argv[1:])\n"
+    proc, modules = modules_after(code, "search", "notes", "deploy")
+    assert proc.returncode == 0, proc.stderr
+    assert "explorer.commands.bench" in modules and "argparse" in modules
+    assert not [m for m in modules if m.startswith(("numpy", "torch", "explorer.evaluate"))]
+    assert beyond_the_client(modules) == []
 
 
 def test_python_dash_m_and_version() -> None:

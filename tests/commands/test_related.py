@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from explorer.embed.base import FakeEmbedder
-from explorer.embed.sbert import DEFAULT_MODEL
+from explorer.embed.models import DEFAULT_MODEL
 from explorer.entry import main
 from explorer.index.db import IndexDB, index_path
 from explorer.index.embedding import embed_pending, pending_count

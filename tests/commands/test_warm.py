@@ -15,6 +15,7 @@ import pytest
 from explorer.commands import warm
 from explorer.index.db import index_path
 from explorer.live import serve
+from tests.commands.helpers import beyond_the_client, modules_after
 from tests.mcp_lines import LineClient
 from tests.waiting import wait_until
 
@@ -105,6 +106,26 @@ def test_output_is_the_same_through_the_watch_and_alone(
     # only a request they make goes to the watch.
     said = _run(data_dir, "-v", "search", str(notes), "x", "--mode", "nosuch").stderr
     assert "answered by" not in said and "invalid choice" in said
+
+
+def test_a_command_the_watch_answers_loads_neither_the_model_nor_the_search(
+    notes: Path, data_dir: Path, watching: Path
+) -> None:
+    """The second search is fast because the asking process is light: it parses, asks and
+    prints; numpy, the model, the search and the index's reader are the watch's to load."""
+    code = "from explorer.entry import main\nsys.exit(main(sys.argv[1:]))\n"
+    for command, *rest in [
+        ("search", "cache purge"),
+        ("search", "cache purge", "--json"),
+        ("explain", "cache purge", "ops/cdn.md"),
+        ("related", "ops/cdn.md"),
+    ]:
+        argv = [command, str(notes), *rest, "--data-dir", str(data_dir), "--model", "fakewarm"]
+        proc, modules = modules_after(code, *argv, "-v", env={"VAULT_EXPLORER_WARM": "1"})
+        assert proc.returncode == 0, proc.stderr
+        assert "answered by vault-explorer watch" in proc.stderr
+        assert "numpy" not in modules and "explorer.commands.program" in modules
+        assert beyond_the_client(modules) == [], argv
 
 
 def test_a_request_for_another_model_is_refused_and_works_alone(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import subprocess
@@ -17,41 +16,15 @@ import pytest
 
 from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.gate import ModelGate
+from explorer.embed.models import resolve_model
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import (
-    BUNDLED_SHA256,
-    DEFAULT_MODEL,
-    PRIMITIVE_CACHE_ENTRIES,
-    SentenceTransformerEmbedder,
-    _load,
-    bundled_model_dir,
-    resolve_model,
-)
+from explorer.embed.sbert import PRIMITIVE_CACHE_ENTRIES, SentenceTransformerEmbedder, _load
 from explorer.evaluate.synth import generate_vault
 from explorer.index.db import IndexDB
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.query.options import SearchOptions
 from tests.conftest import build_index
 from tests.waiting import wait_until
-
-
-def test_bundled_model_is_the_upstream_weights() -> None:
-    folder = bundled_model_dir()
-    assert folder is not None
-    digest = hashlib.sha256((folder / "model.safetensors").read_bytes()).hexdigest()
-    assert digest == BUNDLED_SHA256
-    spec = resolve_model(None)
-    assert spec.name == DEFAULT_MODEL and spec.path == folder and not spec.from_hub
-
-
-def test_model_choice_resolution(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(EmbedderUnavailable, match="not found"):
-        resolve_model("/no/such/model")
-    (tmp_path / "my-model").mkdir()
-    assert resolve_model(str(tmp_path / "my-model")).name == "my-model"
-    monkeypatch.setenv("VAULT_EXPLORER_MODEL", str(tmp_path / "my-model"))
-    assert resolve_model(None).path == tmp_path / "my-model"
-    assert resolve_model("someone/hub-model").from_hub
 
 
 @pytest.fixture

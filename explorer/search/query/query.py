@@ -48,7 +48,7 @@ from explorer.search.query.property_filter import (
 from explorer.search.query.quoting import KINDS, QUOTED, unquoted
 from explorer.search.query.stopwords import is_cjk_stop_pair, is_stopword
 from explorer.vault.language import QUERY_VOTES, detect, fold, stem
-from explorer.vault.parse import normalize_tag
+from explorer.vault.properties import normalize_tag
 
 MAX_QUERY_CHARS = 1000
 

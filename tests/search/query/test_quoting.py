@@ -15,7 +15,7 @@ from explorer.index.text import INVISIBLE
 from explorer.search.answers.facets import facets
 from explorer.search.query.query import parse_query
 from explorer.search.query.quoting import filter_text, quoted, unquoted
-from explorer.vault.parse import normalize_tag
+from explorer.vault.properties import normalize_tag
 from tests.search.helpers import filter_clause
 
 Write = Callable[[str, str | bytes], Path]
