@@ -247,7 +247,7 @@ def _left_program() -> list[str]:
 
 #: The idle time of the watches these tests leave: long enough for a search to reach one on a
 #: busy machine, short enough to wait for.
-IDLE = 8
+IDLE = 20
 
 
 @pytest.mark.slow
@@ -272,11 +272,13 @@ def test_a_command_alone_leaves_one_watch_that_answers_the_next_and_stops_when_i
         socket_path = serve.place(index_path(vault, data_dir)).path
         assert socket_path is not None
         wait_until(lambda: socket_path.exists(), timeout=120)
-        # While one keeps the index, no other is left behind: never two.
-        assert warm.leave_watch(vault, folder, "fakewarm", idle=IDLE, program=program) is None
-        wait_until(lambda: sum(watch.poll() is None for watch in watches) == 1, timeout=120)
+        # Asked at once: the other may take long to stop on a loaded machine, while the one
+        # serving counts its idle time.
         said = _run(data_dir, "search", str(notes), "cache purge", "-v").stderr
         assert "answered by vault-explorer watch" in said
+        # While one keeps the index, no other is left behind: never two.
+        assert warm.leave_watch(vault, folder, "fakewarm", idle=IDLE, program=program) is None
+        wait_until(lambda: sum(watch.poll() is None for watch in watches) <= 1, timeout=120)
         # Gone when idle: the process ends, its socket removed, the index consistent.
         wait_until(lambda: all(watch.poll() is not None for watch in watches), timeout=120)
         assert not socket_path.exists()
