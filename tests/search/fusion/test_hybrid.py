@@ -364,16 +364,12 @@ def test_a_searcher_per_request_counts_each_term_once_while_the_index_is_unchang
 
 def test_a_recorded_search_says_where_its_time_went(small: Searcher) -> None:
     """Each step of a hybrid search is a stage of its own (the vector list's ranked beside the
-    lexical list), and the stages of the search's thread cover the search: their sum is its
-    time, but for the few statements between them."""
+    lexical list, so not added in).  How much of the search no stage holds depends on the
+    machine's load, so it is a figure ``bench`` prints ("other"), not asserted here."""
     options = SearchOptions(mode="hybrid")
     small.search("warm the model up", options)
-    runs = []
-    for _ in range(5):
-        with recording() as steps:
-            small.search("why deploy the api pipeline", options)
-        runs.append(steps)
-    steps = runs[-1]
+    with recording() as steps:
+        small.search("why deploy the api pipeline", options)
     assert {
         "parse",
         "filters",
@@ -394,6 +390,5 @@ def test_a_recorded_search_says_where_its_time_went(small: Searcher) -> None:
         "vector top-k",
     } <= set(steps.ms)
     assert steps.beside == {"query embedding", "vector top-k"}
-    assert all(s.own_ms <= s.total_ms for s in runs)
-    # Best of five, so that a neighbour's time slice between two stages does not decide it.
-    assert max(s.own_ms / s.total_ms for s in runs) >= 0.9
+    # Nested stages count their own time only: together they are never more than the search.
+    assert steps.own_ms <= steps.total_ms
