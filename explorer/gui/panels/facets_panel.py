@@ -30,7 +30,14 @@ from PySide6.QtWidgets import (
 from explorer.display import safe_text
 from explorer.gui.core.session import VaultSession
 from explorer.live import LiveEvent, SyncEvent
-from explorer.search.answers.facets import Facet, Facets, facets, holds_filter, with_active
+from explorer.search.answers.facets import (
+    Facet,
+    Facets,
+    active_keys,
+    facets,
+    filter_key,
+    with_active,
+)
 
 #: The session's query group of the facets' reads.
 GROUP = "facets"
@@ -184,9 +191,9 @@ class FacetsPanel(QDockWidget):
 
     def _mark_active(self) -> None:
         """Check (and embolden) the values whose filter the query holds."""
+        held = active_keys(self.query)  # the query read once, not once a value
         for item in self._items():
-            token = str(item.data(0, FILTER_ROLE))
-            active = holds_filter(self.query, token)
+            active = filter_key(str(item.data(0, FILTER_ROLE))) in held
             item.setCheckState(0, Qt.CheckState.Checked if active else Qt.CheckState.Unchecked)
             font = QFont(self.tree.font())
             font.setBold(active)

@@ -133,10 +133,15 @@ def filter_key(token: str) -> tuple[str, str, str] | None:
     return found[0].key if len(found) == 1 else None
 
 
+def active_keys(query: str) -> set[tuple[str, str, str]]:
+    """The :attr:`WrittenFilter.key` of every filter ``query`` holds (read once, to mark many
+    facets by)."""
+    return {w.key for w in written_filters(query)}
+
+
 def holds_filter(query: str, token: str) -> bool:
     """Whether ``query`` holds the filter ``token``, however it is spelled there."""
-    key = filter_key(token)
-    return key is not None and any(w.key == key for w in written_filters(query))
+    return filter_key(token) in active_keys(query)
 
 
 def toggled_query(query: str, token: str) -> str:
