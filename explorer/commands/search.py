@@ -119,7 +119,7 @@ def _search_alone(
                 lease.release()
     finally:
         db.close()
-    return alone(vault, args.data_dir, args.model, provider, request)
+    return alone(vault, args.data_dir, args.model, provider, request, opened=True)
 
 
 def _kept_current(path: Path) -> None:

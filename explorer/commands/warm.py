@@ -11,7 +11,6 @@ function the server runs.  Either way :func:`show` prints the answer: the output
 from __future__ import annotations
 
 import logging
-import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -43,16 +42,11 @@ WARM_IDLE = 300.0
 MAX_WARM_IDLE = 86_400.0
 
 
-def warm_off() -> bool:
-    """Whether ``$VAULT_EXPLORER_WARM`` turns the warm path off."""
-    return os.environ.get(ENV_WARM, "").strip() == "0"
-
-
 def served(vault: Path, data: str | None, model: str | None, request: Request) -> Answered | None:
     """``request``'s answer from a running watch or window of ``vault``'s index (in the data
     folder ``data``) with the model ``model`` (a choice: ``--model``, the vault's), or ``None``
     (said at ``-v``) when the command has to answer it itself."""
-    if warm_off():
+    if serve.warm_off():
         return None
     fields = {**asked_for(vault, data, model_name(model)), "request": request.fields()}
     reply = serve.ask(index_path(vault, data), request.op, fields)
@@ -67,15 +61,23 @@ def served(vault: Path, data: str | None, model: str | None, request: Request) -
 
 
 def alone(
-    vault: Path, data: str | None, model: str | None, provider: EmbedderProvider, request: Request
+    vault: Path,
+    data: str | None,
+    model: str | None,
+    provider: EmbedderProvider,
+    request: Request,
+    *,
+    opened: bool = False,
 ) -> Answered:
     """``request`` answered in this process, as a server answers it: through a
     :class:`VaultReader` of the index as it is (read-only); then a watch is left behind for
-    the next command (:func:`leave_watch`), unless the request failed."""
+    the next command (:func:`leave_watch`), unless the request failed.  ``opened``: the caller
+    has opened the index already, so it is there and readable by this release."""
     from explorer.mcp.answers import answer  # the search itself: only when none answered
     from explorer.mcp.reader import VaultReader
 
-    open_readonly(vault, data).close()  # bad input: no index to read yet, or a newer one's
+    if not opened:  # bad input: no index to read yet, or a newer one's
+        open_readonly(vault, data).close()
     reader = VaultReader(vault, data, provider)
     try:
         answered = answer(reader, request, vault, data)
@@ -120,7 +122,7 @@ def leave_watch(
     wait = idle if idle is not None else _idle_setting()
     index = index_path(vault, data)
     where = serve.place(index)
-    if warm_off() or wait <= 0 or where.path is None or holder(index) is not None:
+    if serve.warm_off() or wait <= 0 or where.path is None or holder(index) is not None:
         return None
     folder = data_dir(data)
     logs = folder / "logs"

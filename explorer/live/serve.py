@@ -61,6 +61,12 @@ PROTOCOL = 4
 #: ``0`` turns the warm path off: every command and the MCP server work alone.
 ENV_WARM = "VAULT_EXPLORER_WARM"
 
+
+def warm_off() -> bool:
+    """Whether ``$VAULT_EXPLORER_WARM`` turns the warm path off."""
+    return os.environ.get(ENV_WARM, "").strip() == "0"
+
+
 #: The MCP tools a server answers (operations ``tool.NAME``), with the model it has loaded.
 TOOLS = frozenset({"search", "explain", "related"})
 

@@ -343,7 +343,7 @@ def warm_reply(reader: VaultReader, name: str, arguments: dict[str, Any]) -> dic
     """The tool ``name``'s answer from a running ``watch`` or window of the same vault, index and
     model (:mod:`explorer.mcp.warm`), in :func:`tool_reply`'s shape, or ``None`` (said in
     the log) when none answers — then this server answers itself."""
-    if name not in warm.TOOLS or os.environ.get(warm.ENV_WARM, "").strip() == "0":
+    if name not in warm.TOOLS or warm.warm_off():
         return None
     fields = {**asked_for(reader.vault, reader.data, reader.provider.name), "arguments": arguments}
     answer = warm.ask(reader.path, f"tool.{name}", fields)
