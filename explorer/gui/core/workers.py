@@ -92,8 +92,10 @@ def reply_to(
         reply.answered.connect(on_result)
     if on_error is not None:
         reply.failed.connect(on_error)
-    courier.waiting.setdefault(job, []).append(reply)
-    job.add_done_callback(courier.ended)
+    replies = courier.waiting.setdefault(job, [])
+    if not replies:  # the job's first reply: one settling delivers every reply waiting then
+        job.add_done_callback(courier.ended)
+    replies.append(reply)
     return reply
 
 
