@@ -142,7 +142,8 @@ def index_bytes(path: Path) -> int:
     return total
 
 
-def _log(message: str) -> None:
+def log(message: str) -> None:
+    """A benchmark's line of progress on standard error."""
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
@@ -153,17 +154,21 @@ def _progress() -> Callable[..., None]:
 
 
 @contextlib.contextmanager
-def _workspace(settings: BenchSettings, data: str | None) -> Iterator[Path]:
-    """A scratch folder for the generated vault and the fresh index, removed unless ``keep``."""
+def workspace(
+    keep: bool, data: str | None, name: str = "bench", holds: str = "the generated vault and index"
+) -> Iterator[Path]:
+    """A scratch folder (``vault-explorer-NAME-…``, under the data folder's ``bench/`` when one
+    is given) for what a benchmark generates, removed unless ``keep`` (then said: what it
+    ``holds``, and where)."""
     parent = data_dir(data) / "bench" if data else None
     if parent is not None:
         parent.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="vault-explorer-bench-", dir=parent))
+    root = Path(tempfile.mkdtemp(prefix=f"vault-explorer-{name}-", dir=parent))
     try:
         yield root
     finally:
-        if settings.keep:
-            _log(f"kept the generated vault and index under {root}")
+        if keep:
+            log(f"kept {holds} under {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
 
@@ -211,7 +216,7 @@ def _embed(
         done[0] = d
         progress("embed", d, min(t, sample) if sample is not None else t, n)
 
-    _log(
+    log(
         f"embedding {min(pending, sample) if sample is not None else pending:,} "
         f"of {pending:,} chunks with {embedder.name}"
     )
@@ -240,7 +245,7 @@ def _embed(
     rest = pending_count(db, embedder.name)
     if rest:
         filler = RandomEmbedder(embedder.name, embedder.dimension, settings.seed)
-        _log(f"filling {rest:,} more chunks with random unit vectors (--embed-sample)")
+        log(f"filling {rest:,} more chunks with random unit vectors (--embed-sample)")
         fill = embed_pending(db, filler, lambda d, t, n: progress("fill", d, t, n))
         figures["randomVectors"] = fill.chunks
         figures["randomFillSeconds"] = round(fill.seconds, 2)
@@ -544,7 +549,7 @@ def run_bench(
         }
     }
     try:
-        with _workspace(settings, data) as scratch:
+        with workspace(settings.keep, data) as scratch:
             _run(settings, scratch, model, progress, result)
     finally:
         close = getattr(progress, "close", None)
@@ -564,7 +569,7 @@ def _run(
         vault = settings.vault.resolve()
     else:
         vault = scratch / "vault"
-        _log(f"generating a vault of {settings.notes:,} notes (seed {settings.seed})")
+        log(f"generating a vault of {settings.notes:,} notes (seed {settings.seed})")
         started = time.perf_counter()
         generate_vault(vault, settings.notes, settings.seed, properties=True)
         result["generateSeconds"] = round(time.perf_counter() - started, 2)
@@ -575,7 +580,7 @@ def _run(
     # Lexical indexing into a fresh index, then the same vault again (nothing changed).
     db = IndexDB.open(vault, path=scratch / "index.sqlite")
     try:
-        _log(f"indexing {vault}")
+        log(f"indexing {vault}")
         first = sync_vault(db, progress)
         notes = int(db.conn.execute("SELECT count(*) FROM notes").fetchone()[0])
         chunks = int(db.conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
@@ -603,7 +608,7 @@ def _run(
         for query in queries[:5]:  # warm the caches of every path
             for mode in MODES:
                 searcher.search(query, SearchOptions(mode=mode))
-        _log(f"timing {len(queries)} queries per mode")
+        log(f"timing {len(queries)} queries per mode")
         load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
         result["latencyMs"] = _latency(searcher, queries, progress)
         result["loadAverage"] = {
@@ -613,7 +618,7 @@ def _run(
         try:
             questions = generate_questions(vault, settings.queries, settings.seed)
         except ValueError as exc:  # notes too short for 12-word runs
-            _log(f"no long-question figures: {exc}")
+            log(f"no long-question figures: {exc}")
         else:
             result["questionLatencyMs"] = _question_latency(searcher, queries, questions)
         result["refusionMs"] = _refusion(searcher, queries)
@@ -626,14 +631,12 @@ def _run(
         topk = _vector_topk(db, vectors, query_vectors, embedder.name)
         result["peakRssBytes"] = peak_rss_bytes()
         result["rssBytes"] = int(psutil.Process().memory_info().rss)
-        _log(
-            f"timing the per-query BLOB-read baseline on {min(BLOB_QUERIES, len(queries))} queries"
-        )
+        log(f"timing the per-query BLOB-read baseline on {min(BLOB_QUERIES, len(queries))} queries")
         _blob_baseline(db, embedder.name, query_vectors, topk)
         result["vectorTopK"] = topk
         result["peakRssBytesWithBaseline"] = peak_rss_bytes()
         if settings.while_embedding:
-            _log("timing questions while the vault's chunks embed")
+            log("timing questions while the vault's chunks embed")
             passages = [
                 text
                 for (text,) in db.conn.execute(
@@ -646,16 +649,16 @@ def _run(
         if settings.embed_threads_sweep:
             result["embedThreads"] = _thread_sweep(db, embedder)
         if settings.renames:
-            _log(f"timing the rename of a note and of a folder of {FOLDER_NOTES} notes")
+            log(f"timing the rename of a note and of a folder of {FOLDER_NOTES} notes")
             result["renames"] = rename_costs(vault, scratch, embedder)
         if settings.startup:
-            _log("timing start-up: the command line and the window, cold and warm")
+            log("timing start-up: the command line and the window, cold and warm")
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             result["startup"] = measure_startup(
                 vault, db.path, scratch, queries[0], model, window=_has_window()
             )
         if settings.freshness:
-            _log("measuring freshness")
+            log("measuring freshness")
             db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             result["freshness"] = run_freshness(
                 vault,
@@ -694,7 +697,7 @@ def _thread_sweep(db: IndexDB, embedder: Embedder) -> dict[str, Any]:
             "SELECT text FROM chunks ORDER BY note_id, seq LIMIT ?", (SWEEP_CHUNKS,)
         )
     ]
-    _log(f"timing {len(passages)} chunks at each thread setting, twice")
+    log(f"timing {len(passages)} chunks at each thread setting, twice")
     return sweep_threads(embedder, passages)
 
 

@@ -27,14 +27,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -42,8 +40,9 @@ from typing import Any
 import psutil
 
 from explorer.errors import MachineError
+from explorer.evaluate.bench import log, workspace
 from explorer.evaluate.synth import generate_queries, generate_vault
-from explorer.index.db import IndexDB, data_dir
+from explorer.index.db import IndexDB
 from explorer.index.embedding import pending_count
 
 #: The goals of issue 45: every note searchable by words within this many seconds …
@@ -191,10 +190,6 @@ def _scalar(db: IndexDB, sql: str, *params: object) -> int:
     return int(db.conn.execute(sql, params).fetchone()[0])
 
 
-def _log(message: str) -> None:
-    print(f"bench: {message}", file=sys.stderr, flush=True)
-
-
 class _Run:
     """Starts ``vault-explorer`` children on one vault, their output in a log file."""
 
@@ -244,24 +239,11 @@ def _wait(child: _Child, what: str, condition: Callable[[], bool], *, exits: boo
         time.sleep(POLL_SECONDS)
 
 
-@contextlib.contextmanager
-def _workspace(keep: bool, data: str | None) -> Iterator[Path]:
-    parent = data_dir(data) / "bench" if data else None
-    if parent is not None:
-        parent.mkdir(parents=True, exist_ok=True)
-    root = Path(tempfile.mkdtemp(prefix="vault-explorer-first-hour-", dir=parent))
-    try:
-        yield root
-    finally:
-        if keep:
-            _log(f"kept the vault, the indexes and the children's log under {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
-
-
 def run_first_hour(settings: FirstHourSettings, data: str | None = None) -> dict[str, Any]:
     """The figures of a vault's first hour (see the module's docstring), as a JSON-able dict."""
-    with _workspace(settings.keep, data) as root:
+    with workspace(
+        settings.keep, data, "first-hour", "the vault, the indexes and the children's log"
+    ) as root:
         result: dict[str, Any] = {"vault": _vault_figures(settings, root)}
         vault = settings.vault or root / "vault"
         run = _Run(vault, root, settings)
@@ -279,7 +261,7 @@ def run_first_hour(settings: FirstHourSettings, data: str | None = None) -> dict
 def _vault_figures(settings: FirstHourSettings, root: Path) -> dict[str, Any]:
     if settings.vault is None:
         started = time.perf_counter()
-        _log(f"generating a vault of {settings.notes:,} notes")
+        log(f"generating a vault of {settings.notes:,} notes")
         generate_vault(root / "vault", settings.notes, settings.seed)
         generated: float | None = round(time.perf_counter() - started, 1)
     else:
@@ -301,7 +283,7 @@ def _first_run(run: _Run, data: Path, settings: FirstHourSettings) -> dict[str, 
     ``embed_minutes`` of embedding; killed at the end of that window (unless it finished)."""
     index = _Index(run.vault, data)
     query = generate_queries(run.vault, 1, settings.seed)[0]
-    _log("indexing: waiting for the word index")
+    log("indexing: waiting for the word index")
     child = run.start(data, "index")
     _wait(child, "before the first notes were written", lambda: index.count("notes") > 0)
     first_notes = child.since()
@@ -313,7 +295,7 @@ def _first_run(run: _Run, data: Path, settings: FirstHourSettings) -> dict[str, 
     words_rss = child.peak_rss
     hits = run.search(data, query)
     answered = child.since()
-    _log(f"every note searchable by words after {words:.1f} s; embedding")
+    log(f"every note searchable by words after {words:.1f} s; embedding")
     _wait(child, "before any vector was stored", lambda: index.count("vectors") > 0, exits=True)
     first_vector = child.since()
     model = index.model()
@@ -363,7 +345,7 @@ def _resume_embedding(run: _Run, data: Path, model: str | None) -> dict[str, Any
     name = model or ""
     left = index.chunks_state(name)
     synced = index.last_sync()
-    _log("restarting the index killed while embedding")
+    log("restarting the index killed while embedding")
     child = run.start(data, "index")
     _wait(child, "before the re-sync", lambda: index.last_sync() != synced)
     resynced = child.since()
@@ -397,7 +379,7 @@ def _resume_words(
     clean one."""
     index = _Index(run.vault, data)
     target = max(1, int(reference["notes"] * fraction))
-    _log(f"killing a fresh index at {fraction:.0%} of its word index")
+    log(f"killing a fresh index at {fraction:.0%} of its word index")
     child = run.start(data, "index")
     _wait(child, "before the kill", lambda: index.count("notes") >= target, exits=True)
     child.kill()
