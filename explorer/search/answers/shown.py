@@ -188,10 +188,5 @@ def _snipped(
 ) -> tuple[SearchResponse, Candidates]:
     """A fusion's response and lists with the snippets made for these lexical notes."""
     response, candidates = fused
-    hits = [
-        replace(hit, snippet=snippets[hit.path])
-        if hit.fts_rank is not None and hit.path in snippets
-        else hit
-        for hit in response.hits
-    ]
-    return replace(response, hits=hits), candidates.with_snippets(snippets)
+    snipped = replace(response, hits=response.snipped_hits(snippets))
+    return snipped, candidates.with_snippets(snippets)

@@ -15,7 +15,6 @@ import contextvars
 import functools
 import time
 from collections.abc import Callable
-from dataclasses import replace
 
 from explorer.embed.base import Embedder, EmbedderUnavailable, embed_queries
 from explorer.embed.provider import EmbedderProvider
@@ -152,11 +151,9 @@ class Searcher:
 
     def _snip_shown(self, candidates: Candidates, response: SearchResponse) -> None:
         """Make the snippets of the lexical hits shown that were left without one."""
-        made = snippets_of(self.db.conn, candidates.unsnipped_of(response))
-        response.hits = [
-            replace(hit, snippet=made[hit.path]) if hit.path in made else hit
-            for hit in response.hits
-        ]
+        response.hits = response.snipped_hits(
+            snippets_of(self.db.conn, candidates.unsnipped_of(response))
+        )
 
     def _vector_list(
         self,

@@ -235,6 +235,15 @@ class SearchResponse:
     #: most recently modified (``None``: not a listing).
     matched: int | None = None
 
+    def snipped_hits(self, snippets: dict[str, str]) -> list[Hit]:
+        """:attr:`hits` with the snippets made for these lexical notes (path to snippet)."""
+        return [
+            replace(hit, snippet=snippets[hit.path])
+            if hit.fts_rank is not None and hit.path in snippets
+            else hit
+            for hit in self.hits
+        ]
+
     def listing_text(self) -> str:
         """A listing's first line: how many notes are shown, of how many that pass."""
         shown = len(self.hits)
