@@ -5,6 +5,7 @@ round trip, and is fused once."""
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -98,16 +99,28 @@ def test_a_sorted_query_costs_one_round_trip_and_one_fusion(
     assert session is not None
     jobs: list[str | None] = []
     submit = session.reader.submit
+    in_flow = threading.local()  # set while one of this window's flow jobs runs
 
     def counted(fn, *, group, priority):  # type: ignore[no-untyped-def]
         jobs.append(group)
-        return submit(fn, group=group, priority=priority)
 
+        def flow_job(*args, **kwargs):  # type: ignore[no-untyped-def]
+            in_flow.on = group in FLOW_GROUPS
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                in_flow.on = False
+
+        return submit(flow_job, group=group, priority=priority)
+
+    # The fusions of this window's query, in its flow's jobs or on the GUI thread (not those an
+    # earlier test's reader may still be running).
     fusions: list[object] = []
     fuse = cached.fuse
 
     def fused(candidates, options):  # type: ignore[no-untyped-def]
-        fusions.append(options)
+        if getattr(in_flow, "on", False) or threading.current_thread() is threading.main_thread():
+            fusions.append(options)
         return fuse(candidates, options)
 
     monkeypatch.setattr(session.reader, "submit", counted)

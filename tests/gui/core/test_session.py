@@ -217,6 +217,7 @@ def test_a_session_let_go_of_dies_on_the_gui_thread(
         Qt.ConnectionType.DirectConnection,
     )
     threads = list(svc.reader._jobs._threads)
+    gc.collect()  # earlier tests' garbage, here: the collector thread below finds this test's
     gc.disable()  # only the collections this test makes
     try:
         svc.close()  # the reader stops in the background
