@@ -1,5 +1,6 @@
-"""A hit's calibrated evidence in words, with its numbers: what the explain block says of each
-list, and the calibrated fusion's formula with the numbers filled in.
+"""A hit's calibrated evidence in words, and its fused score's formula with the numbers filled
+in: the phrases of the explain block, each over a part of a
+:class:`~explorer.search.explain.scoring.Scored` (they format its numbers; they compute none).
 
 Evidence is each list's raw score read as a number from 0 to 1 that means the same for every
 query (:mod:`explorer.search.fusion.evidence`): for the vector list, how high a note's cosine is and
@@ -12,48 +13,45 @@ contribution is its Shapley share, ``a − ab/2`` and ``b − ab/2``.  Plain tex
 
 from __future__ import annotations
 
-from explorer.index.vectors import CosineSpread
-from explorer.search.fusion.evidence import weighs_otherwise
-from explorer.search.fusion.results import Hit
-from explorer.search.query.options import SearchOptions
+from explorer.search.explain.scoring import LISTS, Scored, Share, TitleShare
+from explorer.search.query.options import Fusion
 
-LISTS = (("fts", "lexical"), ("vector", "vector"), ("title", "title"))
+LABEL = dict(LISTS)
 
 
-def vector_evidence_text(hit: Hit, spread: CosineSpread | None) -> str | None:
+def vector_evidence_text(share: Share) -> str | None:
     """``cosine 0.4729, 3.3 σ above this query's vault mean 0.128 → vector evidence 0.47335``
-    (``None`` when the vector list did not find ``hit``)."""
-    if hit.vector_rank is None or hit.vector_score is None:
+    (``None`` when the vector list did not find the note)."""
+    said = share.vector
+    if said is None:
         return None
-    parts = [f"cosine {hit.vector_score:.4f}"]
-    if spread is not None and spread.notes and spread.flat:
-        parts.append(
-            f"no spread: this query's cosines over the vault all lie within σ {spread.std:.0e}"
-        )
-    elif hit.vector_sigmas is not None and spread is not None and spread.notes:
-        side = "above" if hit.vector_sigmas >= 0 else "below"
-        parts.append(
-            f"{abs(hit.vector_sigmas):.1f} σ {side} this query's vault mean {spread.mean:.3f}"
-        )
-    return ", ".join(parts) + _evidence(hit, "vector", "vector")
+    parts = [f"cosine {said.cosine:.4f}"]
+    if said.flat and said.std is not None:
+        spread = f"this query's cosines over the vault all lie within σ {said.std:.0e}"
+        parts.append(f"no spread: {spread}")
+    elif said.sigmas is not None and said.mean is not None:
+        side = "above" if said.above else "below"
+        parts.append(f"{said.sigmas:.1f} σ {side} this query's vault mean {said.mean:.3f}")
+    return ", ".join(parts) + _evidence(share)
 
 
-def lexical_evidence_text(hit: Hit, content_words: int) -> str | None:
+def lexical_evidence_text(share: Share) -> str | None:
     """``any word pass, holds 2 of 3 content words, bm25 4.7528 → lexical evidence 0.46488``
-    (``None`` when the lexical list did not find ``hit``)."""
-    if hit.fts_rank is None:
+    (``None`` when the lexical list did not find the note)."""
+    said = share.lexical
+    if said is None:
         return None
-    parts = [f"{hit.fts_pass} pass"] if hit.fts_pass else []
-    if hit.coverage is not None:
-        if content_words > 0:
-            held = round(hit.coverage * content_words)
-            noun = "content word" if content_words == 1 else "content words"
-            parts.append(f"holds {held} of {content_words} {noun}" + _weight(hit))
+    parts = [f"{said.passed} pass"] if said.passed else []
+    if said.coverage is not None:
+        weight = "" if said.weighted is None else f" ({100 * said.weighted:.0f}% of their weight)"
+        if said.held is not None:
+            noun = "content word" if said.words == 1 else "content words"
+            parts.append(f"holds {said.held} of {said.words} {noun}{weight}")
         else:
-            parts.append(f"holds {100 * hit.coverage:.0f}% of the content words" + _weight(hit))
-    if hit.fts_score is not None:
-        parts.append(f"bm25 {_bm25(hit.fts_score)}")
-    return ", ".join(parts) + _evidence(hit, "fts", "lexical")
+            parts.append(f"holds {100 * said.coverage:.0f}% of the content words{weight}")
+    if said.bm25 is not None:
+        parts.append(f"bm25 {_bm25(said.bm25)}")
+    return ", ".join(parts) + _evidence(share)
 
 
 def _bm25(score: float) -> str:
@@ -62,91 +60,93 @@ def _bm25(score: float) -> str:
     return f"{score:.4f}" if abs(score) >= 0.001 or score == 0 else f"{score:.3g}"
 
 
-def title_evidence_text(hit: Hit) -> str | None:
-    """``the title matches the query ("Refund policy") → title evidence 1.00000`` (``None``
-    when neither its title nor an alias matches the query)."""
-    match = hit.title_match
-    if match is None or "title" not in hit.evidence:
-        return None
-    name = "an alias" if match.alias else "the title"
-    how = "matches" if match.closeness == "exact" else "nearly matches"
-    return f'{name} {how} the query ("{match.name}")' + _evidence(hit, "title", "title")
+def title_evidence_text(title: TitleShare) -> str:
+    """``the title matches the query ("Refund policy") → title evidence 1.00000``."""
+    name = "an alias" if title.alias else "the title"
+    how = "matches" if title.closeness == "exact" else "nearly matches"
+    return f'{name} {how} the query ("{title.name}")' + _evidence(title.share)
 
 
-def _weight(hit: Hit) -> str:
-    """`` (48% of their weight)`` when rarity weighs the words the note holds otherwise than
-    their count (:attr:`Hit.weighted_coverage`)."""
-    if not weighs_otherwise(hit.coverage, hit.weighted_coverage):
-        return ""
-    return f" ({100 * (hit.weighted_coverage or 0.0):.0f}% of their weight)"
+def _evidence(share: Share) -> str:
+    label = LABEL[share.name]
+    return "" if share.evidence is None else f" → {label} evidence {share.evidence:.5f}"
 
 
-def _evidence(hit: Hit, name: str, label: str) -> str:
-    value = hit.evidence.get(name)
-    return "" if value is None else f" → {label} evidence {value:.5f}"
+# ----------------------------------------------------------------------------- the formula
 
 
-def weighted(hit: Hit, options: SearchOptions) -> dict[str, float]:
-    """Each list's evidence times its weight, held to [0, 1]: what the noisy-OR fuses (the
-    lists that found ``hit`` only)."""
-    out = {}
-    for name, weight in options.weights.items():
-        if name in hit.evidence:
-            out[name] = min(1.0, max(0.0, weight * hit.evidence[name]))
-    if "title" in hit.evidence and "title" in hit.contributions:  # at full weight
-        out["title"] = min(1.0, max(0.0, hit.evidence["title"]))
-    return out
+def formula(s: Scored) -> str:
+    """The fused score with the numbers filled in, for its fusion method: RRF ``1 / (10 + 1) +
+    0.5 / (10 + 4) = 0.12662``, convex ``0.5 × 0.873 + 0.5 × 1.000 = 0.93650`` (each term a list
+    that found the hit: its weight, and its rank or its normalised score), calibrated ``1 − (1 −
+    a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42460`` (each list's weighed evidence)."""
+    if s.method == Fusion.CALIBRATED:
+        return " = ".join(calibrated_formula_parts(s))
+    found = [x for x in (s.lexical, s.vector) if x is not None and x.rank is not None]
+    if s.method == Fusion.CONVEX:
+        terms = [f"{x.weight:g} × {_normalised(x)}" for x in found]
+    else:
+        terms = [f"{x.weight:g} / ({s.k:g} + {x.rank})" for x in found]
+    if s.recency is not None:
+        terms.append(f"{s.recency.contribution:.5f} (recency)")
+    if not terms:
+        return f"0 = {s.score:.5f}"
+    return " + ".join(terms) + f" = {s.score:.5f}"
 
 
-def calibrated_formula(hit: Hit, options: SearchOptions) -> str:
-    """``1 − (1 − a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42460``; a hit one list found
-    scores that list's weighted evidence: ``a = 0.27000``."""
-    return " = ".join(calibrated_formula_parts(hit, options))
+def _normalised(share: Share) -> str:
+    return "…" if share.normalised is None else f"{share.normalised:.3f}"
 
 
-def calibrated_formula_parts(hit: Hit, options: SearchOptions) -> tuple[str, str]:
+def formula_legend(method: str, k: float) -> tuple[str, str]:
+    """The method's name and what its terms are, for the explain block."""
+    if method == Fusion.CALIBRATED:
+        return "Calibrated", (
+            "the chance that either list is right; a, b: each list's evidence × its weight"
+        )
+    if method == Fusion.CONVEX:
+        return "Convex", (
+            "w × score / best score of its list; the lexical list per pass "
+            "(phrase, all words, any word), each pass a band below the one before"
+        )
+    return "RRF", f"w / (k + rank), k = {k:g}"
+
+
+def calibrated_formula_parts(s: Scored) -> tuple[str, str]:
     """The calibrated formula in letters and with its numbers: ``("1 − (1 − a)(1 − b)",
     "1 − (1 − 0.13946)(1 − 0.33134) = 0.42460")``, or ``("a", "0.27000")`` for one list; with
     the recency prior on, ``+ r`` and its contribution after the lists'."""
-    prior = hit.contributions.get("recency")
-    score = hit.fused_score - (prior or 0.0)
-    terms = weighted(hit, options)
-    if not terms:
-        symbols, numbers = "0", f"{score:.5f}"
-    elif len(terms) == 1:
-        symbols, numbers = "a", f"{score:.5f}"
+    if not s.terms:
+        symbols, numbers = "0", f"{s.lists_score:.5f}"
+    elif len(s.terms) == 1:
+        symbols, numbers = "a", f"{s.lists_score:.5f}"
     else:
-        missing = "".join(f"(1 − {value:.5f})" for value in terms.values())
-        letters = "".join(f"(1 − {letter})" for letter in "abc"[: len(terms)])
-        symbols, numbers = f"1 − {letters}", f"1 − {missing} = {score:.5f}"
-    if prior is None:
+        missing = "".join(f"(1 − {t.weighed:.5f})" for t in s.terms)
+        letters = "".join(f"(1 − {letter})" for letter in "abc"[: len(s.terms)])
+        symbols, numbers = f"1 − {letters}", f"1 − {missing} = {s.lists_score:.5f}"
+    if s.recency is None:
         return symbols, numbers
-    return f"{symbols} + r", f"{numbers} + {prior:.5f} = {hit.fused_score:.5f}"
+    return f"{symbols} + r", f"{numbers} + {s.recency.contribution:.5f} = {s.score:.5f}"
 
 
-def calibrated_lines(hit: Hit, options: SearchOptions) -> list[str]:
+def calibrated_lines(s: Scored) -> list[str]:
     """What the calibrated formula's letters stand for, and each list's contribution as the
     formula gives it: ``a = 0.3 × 0.46488 = 0.13946 (lexical), b = 0.7 × 0.47335 = 0.33135
     (vector): weight × evidence`` and ``contributions a − ab/2 = 0.11636, b − ab/2 = 0.30824``."""
-    terms = weighted(hit, options)
-    letters = [name for name, _ in LISTS if name in terms]
     parts = []
-    for letter, name in zip("abc", letters, strict=False):
-        weight, value = options.weights.get(name, 1.0), hit.evidence[name]
-        held = ", held to 1" if weight * value > 1 else ""
+    for letter, t in zip("abc", s.terms, strict=False):
+        held = ", held to 1" if t.held_to_one else ""
         parts.append(
-            f"{letter} = {weight:g} × {value:.5f} = {terms[name]:.5f} ({dict(LISTS)[name]}{held})"
+            f"{letter} = {t.weight:g} × {t.evidence:.5f} = {t.weighed:.5f} ({LABEL[t.name]}{held})"
         )
     if not parts:
         return []
     lines = [", ".join(parts) + ": weight × evidence"]
-    c = hit.contributions
-    if len(terms) == 2:
-        first, second = letters
-        lines.append(
-            f"contributions a − ab/2 = {c.get(first, 0.0):.5f}, b − ab/2 = {c.get(second, 0.0):.5f}"
-        )
-    elif len(terms) == 3:
-        shares = ", ".join(f"{x} {c.get(n, 0.0):.5f}" for x, n in zip("abc", letters, strict=True))
-        lines.append(f"contributions (each one's Shapley share of the score): {shares}")
+    shares = [t.contribution or 0.0 for t in s.terms]
+    if len(shares) == 2:
+        first, second = shares
+        lines.append(f"contributions a − ab/2 = {first:.5f}, b − ab/2 = {second:.5f}")
+    elif len(shares) == 3:
+        said = ", ".join(f"{x} {c:.5f}" for x, c in zip("abc", shares, strict=True))
+        lines.append(f"contributions (each one's Shapley share of the score): {said}")
     return lines

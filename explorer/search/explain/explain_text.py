@@ -139,7 +139,7 @@ def explanation_lines(e: Explanation) -> list[str]:
         else:
             lines.append("stale: would be placed after the other notes")
     for c in e.changes:
-        lines.append(_change(c, e))
+        lines.append(change_line(c, e))
     return lines
 
 
@@ -224,7 +224,8 @@ def _verdict(e: Explanation) -> str:
     return "not shown: " + "; ".join(said) if said else "not shown"
 
 
-def _change(c: Change, e: Explanation) -> str:
+def change_line(c: Change, e: Explanation) -> str:
+    """One what-if as a sentence: the setting, from what to what, and the rank it gives."""
     if c.setting is None:
         return f"to enter the top {e.top}: {c.note}" if c.rank is None else c.note
     if not c.possible or c.setting == "depth":
