@@ -92,15 +92,15 @@ def explain_html(e: Explanation, colours: Colours, *, arithmetic: bool = True) -
                 "a prior for recently modified notes, not a list: it reorders what the lists found",
             )
         )
-    table = _table(rows, muted)
     if lex is not None and lex.rank is not None:
         notes.append("bm25 is negated: higher is better")
     if s.stale:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
     notes.extend(s.extra)
     source = SOURCES.get(s.source or "", "")
-    head = f"<b>Fused rank {s.rank:,}</b> of {s.total:,} · {source}{table}"
-    tail = f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else ""
+    head = _table(f"<b>Fused rank {s.rank:,}</b> of {s.total:,} · {source}", rows, muted)
+    # On the line of the score: a line of its own was one more than a 1280-wide window's pane.
+    tail = f" · <span {muted}>{' · '.join(notes)}</span>" if notes else ""
     tail += "".join(f"<br/>{html.escape(change_line(c, e))}" for c in e.changes)
     method, terms = formula_legend(s.method, s.k)
     if not arithmetic:
@@ -131,24 +131,28 @@ def explain_html(e: Explanation, colours: Colours, *, arithmetic: bool = True) -
     )
 
 
-def _table(rows: list[tuple[str, str, str, str | None]], muted: str) -> str:
-    """The lists' rows: name, rank and contribution, each list's evidence on a row under it."""
-    pad = 'style="padding-right: 14px"'
-    cells = "".join(
-        (
-            f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td align=right>{c}</td></tr>"
+def _table(head: str, rows: list[tuple[str, str, str, str | None]], muted: str) -> str:
+    """``head`` (the fused rank) over the lists' rows, each a table of two columns to fit a
+    narrow pane: the list's name and its rank, then its contribution (under the header
+    beside ``head``); each list's evidence under its row, the pane's whole width.  (A column
+    of names beside the evidence left it a third of a 1280-wide window's preview.)"""
+    table = '<table width="100%" cellspacing="0" cellpadding="0">'
+    whole = 'style="white-space: nowrap"'  # "contribution" broke into "contribut" / "ion"
+    top = (
+        f"<tr><td>{head}</td><td align=right valign=top {whole}>"
+        f"<span {muted}>contribution</span></td></tr>"
+    )
+    out = [f"{table}{top}</table>"] if not rows else []
+    for i, (a, b, c, d) in enumerate(rows):
+        row = (
+            f"<tr><td>{a} {b}</td><td align=right>{c}</td></tr>"
             if c
-            else f'<tr><td {pad}>{a}</td><td colspan="2">{b}</td></tr>'  # not in the list
+            else f"<tr><td>{a} {b}</td></tr>"
         )
-        + (
-            f'<tr><td></td><td colspan="2" style="padding-bottom: 3px">{html.escape(d)}</td></tr>'
-            if d
-            else ""
-        )
-        for a, b, c, d in rows
-    )
-    return (
-        '<table cellspacing="0" cellpadding="1">'
-        f"<tr {muted}><td {pad}></td><td {pad}>rank</td>"
-        f'<td align=right style="white-space: nowrap">contribution</td></tr>{cells}</table>'
-    )
+        out.append(f"{table}{top if i == 0 else ''}{row}</table>")
+        if d:
+            said = html.escape(d)
+            out.append(
+                f'<p style="margin-left: 10px; margin-top: 1px; margin-bottom: 3px">{said}</p>'
+            )
+    return "".join(out)
