@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import html
 
-from explorer.preview.evidence_text import (
+from explorer.preview.style import Colours, shown
+from explorer.search.explain.arithmetic_text import (
     calibrated_formula_parts,
     calibrated_lines,
     formula,
@@ -16,7 +17,6 @@ from explorer.preview.evidence_text import (
     title_evidence_text,
     vector_evidence_text,
 )
-from explorer.preview.style import Colours, shown
 from explorer.search.explain.explain_text import change_line
 from explorer.search.explain.explanation import Explanation
 from explorer.search.query.options import Fusion

@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from explorer.index.vectors import CosineSpread
-from explorer.preview.evidence_text import formula as scored_formula
+from explorer.search.explain.arithmetic_text import formula as scored_formula
 from explorer.search.explain.scoring import ExplainContext, scored
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions

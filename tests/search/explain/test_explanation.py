@@ -18,7 +18,9 @@ from explorer.index.db import IndexDB
 from explorer.preview.explain import explain_html
 from explorer.preview.style import Colours
 from explorer.search.explain.explain import explain
-from explorer.search.explain.explanation import Explanation
+from explorer.search.explain.explanation import Explanation, hit_explanation
+from explorer.search.explain.scoring import explain_context
+from explorer.search.fusion.fusion import fuse
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.query.options import SearchOptions
 from tests.conftest import build_index
@@ -151,3 +153,37 @@ def test_text_html_and_json_state_the_same_numbers(searcher: Searcher, fusion: s
         contributions = as_json["lexical contribution"] + as_json["vector contribution"]
         assert contributions == pytest.approx(as_json["score"], abs=2e-5)
         assert as_json["lexical contribution"] == round(hit.contributions["fts"], 5)
+
+
+def test_a_hit_s_explanation_reads_alike_in_text_html_and_json(searcher: Searcher) -> None:
+    """The window's explanation of a hit (no vault asked) renders in the three forms too."""
+    options = SearchOptions(fusion="calibrated", w_fts=0.6, w_vec=0.4, min_sim=0.0, min_rel=0.0)
+    candidates = searcher.candidates(QUERY, options)
+    response = fuse(candidates, options)
+    rank, hit = next((i, h) for i, h in enumerate(response.hits, 1) if h.source == "both")
+    e = hit_explanation(hit, explain_context(hit, rank, response, candidates), QUERY)
+    text = e.format()
+    place = _one(r"shown at rank (\d+) of (\d+)", text)
+    lexical = _one(r"lexical list: rank (\d+) of \d+, contribution ([0-9.]+)", text)
+    vector = _one(r"vector list: rank (\d+) of \d+, contribution ([0-9.]+)", text)
+    score = _one(r"(?m)^fused \(calibrated\): score ([0-9.]+) = .* = ([0-9.]+)$", text)
+    passage = _one(r"best passage: characters (\d+)–(\d+)", text)
+    as_text = {
+        "rank": int(place[1]),
+        "total": int(place[2]),
+        "score": float(score[1]),
+        "lexical rank": int(lexical[1]),
+        "vector rank": int(vector[1]),
+        "lexical contribution": float(lexical[2]),
+        "vector contribution": float(vector[2]),
+        "passage": (int(passage[1]), int(passage[2])),
+    }
+    as_html = _read_html(e)
+    a = json.loads(json.dumps(e.to_json()))["arithmetic"]
+    assert as_text == {k: as_html[k] for k in as_text}
+    assert as_text["score"] == float(score[2]) == a["score"] == round(hit.fused_score, 5)
+    assert (
+        (a["rank"], a["total"]) == (rank, len(response.hits)) == (as_html["rank"], as_html["total"])
+    )
+    assert a["lexical"]["contribution"] == as_text["lexical contribution"]
+    assert a["vector"]["evidence"] == as_html["vector evidence"]

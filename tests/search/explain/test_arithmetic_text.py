@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from explorer.index.vectors import CosineSpread
-from explorer.preview import evidence_text
+from explorer.search.explain import arithmetic_text as evidence_text
 from explorer.search.explain.scoring import ExplainContext, Scored, scored
 from explorer.search.fusion.fusion import fuse
 from explorer.search.fusion.results import Hit
