@@ -41,7 +41,7 @@ from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.status import vault_languages
 from explorer.index.update import bring_up_to_date
-from explorer.live import Health, stored_health
+from explorer.live import Health, LiveIndex, stored_health
 from explorer.live.reader import IndexReader, ReadContext
 from explorer.search.answers.answer import EMBED_BEFORE_SEARCH, Answer, has_vectors, search_index
 from explorer.search.answers.related import RelatedNotes, related
@@ -142,6 +142,7 @@ class VaultReader:
         *,
         sync: bool = False,
         reader: IndexReader | None = None,
+        writer: LiveIndex | None = None,
     ) -> None:
         self.vault = vault
         self.data = data
@@ -149,7 +150,9 @@ class VaultReader:
         self.sync = sync
         self.path = index_path(vault, data)
         self._owned = reader is None
-        self.reader = reader or IndexReader(self._open, provider, reopen_if_replaced=True)
+        self.reader = reader or IndexReader(
+            self._open, provider, writer=writer, reopen_if_replaced=True
+        )
 
     def _open(self) -> IndexDB:
         return IndexDB.open_reader(self.vault, self.data)

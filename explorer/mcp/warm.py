@@ -28,6 +28,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState, shared_provide
 from explorer.index.db import index_path
 from explorer.live import serve
 from explorer.live.reader import IndexReader
+from explorer.live.writer import LiveIndex
 from explorer.mcp.answers import answer
 from explorer.mcp.reader import VaultReader
 from explorer.mcp.requests import OPERATIONS as REQUESTS
@@ -52,13 +53,14 @@ class WarmServer:
         provider: EmbedderProvider,
         role: str,
         reader: IndexReader | None = None,
+        writer: LiveIndex | None = None,
     ) -> None:
         self.provider = provider
         self.vault = vault.resolve()
         self.data = None if data is None else str(data)
         self.index = index_path(self.vault, self.data)
         self.role = f"{role} (pid {os.getpid()})"
-        self.reader = VaultReader(self.vault, self.data, provider, reader=reader)
+        self.reader = VaultReader(self.vault, self.data, provider, reader=reader, writer=writer)
         self._server = serve.Server(self.index, self._handle, OPERATIONS, self._delay)
 
     @property
@@ -133,11 +135,13 @@ def serve_vault(
     role: str,
     provider: EmbedderProvider | None = None,
     reader: IndexReader | None = None,
+    writer: LiveIndex | None = None,
 ) -> WarmServer | None:
     """Start answering the commands and the MCP tools for ``vault`` with ``provider`` (default:
-    the process's shared model) and ``reader``: the running server, or ``None`` (said in the
-    log) when this process cannot serve."""
-    server = WarmServer(vault, data, provider or shared_provider(None), role, reader)
+    the process's shared model) and ``reader`` (default: one of the server's own, waiting for
+    ``writer`` to make the index, when it is given): the running server, or ``None`` (said in
+    the log) when this process cannot serve."""
+    server = WarmServer(vault, data, provider or shared_provider(None), role, reader, writer)
     if server.start():
         return server
     server.reader.close()
