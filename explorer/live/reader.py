@@ -171,10 +171,6 @@ class IndexReader:
     def alive(self) -> bool:
         return self._jobs.alive
 
-    def busy(self) -> bool:
-        """Whether a job is under way (waiting for the index to exist, too)."""
-        return self._jobs.under_way() is not None
-
     # ------------------------------------------------------------------ the reader thread
 
     def _run(self, fn: Callable[[ReadContext], T]) -> T:

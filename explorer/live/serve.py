@@ -331,6 +331,7 @@ class Server:
         self._clients_lock = threading.Lock()
         self._handlers = threading.BoundedSemaphore(HANDLERS)
         #: Requests answered, and connections refused for want of a thread (tests, bench).
+        self.accepted = 0
         self.answered = 0
         self.turned_away = 0
         self._last_request = time.monotonic()  # or the start: what :meth:`idle` counts from
@@ -460,6 +461,8 @@ class Server:
                 _send(conn, {"protocol": PROTOCOL, "ok": False, "error": str(exc)})
                 return
             self._last_request = time.monotonic()
+            with self._clients_lock:
+                self.accepted += 1
             delay = self.delay() if self.delay is not None else None
             conn.settimeout(REQUEST_TIMEOUT)
             _send(conn, {"protocol": PROTOCOL, "ok": True, "accepted": True, "delay": delay})

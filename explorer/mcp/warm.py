@@ -72,6 +72,11 @@ class WarmServer:
         return self._server.reason
 
     @property
+    def accepted(self) -> int:
+        """Requests accepted so far, answered or not yet (tests)."""
+        return self._server.accepted
+
+    @property
     def answered(self) -> int:
         """Requests answered so far (tests, bench)."""
         return self._server.answered
@@ -89,9 +94,13 @@ class WarmServer:
         self.reader.close()
 
     def _delay(self) -> str | None:
-        """Why an answer may take a while: the model is not loaded yet."""
+        """Why an answer may take a while: the model is not loaded yet, or the index is being
+        caught up with the vault (made, on a new vault)."""
         if self.provider.state in (ModelState.IDLE, ModelState.LOADING):
             return f"loading its model {self.provider.name}"
+        writer = self.reader.writer
+        if writer is not None and not writer.caught_up:
+            return "bringing its index up to date with the vault"
         return None
 
     def _handle(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
