@@ -13,7 +13,7 @@ from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
 from explorer.search.lists import bm25
 from explorer.search.lists.bm25 import top_of_any
-from tests.search.lists.helpers import CLAMPED, by_score, reference
+from tests.search.lists.helpers import CLAMPED, by_score, reference, zipf_notes
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -24,15 +24,8 @@ _AMONG = re.compile(
 
 
 def _zipf_vault(write: Write, vault: Path, open_db: Callable[[Path], IndexDB]) -> IndexDB:
-    """300 notes of words from common (in most notes) to rare (in a few), as a question's
-    words are."""
-    rng = random.Random(7)
-    words = [f"w{i}" for i in range(60)]
-    weights = [1 / (i + 1) for i in range(len(words))]
-    for n in range(300):
-        body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
-        title = " ".join(rng.choices(words, weights, k=2))
-        write(f"n{n:03}.md", f"# {title}\n\n{body}\n")
+    """Notes of words from common to rare (:func:`zipf_notes`), indexed."""
+    zipf_notes(write, random.Random(7))
     db = open_db(vault)
     sync_vault(db)
     return db

@@ -14,7 +14,7 @@ from explorer.search.lists import bm25, lexical
 from explorer.search.lists.bm25 import top_by_bm25, top_of_any
 from explorer.search.lists.lexical import PASSES, lexical_list
 from explorer.search.query.query import parse_query
-from tests.search.lists.helpers import CLAMPED, by_score, reference
+from tests.search.lists.helpers import CLAMPED, by_score, reference, zipf_notes
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -83,12 +83,7 @@ def test_the_any_word_shortcut_ranks_as_fts5_does(
     # Words from common (in most notes) to rare (in a few): the any-word pass of a question
     # mixes both, and scoring only the notes with a rarer word must give the same list.
     rng = random.Random(7)
-    words = [f"w{i}" for i in range(60)]
-    weights = [1 / (i + 1) for i in range(len(words))]
-    for n in range(300):
-        body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
-        title = " ".join(rng.choices(words, weights, k=2))
-        write(f"n{n:03}.md", f"# {title}\n\n{body}\n")
+    words = zipf_notes(write, rng)
     db = open_db(vault)
     sync_vault(db)
     statements: list[str] = []
