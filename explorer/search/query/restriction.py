@@ -5,7 +5,9 @@ Each filter is a set of note ids read from an index alone (a tag's rows, a prope
 link's, the file times', the creation times', the paths'): a lexical pass keeps the matches in
 every set as it ranks them (``+rowid IN (…)``, or ``NOT IN`` the notes a set removes), so that
 only those are scored (:meth:`Restriction.fts_sql`); the vector list masks its notes by the same
-ids, fetched once (:class:`NoteIds`), and ``explain`` ranks a note by that very mask; a statement
+ids (:class:`NoteIds`), read once per filter and index generation (a restriction is a value: equal
+filters, equal restrictions; :meth:`explorer.index.vectors.VectorIndex.filter` keeps them), and
+``explain`` ranks a note by that very mask; a statement
 that reads the notes themselves (a listing, a lexical pass read whole, the title matches)
 filters by the sets as one condition (:meth:`Restriction.where`).  (Stated as one condition per
 filter on each row instead, the filters read each note's row, body and all: about 2 µs a note at
