@@ -29,12 +29,13 @@ from safetensors import safe_open
 from tokenizers import Tokenizer
 from torch import nn
 
-from explorer.embed.base import Matrix, normalize_rows
+from explorer.embed.base import EmbedderUnavailable, Matrix, normalize_rows
 from explorer.embed.bert_folder import BertFolder
 
 
-class UnfitWeights(ValueError):
-    """The folder's weights are not those of the BERT its configuration describes."""
+class UnfitWeights(EmbedderUnavailable):
+    """The folder's weights are not those of the BERT its configuration describes (the loader
+    then gives the folder to sentence-transformers)."""
 
 
 class TokenizerFile:
