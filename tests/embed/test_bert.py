@@ -49,6 +49,10 @@ def _vault_texts() -> list[str]:
     return texts
 
 
+#: Every kind of text, and enough of them to fill several of the indexer's batches.
+TEXTS = ODD_TEXTS + _vault_texts()
+
+
 def _cosines(a: Matrix, b: Matrix) -> Matrix:
     norms = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     return np.asarray((a * b).sum(axis=1) / np.where(norms == 0, 1.0, norms), dtype=np.float32)
@@ -88,8 +92,7 @@ def test_the_bundled_model_is_loaded_without_sentence_transformers(
 def test_both_loaders_cut_and_batch_the_texts_alike(
     both: tuple[SentenceTransformerEmbedder, SentenceTransformerEmbedder],
 ) -> None:
-    light, heavy = both
-    texts = ODD_TEXTS + _vault_texts()
+    light, heavy, texts = *both, TEXTS
     for options in ({"truncation": True, "max_length": 256}, {"truncation": False}):
         mine = light.tokenizer(texts, **options)["input_ids"]
         theirs = heavy.tokenizer(texts, **options)["input_ids"]
@@ -109,8 +112,7 @@ def test_both_loaders_cut_and_batch_the_texts_alike(
 def test_both_loaders_give_the_same_vectors(
     both: tuple[SentenceTransformerEmbedder, SentenceTransformerEmbedder],
 ) -> None:
-    light, heavy = both
-    texts = ODD_TEXTS + _vault_texts()
+    light, heavy, texts = *both, TEXTS
     assert len(light.batches(texts, light.passage_tokens)) > 3  # the indexer's several batches
     for embed in ("embed", "embed_query"):
         mine, theirs = getattr(light, embed)(texts), getattr(heavy, embed)(texts)
