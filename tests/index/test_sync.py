@@ -531,17 +531,23 @@ def _fts_segments(db: IndexDB) -> int:
     return int(db.conn.execute("SELECT count(DISTINCT segid) FROM notes_fts_idx").fetchone()[0])
 
 
+def _numbered_notes(tmp_path: Path, count: int) -> IndexDB:
+    """An index, not yet synced, of a vault of ``count`` notes ``n0.md`` … (``word<i> shared``)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(count):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nword{i} shared text\n", encoding="utf-8")
+    return IndexDB.open(vault, path=tmp_path / "index.sqlite")
+
+
 def test_a_large_sync_leaves_the_word_index_in_one_segment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every transaction of a first sync adds a segment to the FTS5 index; a query then looks
     # each word up in every one of them (at 50k notes this tripled the cost of a question).
     monkeypatch.setattr(sync, "OPTIMIZE_NOTES", 20)
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    for i in range(40):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nword{i} shared text\n", encoding="utf-8")
-    db = IndexDB.open(vault, path=tmp_path / "index.sqlite")
+    db = _numbered_notes(tmp_path, 40)
+    vault = db.vault
     sync_vault(db, batch_size=4)
     assert _fts_segments(db) == 1
     (vault / "n1.md").write_text("# Note 1\n\nedited once\n", encoding="utf-8")
@@ -565,11 +571,7 @@ def test_a_large_sync_adds_a_segment_a_transaction_and_merges_them_once_at_its_e
     # segment of its own: one segment a note, which FTS5 then merged as they came (automerge),
     # rewriting the same entries level after level, although the sync merges all at its end.
     monkeypatch.setattr(sync, "OPTIMIZE_NOTES", 8)
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    for i in range(64):
-        (vault / f"n{i:02}.md").write_text(f"# Note {i}\n\nword{i} shared\n", encoding="utf-8")
-    db = IndexDB.open(vault, path=tmp_path / "index.sqlite")
+    db = _numbered_notes(tmp_path, 64)
     segments: list[int] = []
     merges: list[dict[str, int]] = []
 
