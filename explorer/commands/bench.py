@@ -124,6 +124,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from explorer.evaluate.bench import BenchError, BenchSettings, format_bench, run_bench
+    from explorer.mcp.served_timing import format_served, time_served
 
     if args.first_hour is not None:
         return first_hour(args)
@@ -143,7 +144,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         renames=args.renames,
     )
     try:
-        result = run_bench(settings, args.data_dir, args.model)
+        result = run_bench(settings, args.data_dir, args.model, served=time_served)
     except BenchError as exc:
         raise UsageError(str(exc)) from None
     if args.json:
@@ -151,6 +152,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     else:
         for line in format_bench(result).splitlines():
             say(line)
+        if "warmPath" in result:
+            for line in ["", *format_served(result["warmPath"])]:
+                say(line)
     budget = args.budget_p95_ms
     if budget is not None:
         p95 = _hybrid_p95(result)

@@ -151,7 +151,9 @@ def cmd_watch(args: argparse.Namespace) -> int:
     try:
         live.start()
         if not args.no_embed:  # a lexical watch has no model to lend
-            server = serve_vault(vault, args.data_dir, "vault-explorer watch", provider)
+            server = serve_vault(
+                vault, args.data_dir, "vault-explorer watch", provider, writer=live
+            )
             if server is not None:
                 provider.start()  # loaded now, not by the first search it answers
                 printer.line(f"answering search, explain and related on {server.path}")

@@ -525,8 +525,16 @@ def _blob_baseline(db: IndexDB, model: str, query_vectors: Matrix, figures: dict
 # ----------------------------------------------------------------------------- the run
 
 
+#: Times the warm path on the bench's vault (``vault, index file, scratch folder, queries,
+#: provider``): a layer above this one serves (:func:`explorer.mcp.served_timing.time_served`).
+ServedTiming = Callable[[Path, Path, Path, list[str], EmbedderProvider], dict[str, Any]]
+
+
 def run_bench(
-    settings: BenchSettings, data: str | None = None, model: str | None = None
+    settings: BenchSettings,
+    data: str | None = None,
+    model: str | None = None,
+    served: ServedTiming | None = None,
 ) -> dict[str, Any]:
     """Measure everything in one process; returns the figures (what ``--json`` prints)."""
     if settings.vault is not None and not settings.vault.is_dir():
@@ -550,7 +558,7 @@ def run_bench(
     }
     try:
         with workspace(settings.keep, data) as scratch:
-            _run(settings, scratch, model, progress, result)
+            _run(settings, scratch, model, progress, result, served)
     finally:
         close = getattr(progress, "close", None)
         if close:
@@ -564,6 +572,7 @@ def _run(
     model: str | None,
     progress: Callable[..., None],
     result: dict[str, Any],
+    served: ServedTiming | None = None,
 ) -> None:
     if settings.vault is not None:
         vault = settings.vault.resolve()
@@ -623,6 +632,10 @@ def _run(
             result["questionLatencyMs"] = _question_latency(searcher, queries, questions)
         result["refusionMs"] = _refusion(searcher, queries)
         result["filterCostMs"] = _filter_cost(searcher, queries)
+        if served is not None:
+            log("timing the warm path: the same searches asked over a warm server's socket")
+            db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            result["warmPath"] = served(vault, db.path, scratch, queries, provider)
         phases["queries"] = peak_rss_bytes()
 
         vectors = searcher.vector_index()

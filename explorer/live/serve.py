@@ -86,6 +86,9 @@ HANDLERS = 4
 
 #: ``sun_path``'s size, the terminating NUL included (104 on macOS and the BSDs).
 PATH_LIMIT = 108 if sys.platform.startswith("linux") else 104
+#: The largest process id a temporary socket name holds (Linux's ``pid_max`` is at most
+#: 4,194,304; the BSDs' and macOS's are smaller).
+_LARGEST_PID = 9_999_999
 
 #: Seconds a client waits to connect, and a server for a request's whole line.
 CONNECT_TIMEOUT = 2.0
@@ -134,7 +137,7 @@ def place(index: Path, serving: bool = False) -> Place:
         return Place(None, "this platform has no Unix-domain sockets")
     folder = index.parent.parent / "run"
     path = folder / f"{index.stem}.sock"
-    if len(os.fsencode(path)) < PATH_LIMIT:
+    if _fits(path):
         return _usable(folder, path)
     digest = hashlib.sha256(os.fsencode(index)).hexdigest()[:16]
     short = Path(tempfile.gettempdir()) / f"vault-explorer-{os.getuid()}" / f"{digest}.sock"
@@ -151,7 +154,7 @@ def place(index: Path, serving: bool = False) -> Place:
         return Place(said)  # another server's, alive: it is not taken over
     with contextlib.suppress(OSError):
         pointer.unlink()
-    if len(os.fsencode(short)) >= PATH_LIMIT:
+    if not _fits(short):
         return Place(None, f"the socket path {path} is too long for AF_UNIX")
     log.info("the socket path %s is too long for AF_UNIX; using %s", path, short)
     usable = _usable(short.parent, short, tighten=False)
@@ -159,7 +162,7 @@ def place(index: Path, serving: bool = False) -> Place:
         return usable
     try:  # another user's folder, or a link: a private new one, pointed at from the data folder
         fresh = Path(tempfile.mkdtemp(prefix="ve-")) / short.name
-        if len(os.fsencode(fresh)) >= PATH_LIMIT:
+        if not _fits(fresh):
             fresh.parent.rmdir()
             return Place(None, f"{usable.reason}, and a new folder's path is too long")
         write_whole(pointer, os.fsencode(fresh))
@@ -167,6 +170,18 @@ def place(index: Path, serving: bool = False) -> Place:
         return Place(None, f"{usable.reason}, and no private folder instead: {exc}")
     log.warning("%s; serving on %s instead", usable.reason, fresh)
     return Place(fresh, made=fresh.parent, pointer=pointer)
+
+
+def _temporary(path: Path, pid: int) -> Path:
+    """The name a server binds before it renames the socket to ``path`` (a client never sees
+    it bound but not listening)."""
+    return path.with_name(f".{path.name}.{pid}")
+
+
+def _fits(path: Path) -> bool:
+    """Whether a server can bind the socket ``path``: the temporary name it binds first, with
+    any process id, fits ``sun_path``."""
+    return len(os.fsencode(_temporary(path, _LARGEST_PID))) < PATH_LIMIT
 
 
 def _pointed(pointer: Path) -> Path | None:
@@ -316,6 +331,7 @@ class Server:
         self._clients_lock = threading.Lock()
         self._handlers = threading.BoundedSemaphore(HANDLERS)
         #: Requests answered, and connections refused for want of a thread (tests, bench).
+        self.accepted = 0
         self.answered = 0
         self.turned_away = 0
         self._last_request = time.monotonic()  # or the start: what :meth:`idle` counts from
@@ -341,7 +357,7 @@ class Server:
             self.reason = f"another process already serves {path}"
             log.warning("the command line will not be answered warm: %s", self.reason)
             return False
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary = _temporary(path, os.getpid())
         with contextlib.suppress(FileNotFoundError):
             temporary.unlink()
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -445,6 +461,8 @@ class Server:
                 _send(conn, {"protocol": PROTOCOL, "ok": False, "error": str(exc)})
                 return
             self._last_request = time.monotonic()
+            with self._clients_lock:
+                self.accepted += 1
             delay = self.delay() if self.delay is not None else None
             conn.settimeout(REQUEST_TIMEOUT)
             _send(conn, {"protocol": PROTOCOL, "ok": True, "accepted": True, "delay": delay})

@@ -105,6 +105,9 @@ class LiveIndex:
         self._watcher = VaultWatcher(self.vault, quiet=quiet, max_wait=max_wait) if watch else None
         self._stop = threading.Event()
         self._opened = threading.Event()  # set once the writer opened the index (or failed to)
+        #: Set once the index holds the vault as it was at the start (the start-up reconcile
+        #: done here, or another process keeps the index), or the writer gave up.
+        self._caught_up = threading.Event()
         self._reconcile = threading.Event()
         self._wake = threading.Event()  # wakes the writer when there is no watcher
         self._lock = threading.Lock()
@@ -185,6 +188,7 @@ class LiveIndex:
         """Stop watching and embedding.  The writer finishes the transaction it is in (a sync is
         interrupted between two committed transactions), so the index stays consistent."""
         self._stop.set()
+        self._caught_up.set()  # nothing more will be caught up: nobody waits for it
         if self._watcher is not None:
             self._watcher.kick()
         self._wake.set()
@@ -215,6 +219,19 @@ class LiveIndex:
         ``timeout`` (the writer may be waiting for another process's lease: then that process
         keeps the index)."""
         return self._opened.wait(timeout)
+
+    @property
+    def caught_up(self) -> bool:
+        """Whether the index holds the vault as it was when this started (see
+        :meth:`wait_caught_up`)."""
+        return self._caught_up.is_set()
+
+    def wait_caught_up(self, timeout: float) -> bool:
+        """Wait until the start-up reconcile has run (on a new index: the whole vault is in
+        it), another process is found to keep the index, or the writer gave up; ``False`` if
+        none happened within ``timeout``.  What a search of the index waits for to answer as
+        one that synced first would."""
+        return self._caught_up.wait(timeout)
 
     @property
     def open_error(self) -> str | None:
@@ -377,6 +394,7 @@ class LiveIndex:
                 f"{other.describe()} keeps this index current; here it is only read",
                 persist=None,
             )
+            self._caught_up.set()
             seen_generation, seen_ns = self._follow(seen_generation, seen_ns)
             self._stop.wait(READER_POLL)
         return None
@@ -418,6 +436,7 @@ class LiveIndex:
         message = f"{doing}: {problem.message}" if doing else problem.message
         self._open_error = message
         self._opened.set()
+        self._caught_up.set()
         with self._lock:
             self._problem = Problem(problem.kind, message)
         self._set_state(WatcherState.STOPPED, message, persist=None)
@@ -448,6 +467,7 @@ class LiveIndex:
             if self._watcher is not None:
                 self._watcher.stop()
             self._set_state(WatcherState.STOPPED, final_reason, persist=db)
+            self._caught_up.set()
             self._db = None
             db.close()
 
@@ -459,6 +479,7 @@ class LiveIndex:
         ok = self._full_sync(db, "start-up reconcile")
         with self._lock:
             self._initial_done = True
+        self._caught_up.set()
         if self._watcher is None:
             self._set_state(
                 WatcherState.STOPPED,

@@ -41,7 +41,7 @@ from explorer.index.db import IndexDB, index_command, index_path
 from explorer.index.lease import WriterLease
 from explorer.index.status import vault_languages
 from explorer.index.update import bring_up_to_date
-from explorer.live import Health, stored_health
+from explorer.live import Health, LiveIndex, stored_health
 from explorer.live.reader import IndexReader, ReadContext
 from explorer.search.answers.answer import EMBED_BEFORE_SEARCH, Answer, has_vectors, search_index
 from explorer.search.answers.related import RelatedNotes, related
@@ -128,6 +128,13 @@ class NoteText:
         }
 
 
+#: Seconds a request waits for the writer's start-up reconcile (a new index of a 40,000-note
+#: vault takes a minute or two): less than a client waits for a server that said it is busy
+#: (:data:`explorer.live.serve.LOADING_TIMEOUT`), so that it is answered with what is indexed
+#: by then rather than given up on.
+CATCH_UP_WAIT = 100.0
+
+
 class VaultReader:
     """Answers the server's requests about the vault ``vault`` (its index under ``data``), with
     the model of ``provider``; ``sync``: bring the index up to date before a search, when no
@@ -142,14 +149,18 @@ class VaultReader:
         *,
         sync: bool = False,
         reader: IndexReader | None = None,
+        writer: LiveIndex | None = None,
     ) -> None:
         self.vault = vault
         self.data = data
         self.provider = provider
         self.sync = sync
         self.path = index_path(vault, data)
+        self.writer = writer
         self._owned = reader is None
-        self.reader = reader or IndexReader(self._open, provider, reopen_if_replaced=True)
+        self.reader = reader or IndexReader(
+            self._open, provider, writer=writer, reopen_if_replaced=True
+        )
 
     def _open(self) -> IndexDB:
         return IndexDB.open_reader(self.vault, self.data)
@@ -260,7 +271,12 @@ class VaultReader:
 
     def _read(self, fn: Callable[[ReadContext], T]) -> T:
         """``fn`` run on the reader, in one read transaction (one state of the index, while a
-        window or ``watch`` writes it); this request's answer, waited for."""
+        window or ``watch`` writes it); this request's answer, waited for.  While ``writer``
+        makes a new index, or catches one up with the vault at its start, the request waits for
+        that (at most :data:`CATCH_UP_WAIT`): its answer is the one a search that synced first
+        would give."""
+        if self.writer is not None:
+            self.writer.wait_caught_up(CATCH_UP_WAIT)
 
         def snapshot(ctx: ReadContext) -> T:
             conn = ctx.db.conn

@@ -28,6 +28,7 @@ from explorer.embed.provider import EmbedderProvider, ModelState, shared_provide
 from explorer.index.db import index_path
 from explorer.live import serve
 from explorer.live.reader import IndexReader
+from explorer.live.writer import LiveIndex
 from explorer.mcp.answers import answer
 from explorer.mcp.reader import VaultReader
 from explorer.mcp.requests import OPERATIONS as REQUESTS
@@ -52,13 +53,14 @@ class WarmServer:
         provider: EmbedderProvider,
         role: str,
         reader: IndexReader | None = None,
+        writer: LiveIndex | None = None,
     ) -> None:
         self.provider = provider
         self.vault = vault.resolve()
         self.data = None if data is None else str(data)
         self.index = index_path(self.vault, self.data)
         self.role = f"{role} (pid {os.getpid()})"
-        self.reader = VaultReader(self.vault, self.data, provider, reader=reader)
+        self.reader = VaultReader(self.vault, self.data, provider, reader=reader, writer=writer)
         self._server = serve.Server(self.index, self._handle, OPERATIONS, self._delay)
 
     @property
@@ -68,6 +70,11 @@ class WarmServer:
     @property
     def reason(self) -> str:
         return self._server.reason
+
+    @property
+    def accepted(self) -> int:
+        """Requests accepted so far, answered or not yet (tests)."""
+        return self._server.accepted
 
     @property
     def answered(self) -> int:
@@ -87,9 +94,13 @@ class WarmServer:
         self.reader.close()
 
     def _delay(self) -> str | None:
-        """Why an answer may take a while: the model is not loaded yet."""
+        """Why an answer may take a while: the model is not loaded yet, or the index is being
+        caught up with the vault (made, on a new vault)."""
         if self.provider.state in (ModelState.IDLE, ModelState.LOADING):
             return f"loading its model {self.provider.name}"
+        writer = self.reader.writer
+        if writer is not None and not writer.caught_up:
+            return "bringing its index up to date with the vault"
         return None
 
     def _handle(self, op: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -133,11 +144,13 @@ def serve_vault(
     role: str,
     provider: EmbedderProvider | None = None,
     reader: IndexReader | None = None,
+    writer: LiveIndex | None = None,
 ) -> WarmServer | None:
     """Start answering the commands and the MCP tools for ``vault`` with ``provider`` (default:
-    the process's shared model) and ``reader``: the running server, or ``None`` (said in the
-    log) when this process cannot serve."""
-    server = WarmServer(vault, data, provider or shared_provider(None), role, reader)
+    the process's shared model) and ``reader`` (default: one of the server's own, waiting for
+    ``writer`` to make the index, when it is given): the running server, or ``None`` (said in
+    the log) when this process cannot serve."""
+    server = WarmServer(vault, data, provider or shared_provider(None), role, reader, writer)
     if server.start():
         return server
     server.reader.close()

@@ -8,7 +8,7 @@
 - :mod:`~explorer.preview.highlight`: the query's terms marked;
 - :mod:`~explorer.preview.links`: where links lead, from the index (or the files on disk);
 - :mod:`~explorer.preview.note`: a note's header and body, the best passage boxed;
-- :mod:`~explorer.preview.explain` and :mod:`~explorer.preview.evidence_text`: why a hit ranks
-  where it does, in words and a formula;
+- :mod:`~explorer.preview.explain`: why a hit ranks where it does, its
+  :class:`~explorer.search.explain.explanation.Explanation` in HTML;
 - :mod:`~explorer.preview.style`: the palette's colours and the document's stylesheet.
 """

@@ -1,238 +1,115 @@
-"""The explain block above a note in the preview: how the hit's fused score was made, each list's
-rank and evidence, the formula with the numbers filled in."""
+"""The explain block above a note in the preview: an
+:class:`~explorer.search.explain.explanation.Explanation` in HTML — how the hit's fused score was
+made, each list's rank and evidence, the formula with the numbers filled in (all of them the
+explanation's: nothing is computed here)."""
 
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass, field
-from typing import Any
 
-from explorer.index.vectors import CosineSpread
-from explorer.preview.evidence_text import (
-    calibrated_formula,
+from explorer.preview.style import Colours, shown
+from explorer.search.explain.arithmetic_text import (
     calibrated_formula_parts,
     calibrated_lines,
+    formula,
+    formula_legend,
     lexical_evidence_text,
     title_evidence_text,
     vector_evidence_text,
 )
-from explorer.preview.style import Colours, shown
-from explorer.search.fusion.results import Candidates, Hit, SearchResponse
-from explorer.search.query.options import Fusion, Mode, SearchOptions
+from explorer.search.explain.explain_text import change_line
+from explorer.search.explain.explanation import Explanation
+from explorer.search.query.options import Fusion
 
 #: The link in the explain block that shows or hides the fused score's arithmetic.
 ARITHMETIC_URL = "vault-explain:arithmetic"
 
-
-@dataclass(frozen=True)
-class ExplainContext:
-    """What the explain block needs besides the hit: settings and list lengths."""
-
-    options: SearchOptions
-    rank: int
-    total: int
-    lexical_count: int
-    vector_count: int
-    semantic_available: bool
-    semantic_reason: str | None = None
-    listing: bool = False
-    extra: list[str] = field(default_factory=list)
-    #: The query's content words (what a lexical hit's coverage counts), and how its cosines
-    #: spread over the vault (what a vector hit's σ are counted from).
-    content_words: int = 0
-    spread: CosineSpread | None = None
-    #: The query's vector and the model it is of (``None``: no vector list), so that the
-    #: preview can score every chunk of the note (:mod:`explorer.search.lists.chunk_scores`).
-    query_vector: Any = field(default=None, compare=False, repr=False)
-    model: str | None = None
+#: What each source of a hit is said as.
+SOURCES = {
+    "both": "found by both lists",
+    "fts": "found by the lexical list only",
+    "vector": "found by the vector list only",
+    "title": "found by its name only",
+}
 
 
-def explain_context(
-    hit: Hit, rank: int, response: SearchResponse, candidates: Candidates | None
-) -> ExplainContext:
-    """What the explain block needs for ``hit`` at fused ``rank`` of ``response``."""
-    depth = min(response.options.depth, candidates.depth) if candidates else 0
-    return ExplainContext(
-        options=response.options,
-        rank=rank,
-        total=len(response.hits),
-        lexical_count=len(candidates.lexical[:depth]) if candidates else 0,
-        vector_count=len(candidates.vector[:depth]) if candidates else 0,
-        semantic_available=response.semantic.available,
-        semantic_reason=response.semantic.reason,
-        listing=response.listing,
-        content_words=len(candidates.query.content_parts()) if candidates else 0,
-        spread=response.spread,
-        query_vector=candidates.query_vector
-        if candidates and response.semantic.available
-        else None,
-        model=response.semantic.model,
-    )
-
-
-def formula(hit: Hit, options: SearchOptions) -> str:
-    """The fused score with the numbers filled in, for the fusion method of ``options``:
-    RRF ``1 / (10 + 1) + 0.5 / (10 + 4) = 0.12662``, convex ``0.5 × 0.873 + 0.5 × 1.000 = 0.93650``
-    (each term a list that found the hit: its weight, and its rank or its normalised score),
-    calibrated ``1 − (1 − a)(1 − b) = 1 − (1 − 0.13946)(1 − 0.33134) = 0.42460`` (each list's
-    weighted evidence)."""
-    if options.fusion == Fusion.CALIBRATED:
-        return calibrated_formula(hit, options)
-    if options.fusion == Fusion.CONVEX:
-        terms = [
-            f"{weight:g} × {_normalised(hit.contributions.get(name, 0.0), weight)}"
-            for name, weight, rank in (
-                ("fts", options.w_fts, hit.fts_rank),
-                ("vector", options.w_vec, hit.vector_rank),
-            )
-            if rank is not None
-        ]
-    else:
-        k = f"{options.k:g}"
-        terms = []
-        if hit.fts_rank is not None:
-            terms.append(f"{options.w_fts:g} / ({k} + {hit.fts_rank})")
-        if hit.vector_rank is not None:
-            terms.append(f"{options.w_vec:g} / ({k} + {hit.vector_rank})")
-    if "recency" in hit.contributions:
-        terms.append(f"{hit.contributions['recency']:.5f} (recency)")
-    if not terms:
-        return f"0 = {hit.fused_score:.5f}"
-    return " + ".join(terms) + f" = {hit.fused_score:.5f}"
-
-
-def _normalised(contribution: float, weight: float) -> str:
-    """A list's normalised score, from its contribution ``weight × score``."""
-    return f"{contribution / weight:.3f}" if weight > 0 else "…"
-
-
-def formula_legend(options: SearchOptions) -> tuple[str, str]:
-    """The method's name and what its terms are, for the explain block."""
-    if options.fusion == Fusion.CALIBRATED:
-        return "Calibrated", (
-            "the chance that either list is right; a, b: each list's evidence × its weight"
-        )
-    if options.fusion == Fusion.CONVEX:
-        return "Convex", (
-            "w × score / best score of its list; the lexical list per pass "
-            "(phrase, all words, any word), each pass a band below the one before"
-        )
-    return "RRF", f"w / (k + rank), k = {options.k:g}"
-
-
-def explain_html(
-    hit: Hit, ctx: ExplainContext, colours: Colours, *, arithmetic: bool = True
-) -> str:
-    """Why ``hit`` ranks where it does: a row per list (rank, contribution) with its evidence
-    in words and numbers under it (raw score, what it is measured against, the calibrated
-    evidence), then the fusion formula with the numbers filled in — or, without
+def explain_html(e: Explanation, colours: Colours, *, arithmetic: bool = True) -> str:
+    """Why the note of ``e`` ranks where it does: a row per list (rank, contribution) with its
+    evidence in words and numbers under it (raw score, what it is measured against, the
+    calibrated evidence), then the fusion formula with the numbers filled in — or, without
     ``arithmetic``, the fused score alone and a link (:data:`ARITHMETIC_URL`) that asks for
-    the formula."""
-    if ctx.listing:
+    the formula; then what would change its place, if ``e`` says."""
+    s = e.scored
+    if e.listing or s is None:
+        rank = f" #{s.rank}" if s is not None else ""
         return (
-            f"<b>{shown(hit.title)}</b><br/>"
-            f'<span style="color:{colours.muted}">Recently modified note #{ctx.rank}: the query '
+            f"<b>{shown(e.title)}</b><br/>"
+            f'<span style="color:{colours.muted}">Recently modified note{rank}: the query '
             "has no words to search, so nothing is ranked.</span>"
         )
-    mode = ctx.options.mode
-    source = {
-        "both": "found by both lists",
-        "fts": "found by the lexical list only",
-        "vector": "found by the vector list only",
-        "title": "found by its name only",
-    }.get(hit.source or "", "")
     muted = f'style="color:{colours.muted}"'
     rows: list[tuple[str, str, str, str | None]] = []  # (list, rank, contribution, evidence)
     notes: list[str] = []
-    if mode != Mode.SEMANTIC:
+    lex = s.lexical
+    if lex is not None:
         name = f'<span style="color:{colours.fts}">■</span> Lexical'
-        if hit.fts_rank is not None:
-            rows.append(
-                (
-                    name,
-                    f"rank {hit.fts_rank:,} of {ctx.lexical_count:,}",
-                    f"{hit.contributions.get('fts', 0.0):.5f}",
-                    lexical_evidence_text(hit, ctx.content_words),
-                )
-            )
+        if lex.rank is not None:
+            rank = f"rank {lex.rank:,} of {lex.listed:,}"
+            rows.append((name, rank, f"{lex.contribution:.5f}", lexical_evidence_text(lex)))
         else:
-            depth = f"{ctx.lexical_count:,} candidates, depth {ctx.options.depth}"
+            depth = f"{lex.listed:,} candidates, depth {s.depth}"
             rows.append((name, f"not in the list ({depth})", "", None))
-    if mode != Mode.FTS:
-        name = f'<span style="color:{colours.vector}">■</span> Vector'
-        if not ctx.semantic_available:
-            reason = shown(ctx.semantic_reason or "unavailable")
-            rows.append((name, f"unavailable ({reason})", "", None))
-        elif hit.vector_rank is not None:
-            rows.append(
-                (
-                    name,
-                    f"rank {hit.vector_rank:,} of {ctx.vector_count:,}",
-                    f"{hit.contributions.get('vector', 0.0):.5f}",
-                    vector_evidence_text(hit, ctx.spread),
-                )
-            )
-            if hit.best_chunk is not None and arithmetic:  # else: the preview's mark says it
-                start, end = hit.best_chunk
-                notes.append(f"best passage at characters {start}–{end} (marked below)")
-        else:
-            floor = f", floor {ctx.options.min_sim:g}" if ctx.options.min_sim > 0 else ""
-            depth = f"{ctx.vector_count:,} candidates, depth {ctx.options.depth}{floor}"
-            rows.append((name, f"not in the list ({depth})", "", None))
-    said = title_evidence_text(hit)
-    if said is not None and hit.title_match is not None:
+    vec = s.vector
+    name = f'<span style="color:{colours.vector}">■</span> Vector'
+    if s.unavailable is not None:
+        rows.append((name, f"unavailable ({shown(s.unavailable)})", "", None))
+    elif vec is not None and vec.rank is not None:
+        rank = f"rank {vec.rank:,} of {vec.listed:,}"
+        rows.append((name, rank, f"{vec.contribution:.5f}", vector_evidence_text(vec)))
+        if s.passage is not None and arithmetic:  # else: the preview's mark says it
+            start, end = s.passage
+            notes.append(f"best passage at characters {start}–{end} (marked below)")
+    elif vec is not None:
+        floor = f", floor {s.min_sim:g}" if s.min_sim > 0 else ""
+        depth = f"{vec.listed:,} candidates, depth {s.depth}{floor}"
+        rows.append((name, f"not in the list ({depth})", "", None))
+    if s.title is not None:
         rows.append(
             (
                 f'<span style="color:{colours.muted}">■</span> Title',
-                hit.title_match.closeness,
-                f"{hit.contributions.get('title', 0.0):.5f}",
-                said,
+                s.title.closeness,
+                f"{s.title.share.contribution or 0.0:.5f}",
+                title_evidence_text(s.title),
             )
         )
-    if hit.recency is not None and "recency" in hit.contributions:
-        o = ctx.options
+    if s.recency is not None:
+        r = s.recency
         rows.append(
             (
                 f'<span style="color:{colours.recency}">■</span> Recency',
-                f"{hit.recency:.3f} (½ every {o.half_life:g} days, weight {o.recency:g})",
-                f"{hit.contributions['recency']:.5f}",
+                f"{r.recent:.3f} (½ every {r.half_life:g} days, weight {r.weight:g})",
+                f"{r.contribution:.5f}",
                 "a prior for recently modified notes, not a list: it reorders what the lists found",
             )
         )
-    pad = 'style="padding-right: 14px"'
-    cells = "".join(
-        (
-            f"<tr><td {pad}>{a}</td><td {pad}>{b}</td><td align=right>{c}</td></tr>"
-            if c
-            else f'<tr><td {pad}>{a}</td><td colspan="2">{b}</td></tr>'  # not in the list
-        )
-        + (
-            f'<tr><td></td><td colspan="2" style="padding-bottom: 3px">{html.escape(d)}</td></tr>'
-            if d
-            else ""
-        )
-        for a, b, c, d in rows
-    )
-    table = (
-        '<table cellspacing="0" cellpadding="1">'
-        f"<tr {muted}><td {pad}></td><td {pad}>rank</td>"
-        f'<td align=right style="white-space: nowrap">contribution</td></tr>{cells}</table>'
-    )
-    if mode != Mode.SEMANTIC and hit.fts_rank is not None:
+    if lex is not None and lex.rank is not None:
         notes.append("bm25 is negated: higher is better")
-    if hit.demoted:
+    if s.stale:
         notes.append("<i>status: stale — placed after every note that is not stale</i>")
-    notes.extend(ctx.extra)
-    head = f"<b>Fused rank {ctx.rank:,}</b> of {ctx.total:,} · {source}{table}"
-    tail = f"<br/><span {muted}>{' · '.join(notes)}</span>" if notes else ""
-    method, terms = formula_legend(ctx.options)
+    notes.extend(s.extra)
+    source = SOURCES.get(s.source or "", "")
+    head = _table(f"<b>Fused rank {s.rank:,}</b> of {s.total:,} · {source}", rows, muted)
+    # On the line of the score: a line of its own was one more than a 1280-wide window's pane.
+    tail = f" · <span {muted}>{' · '.join(notes)}</span>" if notes else ""
+    tail += "".join(f"<br/>{html.escape(change_line(c, e))}" for c in e.changes)
+    method, terms = formula_legend(s.method, s.k)
     if not arithmetic:
         show = f'<a href="{ARITHMETIC_URL}">show the arithmetic</a>'
-        return f"{head}{method}&nbsp; fused {hit.fused_score:.5f} · {show}{tail}"
-    if ctx.options.fusion == Fusion.CALIBRATED:
+        return f"{head}{method}&nbsp; fused {s.score:.5f} · {show}{tail}"
+    if s.method == Fusion.CALIBRATED:
         # Letters, then numbers on a line of their own: one line is too wide for the pane.
-        lines = calibrated_lines(hit, ctx.options)
-        symbols, numbers = calibrated_formula_parts(hit, ctx.options)
+        lines = calibrated_lines(s)
+        symbols, numbers = calibrated_formula_parts(s)
         if len(lines) == 1:  # one list: no "either" to speak of, and a short line
             terms = "one list found it: its evidence × its weight"
             fused = f"<code>fused = {html.escape(symbols)} = {html.escape(numbers)}</code>"
@@ -241,7 +118,7 @@ def explain_html(
             lines.insert(0, f"= {numbers}")
     else:
         lines = []
-        fused = f"<code>{html.escape(formula(hit, ctx.options))}</code>"
+        fused = f"<code>{html.escape(formula(s))}</code>"
     return (
         f"{head}{method}&nbsp; {fused} <span {muted}>({html.escape(terms)})</span>"
         + "".join(
@@ -252,3 +129,30 @@ def explain_html(
         )
         + f' · <a href="{ARITHMETIC_URL}">hide the arithmetic</a>{tail}'
     )
+
+
+def _table(head: str, rows: list[tuple[str, str, str, str | None]], muted: str) -> str:
+    """``head`` (the fused rank) over the lists' rows, each a table of two columns to fit a
+    narrow pane: the list's name and its rank, then its contribution (under the header
+    beside ``head``); each list's evidence under its row, the pane's whole width.  (A column
+    of names beside the evidence left it a third of a 1280-wide window's preview.)"""
+    table = '<table width="100%" cellspacing="0" cellpadding="0">'
+    whole = 'style="white-space: nowrap"'  # "contribution" broke into "contribut" / "ion"
+    top = (
+        f"<tr><td>{head}</td><td align=right valign=top {whole}>"
+        f"<span {muted}>contribution</span></td></tr>"
+    )
+    out = [f"{table}{top}</table>"] if not rows else []
+    for i, (a, b, c, d) in enumerate(rows):
+        row = (
+            f"<tr><td>{a} {b}</td><td align=right>{c}</td></tr>"
+            if c
+            else f"<tr><td>{a} {b}</td></tr>"
+        )
+        out.append(f"{table}{top if i == 0 else ''}{row}</table>")
+        if d:
+            said = html.escape(d)
+            out.append(
+                f'<p style="margin-left: 10px; margin-top: 1px; margin-bottom: 3px">{said}</p>'
+            )
+    return "".join(out)

@@ -30,6 +30,7 @@ from explorer.live import LiveIndex
 from explorer.live.health import Health
 from explorer.live.reader import IndexReader
 from explorer.search.answers.compare import Comparison
+from explorer.search.explain.explanation import Explanation
 from explorer.search.fusion.results import Hit, SearchResponse
 from explorer.search.query.options import SearchOptions
 
@@ -315,6 +316,11 @@ class WindowDriver:
     def explain_text(self) -> str:
         """The explain block above the preview, as shown."""
         return self.window.preview.explain.toPlainText()
+
+    def explanation(self) -> Explanation | None:
+        """The explanation the explain block shows (``None``: none, or a note opened from a
+        link)."""
+        return self.window.preview.explanation
 
     def explain_gap(self) -> int:
         """The pixels between the explain block's bottom and the note's top, besides the

@@ -199,6 +199,25 @@ def test_a_path_too_long_for_af_unix_moves_to_a_short_per_user_one(tmp_path: Pat
         running.stop()
 
 
+def test_a_socket_path_that_fits_but_whose_temporary_name_does_not_serves(
+    tmp_path: Path,
+) -> None:
+    """The server binds a temporary name (``.NAME.PID``) and renames it into place: a socket
+    path a few bytes under the limit must be served too (it once was refused as too long)."""
+    stem = "notes-0123456789ab"
+    base = len(os.fsencode(tmp_path / "x" / "run" / f"{stem}.sock"))
+    pad = serve.PATH_LIMIT - 2 - base  # the socket path 2 bytes under the limit
+    assert pad > 0
+    index = tmp_path / ("x" + "a" * pad) / "indexes" / f"{stem}.sqlite"
+    assert len(os.fsencode(index.parent.parent / "run" / f"{stem}.sock")) == serve.PATH_LIMIT - 2
+    running = serve.Server(index, _echo, frozenset({"search"}))
+    assert running.start(), running.reason
+    try:
+        assert serve.ask(index, "search", {"x": 1}) is not None
+    finally:
+        running.stop()
+
+
 def _as_nobody(path: Path) -> subprocess.CompletedProcess[str]:
     """Connect to ``path`` and send a valid request from another user (uid 65534)."""
     code = (
@@ -418,12 +437,20 @@ def _too_long(tmp_path: Path) -> Path:
     return tmp_path.joinpath(*["a" * 30] * 4) / "indexes" / "notes-0123456789ab.sqlite"
 
 
+@pytest.fixture
+def short_tempdir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A temporary folder of its own as short as the usual one (``tmp_path`` is too long for
+    the fallback's socket path), as ``tempfile``'s folder."""
+    folder = Path(tempfile.mkdtemp(prefix="ve-test-"))
+    monkeypatch.setattr(tempfile, "tempdir", str(folder))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def test_a_fallback_folder_another_user_made_first_is_left_for_a_private_new_one(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    tmp_path: Path, short_tempdir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "t"))
-    (tmp_path / "t").mkdir()
-    squatted = tmp_path / "t" / f"vault-explorer-{os.getuid()}"
+    squatted = short_tempdir / f"vault-explorer-{os.getuid()}"
     squatted.mkdir()
     os.chmod(squatted, 0o777)  # made first, open to all
     if os.geteuid() == 0:

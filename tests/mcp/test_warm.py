@@ -4,6 +4,7 @@ the server's one reader, whose vector matrix is read once, not once a request.""
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -12,11 +13,13 @@ from explorer.commands.warm import alone, served
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
+from explorer.live.writer import LiveIndex
 from explorer.mcp.requests import ExplainRequest, RelatedRequest, SearchRequest
 from explorer.mcp.warm import serve_vault
 from explorer.search.query.options import SearchOptions
 from tests.conftest import build_index
 from tests.live.helpers import matrix_reads, traced
+from tests.waiting import wait_until
 
 REQUESTS = [
     SearchRequest("deploy cache", SearchOptions()),
@@ -78,3 +81,34 @@ def test_a_request_for_another_model_or_index_is_refused(
         assert served(vault.resolve(), str(data_dir), indexed.name, request) is not None
     finally:
         server.stop()
+
+
+def test_a_request_that_comes_before_the_index_exists_waits_for_the_writer(
+    write: Callable[[str, str], Path],
+    vault: Path,
+    data_dir: Path,
+    fake: FakeEmbedder,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A watch serves as soon as its writer has started, before the writer made the index (a
+    new vault): a search asked then waits for the whole vault to be in it, and answers as a
+    search that synced first would — not "no index yet", not the notes indexed so far."""
+    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
+    for i in range(3):
+        write(f"n{i}.md", f"# Note {i}\n\nHow we deploy the cache, part {i}.\n")
+    provider = EmbedderProvider.of(fake)
+    live = LiveIndex(vault, str(data_dir), provider, watch=False, role="the test")
+    server = serve_vault(vault, str(data_dir), "the test", provider, writer=live)
+    assert server is not None
+    request = SearchRequest("deploy cache", SearchOptions(mode="fts"))
+    try:
+        with ThreadPoolExecutor(1) as pool:
+            asked = pool.submit(served, vault.resolve(), str(data_dir), provider.name, request)
+            wait_until(lambda: asked.done() or server.accepted == 1)
+            live.start()
+            answered = asked.result()
+    finally:
+        server.stop()
+        live.stop()
+    assert answered is not None and answered.error is None, answered
+    assert answered.data is not None and len(answered.data["hits"]) == 3, answered.data

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from explorer.preview.explain import explain_html
+from explorer.preview.style import Colours
+from explorer.search.explain.explanation import hit_explanation
+from explorer.search.explain.scoring import ExplainContext
 from explorer.search.fusion.results import Hit
 
 
@@ -21,3 +25,8 @@ def hit(**fields: object) -> Hit:
     }
     base.update(fields)
     return Hit(**base)  # type: ignore[arg-type]
+
+
+def block(hit: Hit, ctx: ExplainContext, colours: Colours | None = None, **kw: bool) -> str:
+    """The explain block of ``hit`` as the window makes it: its explanation, in HTML."""
+    return explain_html(hit_explanation(hit, ctx, ""), colours or Colours(), **kw)

@@ -3,17 +3,24 @@
 from __future__ import annotations
 
 import html
+import math
+import re
 from dataclasses import replace
 
 import pytest
 
 from explorer.index.vectors import CosineSpread
-from explorer.preview.explain import ExplainContext, explain_html, formula
-from explorer.preview.style import Colours
+from explorer.search.explain.arithmetic_text import formula as scored_formula
+from explorer.search.explain.scoring import ExplainContext, scored
+from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions
-from tests.preview.helpers import hit
+from tests.preview.helpers import block, hit
 
 SEED = SearchOptions(fusion="rrf", k=60, w_fts=0.7, w_vec=0.3)
+
+
+def formula(h: Hit, options: SearchOptions) -> str:
+    return scored_formula(scored(h, ExplainContext(options, 1, 1, 5, 5, True)))
 
 
 def test_formula_has_the_numbers_filled_in() -> None:
@@ -31,13 +38,13 @@ def test_convex_formula_shows_each_lists_normalised_score() -> None:
     assert formula(both, convex) == "0.5 × 0.700 + 0.5 × 1.000 = 0.85000"
     vector_only = hit(fts_rank=None, contributions={"fts": 0.0, "vector": 0.2}, fused_score=0.2)
     assert formula(vector_only, convex) == "0.5 × 0.400 = 0.20000"
-    out = explain_html(both, ExplainContext(convex, 1, 5, 5, 5, True), Colours())
+    out = block(both, ExplainContext(convex, 1, 5, 5, 5, True))
     assert "Convex" in out and "best score of its list" in out and "RRF" not in out
 
 
 def test_explain_block_has_scores_ranks_and_formula() -> None:
     ctx = ExplainContext(SEED, 2, 20, 34, 50, True)
-    out = explain_html(hit(best_chunk=(10, 400)), ctx, Colours())
+    out = block(hit(best_chunk=(10, 400)), ctx)
     for fragment in (
         "Fused rank 2",
         "rank 1 of 34",
@@ -49,7 +56,7 @@ def test_explain_block_has_scores_ranks_and_formula() -> None:
     ):
         assert fragment in out
     degraded = ExplainContext(SEED, 1, 5, 5, 0, False, "model x is still loading")
-    out = explain_html(hit(vector_rank=None, source="fts"), degraded, Colours())
+    out = block(hit(vector_rank=None, source="fts"), degraded)
     assert "unavailable (model x is still loading)" in out
 
 
@@ -68,7 +75,7 @@ def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -
         contributions={"fts": a - a * b / 2, "vector": b - a * b / 2},
     )
     ctx = ExplainContext(calibrated, 1, 5, 5, 5, True, content_words=4, spread=spread)
-    out = html.unescape(explain_html(both, ctx, Colours()))
+    out = html.unescape(block(both, ctx))
     for fragment in (
         "cosine 0.4800, 5.1 σ above this query's vault mean 0.120 → vector evidence 0.83000",
         "all words pass, holds 4 of 4 content words, bm25 7.2000 → lexical evidence 0.90000",
@@ -81,11 +88,11 @@ def test_explain_block_states_each_lists_evidence_and_the_calibrated_formula() -
         assert fragment in out, fragment
     assert "RRF" not in out and "Convex" not in out
     one = replace(both, fts_rank=None, evidence={"vector": b}, fused_score=b)
-    out = html.unescape(explain_html(one, ctx, Colours()))
+    out = html.unescape(block(one, ctx))
     assert "<code>fused = a = 0.83000</code> <span" in out and "(one list found it:" in out
     assert "<br/>a = 1 × 0.83000 = 0.83000 (vector): weight × evidence" in out
     # The evidence is stated under every method (it is what "close match" is decided on).
-    out = html.unescape(explain_html(both, replace(ctx, options=SEED), Colours()))
+    out = html.unescape(block(both, replace(ctx, options=SEED)))
     assert "→ vector evidence 0.83000" in out and "a − ab/2" not in out
 
 
@@ -93,12 +100,12 @@ def test_numbers_read_alike_everywhere_and_a_tiny_bm25_is_not_zero() -> None:
     """ "1440" in one place against "1,440" in the status bar; "bm25 0.0000" for a ranked hit
     (issue 46)."""
     ctx = ExplainContext(SEED, 1_203, 1_440, 2_048, 1_440, True)
-    out = explain_html(hit(fts_rank=1_100, vector_rank=1_203, fts_score=0.0000123), ctx, Colours())
+    out = block(hit(fts_rank=1_100, vector_rank=1_203, fts_score=0.0000123), ctx)
     for fragment in ("Fused rank 1,203</b> of 1,440", "rank 1,100 of 2,048", "rank 1,203 of 1,440"):
         assert fragment in out, fragment
     assert "bm25 0.0000" not in out and "bm25 1.23e-05" in out
     cut = ExplainContext(SEED, 3, 1_440, 2_048, 1_440, True)
-    missing = explain_html(hit(fts_rank=None, source="vector"), cut, Colours())
+    missing = block(hit(fts_rank=None, source="vector"), cut)
     assert "2,048 candidates" in missing
 
 
@@ -119,7 +126,7 @@ def test_explain_block_names_the_title_evidence_and_fuses_three() -> None:
         title_match=TitleMatch("exact", "CDN purge"),
     )
     ctx = ExplainContext(calibrated, 1, 5, 5, 5, True, content_words=2)
-    out = html.unescape(explain_html(titled, ctx, Colours()))
+    out = html.unescape(block(titled, ctx))
     for fragment in (
         "Title",
         'the title matches the query ("CDN purge") → title evidence 1.00000',
@@ -129,3 +136,29 @@ def test_explain_block_names_the_title_evidence_and_fuses_three() -> None:
     ):
         assert fragment in out, fragment
     assert sum(fused.contributions.values()) == pytest.approx(fused.score) == 1.0
+
+
+def test_the_formula_weighs_the_title_as_the_fusion_does() -> None:
+    """With w_fts 0 the fusion weighs a matching title at 0 (``list_weights``): the formula
+    said ``1 − (1 − 0.50000)(1 − 1.00000) = 0.50000``, the title at weight 1."""
+    from explorer.search.fusion.fusion import list_weights
+    from explorer.search.fusion.methods import noisy_or
+    from explorer.search.lists.titles import TitleMatch
+
+    wordless = replace(SEED, fusion="calibrated", w_fts=0.0, w_vec=1.0)
+    (fused,) = noisy_or({"vector": [("x", 0.5)], "title": [("x", 1.0)]}, list_weights(wordless))
+    named = hit(
+        fts_rank=None,
+        source="vector",
+        evidence={"vector": 0.5, "title": 1.0},
+        fused_score=fused.score,
+        contributions=fused.contributions,
+        title_match=TitleMatch("exact", "CDN purge"),
+    )
+    out = html.unescape(block(named, ExplainContext(wordless, 1, 5, 5, 5, True)))
+    assert "= 1 − (1 − 0.50000)(1 − 0.00000) = 0.50000" in out
+    assert "b = 0 × 1.00000 = 0.00000 (title)" in out
+    numbers = re.search(r"= 1 − ((?:\(1 − [0-9.]+\))+) = ([0-9.]+)", out)
+    assert numbers is not None, out
+    missing = math.prod(1 - float(x) for x in re.findall(r"\(1 − ([0-9.]+)\)", numbers[1]))
+    assert 1 - missing == pytest.approx(float(numbers[2])) == pytest.approx(fused.score)

@@ -26,8 +26,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from explorer.gui.core.session import SearchResult, VaultSession
 from explorer.live import EmbedDone, LiveEvent, SyncEvent, VectorsStored
 from explorer.live.reader import URGENT
-from explorer.preview.explain import ExplainContext, explain_context
 from explorer.search.answers.shown import Shown
+from explorer.search.explain.scoring import ExplainContext, explain_context
 from explorer.search.fusion.cached import CachedLists
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions

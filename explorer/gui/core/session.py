@@ -110,7 +110,7 @@ class VaultSession(QObject):
             self.bridge.healthChanged.connect(self._health_changed)
             self.bridge.start()
             self.server = serve_vault(
-                self.vault, self.data_dir, "the window", self.provider, self.reader
+                self.vault, self.data_dir, "the window", self.provider, self.reader, self.live
             )
         reply = self.query(lambda ctx: list(ctx.db.notices), group="open", priority=URGENT)
         reply.answered.connect(self._opened)

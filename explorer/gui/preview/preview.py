@@ -67,7 +67,7 @@ from explorer.gui.preview.chunk_strip import GROUP, ChunkStrip, ChunkTextDialog,
 from explorer.gui.preview.images import NoteImages, load_images, refusal
 from explorer.gui.preview.note_links import LinksOf, NoteLinks
 from explorer.preview.document import load_note
-from explorer.preview.explain import ARITHMETIC_URL, ExplainContext, explain_html
+from explorer.preview.explain import ARITHMETIC_URL, explain_html
 from explorer.preview.links import VaultLinks
 from explorer.preview.markdown import image_sources, replace_images
 from explorer.preview.note import BEST_ANCHOR, opened_from_link_html, parse_filter_url, render_note
@@ -78,7 +78,9 @@ from explorer.preview.obsidian import (
     parse_note_url,
 )
 from explorer.preview.style import Colours, document_css
+from explorer.search.explain.explanation import Explanation, hit_explanation
 from explorer.search.explain.note_dates import NoteDates, note_dates
+from explorer.search.explain.scoring import ExplainContext
 from explorer.search.fusion.results import Hit
 from explorer.search.lists.chunk_scores import ChunkView, NoteChunks
 from explorer.search.query.query import Query
@@ -254,6 +256,8 @@ class PreviewPane(QWidget):
         #: numbers), or only the score and a link that shows it: the ranks and the evidence
         #: fit a narrow pane, the arithmetic is read when wanted.
         self.arithmetic = False
+        #: The explanation the explain block shows (``None``: a note opened from a link).
+        self.explanation: Explanation | None = None
         #: Whether the explain block is sized to its text; no longer once the reader drags
         #: the handle between it and the note (their choice stays).
         self.fit_explain = True
@@ -505,9 +509,13 @@ class PreviewPane(QWidget):
 
     def _explain(self, place: _Place, colours: Colours) -> None:
         if place.hit is not None:
-            hit, _query, ctx = place.hit
-            self.explain.setHtml(explain_html(hit, ctx, colours, arithmetic=self.arithmetic))
+            hit, query, ctx = place.hit
+            self.explanation = hit_explanation(hit, ctx, query.raw if query is not None else "")
+            self.explain.setHtml(
+                explain_html(self.explanation, colours, arithmetic=self.arithmetic)
+            )
         else:
+            self.explanation = None
             self.explain.setHtml(opened_from_link_html(place.path, place.via, colours))
 
     def set_arithmetic(self, shown: bool) -> None:

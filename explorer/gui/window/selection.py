@@ -12,7 +12,7 @@ from explorer.gui.preview.preview import PreviewPane
 from explorer.gui.results.distributions import DistributionsPanel
 from explorer.gui.results.results_model import ResultsModel
 from explorer.gui.results.results_view import ResultsView
-from explorer.preview.explain import ExplainContext
+from explorer.search.explain.scoring import ExplainContext
 from explorer.search.fusion.results import Hit, SearchResponse
 from explorer.search.query.options import Mode
 

@@ -25,12 +25,14 @@ from explorer.search.explain.explanation import (
     FilterCheck,
     FusedPlace,
     LexicalPlace,
+    VaultPlace,
     VectorPlace,
     WordCheck,
     Words,
 )
 from explorer.search.explain.note_dates import minute_text, moment
 from explorer.search.explain.notes_lookup import indexed_id
+from explorer.search.explain.scoring import Scored, explain_context, scored
 from explorer.search.explain.whatif import Change, Competition, changes_for
 from explorer.search.fusion import fusion
 from explorer.search.fusion.evidence import CALIBRATION
@@ -40,6 +42,7 @@ from explorer.search.fusion.fusion import (
     combined,
     convex_tiers,
     evidence_lists,
+    fuse,
     fuse_lists,
     lexical_coverage,
 )
@@ -141,21 +144,35 @@ def explain(
         deeper = _deeper(lexical, vector) if competition.rank is None else ()
         changes = deeper or tuple(changes_for(competition, options, n))
     return Explanation(
-        evidence=None if candidates.listing else _evidence(candidates, options, path),
         query=raw,
         path=path,
         title=title,
         options=options,
         top=n,
         listing=candidates.listing,
-        filters=filters,
-        exclusions=exclusions,
-        words=words,
-        lexical=lexical,
-        vector=vector,
-        fused=fused,
+        scored=_scored(candidates, options, fused),
+        vault=VaultPlace(
+            filters=filters,
+            exclusions=exclusions,
+            words=words,
+            lexical=lexical,
+            vector=vector,
+            fused=fused,
+            evidence=None if candidates.listing else _evidence(candidates, options, path),
+        ),
         changes=changes,
     )
+
+
+def _scored(candidates: Candidates, options: SearchOptions, place: FusedPlace) -> Scored | None:
+    """How the note's fused score was made, from the hit the search's own fusion makes of it
+    at its rank (:func:`~explorer.search.explain.scoring.scored`, as the window's block)."""
+    if place.rank is None:
+        return None
+    response = fuse(candidates, options, upto=place.rank)
+    hit = response.hits[place.rank - 1]
+    ctx = explain_context(hit, place.rank, response, candidates, total=place.candidates)
+    return scored(hit, ctx)
 
 
 def _filters(

@@ -5,6 +5,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from explorer.search.explain.arithmetic_text import (
+    calibrated_lines,
+    formula,
+    lexical_evidence_text,
+    title_evidence_text,
+    vector_evidence_text,
+)
 from explorer.search.fusion.evidence import weighs_otherwise
 from explorer.search.query.options import Fusion
 from explorer.search.query.quoting import filter_text
@@ -16,6 +23,7 @@ if TYPE_CHECKING:
         FilterCheck,
         VectorPlace,
     )
+    from explorer.search.explain.scoring import Share
     from explorer.search.explain.whatif import Change
 
 
@@ -32,6 +40,8 @@ def property_line(check: FilterCheck) -> str:
 def explanation_lines(e: Explanation) -> list[str]:
     o = e.options
     lines = [f"{e.path} — {e.title}", f"query: {e.query}"]
+    if e.vault is None:  # a search's hit: how its score was made
+        return lines + hit_lines(e)
     lines.append(_verdict(e))
     for check in e.filters:
         if check.kind == "tag":
@@ -139,7 +149,7 @@ def explanation_lines(e: Explanation) -> list[str]:
         else:
             lines.append("stale: would be placed after the other notes")
     for c in e.changes:
-        lines.append(_change(c, e))
+        lines.append(change_line(c, e))
     return lines
 
 
@@ -224,7 +234,8 @@ def _verdict(e: Explanation) -> str:
     return "not shown: " + "; ".join(said) if said else "not shown"
 
 
-def _change(c: Change, e: Explanation) -> str:
+def change_line(c: Change, e: Explanation) -> str:
+    """One what-if as a sentence: the setting, from what to what, and the rank it gives."""
     if c.setting is None:
         return f"to enter the top {e.top}: {c.note}" if c.rank is None else c.note
     if not c.possible or c.setting == "depth":
@@ -236,4 +247,54 @@ def _change(c: Change, e: Explanation) -> str:
     return (
         f"{c.direction} {c.setting} from {c.current:g} to {side} {c.threshold:.4g}{exact} "
         f"({others} fixed): e.g. {c.value:g} puts it at rank {c.rank}"
+    )
+
+
+def hit_lines(e: Explanation) -> list[str]:
+    """A search's hit explained from its lists (no vault asked): its place, each list's rank,
+    contribution and evidence, the fused score's arithmetic, the best passage."""
+    s = e.scored
+    if e.listing or s is None:
+        rank = f": recently modified note #{s.rank}" if s is not None else ""
+        return [f"the query has no words to search: the result lists recent notes{rank}"]
+    shown = "shown" if s.rank <= e.top else f"below the top {e.top}"
+    lines = [f"{shown} at rank {s.rank} of {s.total}"]
+    for name, share, said in (
+        ("lexical", s.lexical, lexical_evidence_text),
+        ("vector", s.vector, vector_evidence_text),
+    ):
+        if name == "vector" and s.unavailable is not None:
+            lines.append(f"vector list: unavailable ({s.unavailable})")
+        elif share is not None:
+            lines.append(_share_line(name, share, said(share), s.depth))
+    if s.title is not None:
+        t = s.title
+        lines.append(
+            f"title: {t.closeness}, contribution {t.share.contribution or 0.0:.5f}; "
+            + title_evidence_text(t)
+        )
+    if s.recency is not None:
+        r = s.recency
+        lines.append(
+            f"recency prior (weight {r.weight:g}, half-life {r.half_life:g} days): "
+            f"recency {r.recent:.3f}, adds {r.contribution:.5f} of the score"
+        )
+    lines.append(f"fused ({s.method}): score {s.score:.5f} = {formula(s)}")
+    if s.method == Fusion.CALIBRATED:
+        lines.extend(calibrated_lines(s))
+    if s.passage is not None:
+        lines.append(f"best passage: characters {s.passage[0]}–{s.passage[1]}")
+    if s.stale:
+        lines.append("stale: placed after every note that is not stale")
+    lines.extend(change_line(c, e) for c in e.changes)
+    return lines
+
+
+def _share_line(name: str, share: Share, said: str | None, depth: int) -> str:
+    if share.rank is None:
+        return f"{name} list: not in the list ({share.listed} candidates, depth {depth})"
+    evidence = f"; {said}" if said else ""
+    return (
+        f"{name} list: rank {share.rank} of {share.listed}, "
+        f"contribution {share.contribution or 0.0:.5f}{evidence}"
     )

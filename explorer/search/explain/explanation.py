@@ -2,7 +2,10 @@
 with a ``code`` and JSON fields (the filters and exclusions, the words, its place in each list,
 the fusion and the evidence, what would change it), and :class:`Explanation`, their whole, with
 what it adds up to (:attr:`Explanation.reasons`) and its JSON.  :func:`explorer.search.explain.
-explain.explain` makes one; :mod:`explorer.search.explain.explain_text` says it in sentences.
+explain.explain` makes one over the vault, :func:`hit_explanation` one of a search's hit (how
+its score was made: :mod:`explorer.search.explain.scoring`);
+:mod:`explorer.search.explain.explain_text` says it in sentences, :mod:`explorer.preview.explain`
+in HTML, :meth:`Explanation.to_json` in JSON.
 """
 
 from __future__ import annotations
@@ -10,7 +13,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from explorer.search.explain.scoring import ExplainContext, Scored, scored
 from explorer.search.explain.whatif import Change
+from explorer.search.fusion.results import Hit
 from explorer.search.lists.chunk_scores import ChunkScore
 from explorer.search.query.options import SearchOptions
 
@@ -150,13 +155,10 @@ class EvidencePlace:
 
 
 @dataclass(frozen=True, slots=True)
-class Explanation:
-    query: str
-    path: str
-    title: str
-    options: SearchOptions
-    top: int
-    listing: bool
+class VaultPlace:
+    """The note over the whole vault, reason by reason: what ``explain`` finds beyond the
+    search's own lists (the filters, the words, each list's rank without the depth cut)."""
+
     filters: tuple[FilterCheck, ...]
     exclusions: tuple[ExclusionCheck, ...]
     words: Words
@@ -164,7 +166,60 @@ class Explanation:
     vector: VectorPlace
     fused: FusedPlace
     evidence: EvidencePlace | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a note is where it is for a query: the one model the command line's text, its JSON
+    and the window's explain block are rendered from.  :attr:`scored` is how its fused score
+    was made (``None``: the search ranks it nowhere); :attr:`vault` is the note over the
+    whole vault (``None`` for a hit of a search on screen, explained from the search's own
+    lists only); :attr:`changes`, what would move it."""
+
+    query: str
+    path: str
+    title: str
+    options: SearchOptions
+    top: int
+    listing: bool
+    scored: Scored | None = None
+    vault: VaultPlace | None = None
     changes: tuple[Change, ...] = field(default=())
+
+    # ------------------------------------------------------------------ the vault's parts
+
+    def _in_vault(self) -> VaultPlace:
+        if self.vault is None:
+            raise ValueError(f"{self.path} is explained from a search's hit, not the vault")
+        return self.vault
+
+    @property
+    def filters(self) -> tuple[FilterCheck, ...]:
+        return self._in_vault().filters
+
+    @property
+    def exclusions(self) -> tuple[ExclusionCheck, ...]:
+        return self._in_vault().exclusions
+
+    @property
+    def words(self) -> Words:
+        return self._in_vault().words
+
+    @property
+    def lexical(self) -> LexicalPlace:
+        return self._in_vault().lexical
+
+    @property
+    def vector(self) -> VectorPlace:
+        return self._in_vault().vector
+
+    @property
+    def fused(self) -> FusedPlace:
+        return self._in_vault().fused
+
+    @property
+    def evidence(self) -> EvidencePlace | None:
+        return self._in_vault().evidence
 
     # ------------------------------------------------------------------ what it adds up to
 
@@ -172,6 +227,11 @@ class Explanation:
     def reasons(self) -> list[str]:
         """The codes of what keeps the note where it is, most decisive first (``shown`` when
         it is in the top N)."""
+        if self.vault is None:  # a hit of a search: its place is all there is to say
+            if self.listing:
+                return ["listing"]
+            shown = self.scored is not None and self.scored.rank <= self.top
+            return ["shown" if shown else "below-limit"]
         out: list[str] = []
         if any(not f.passes for f in self.filters):
             out.append("filtered")
@@ -199,30 +259,21 @@ class Explanation:
         return out
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        """The JSON of ``explain --json`` and the MCP tool: the vault's parts where it has
+        them, and the arithmetic of the fused score (``null``: ranked nowhere)."""
+        out: dict[str, Any] = {
             "query": self.query,
             "path": self.path,
             "title": self.title,
             "options": self.options.to_json(),
             "top": self.top,
             "reasons": self.reasons,
-            "filters": [asdict(f) for f in self.filters],
-            "exclusions": [asdict(e) for e in self.exclusions],
-            "words": {
-                "code": self.words.code,
-                "terms": [
-                    {**asdict(w), "stems": list(w.stems), "found": w.found}
-                    for w in self.words.terms
-                ],
-                "missing": list(self.words.missing),
-                "stopwords": list(self.words.stopwords),
-            },
-            "lexical": asdict(self.lexical),
-            "vector": asdict(self.vector),
-            "fused": asdict(self.fused),
-            "evidence": asdict(self.evidence) if self.evidence is not None else None,
-            "changes": [c.to_json() for c in self.changes],
         }
+        if self.vault is not None:
+            out.update(_vault_json(self.vault))
+        out["changes"] = [c.to_json() for c in self.changes]
+        out["arithmetic"] = self.scored.to_json() if self.scored is not None else None
+        return out
 
     def lines(self) -> list[str]:
         """The explanation as plain sentences, one a line."""
@@ -232,3 +283,36 @@ class Explanation:
 
     def format(self) -> str:
         return "\n".join(self.lines())
+
+
+def _vault_json(v: VaultPlace) -> dict[str, Any]:
+    return {
+        "filters": [asdict(f) for f in v.filters],
+        "exclusions": [asdict(e) for e in v.exclusions],
+        "words": {
+            "code": v.words.code,
+            "terms": [
+                {**asdict(w), "stems": list(w.stems), "found": w.found} for w in v.words.terms
+            ],
+            "missing": list(v.words.missing),
+            "stopwords": list(v.words.stopwords),
+        },
+        "lexical": asdict(v.lexical),
+        "vector": asdict(v.vector),
+        "fused": asdict(v.fused),
+        "evidence": asdict(v.evidence) if v.evidence is not None else None,
+    }
+
+
+def hit_explanation(hit: Hit, ctx: ExplainContext, query: str) -> Explanation:
+    """A hit of a search on screen explained from the search's own lists (the window's explain
+    block): its place and its arithmetic, the vault not asked."""
+    return Explanation(
+        query=query,
+        path=hit.path,
+        title=hit.title,
+        options=ctx.options,
+        top=ctx.options.limit,
+        listing=ctx.listing,
+        scored=scored(hit, ctx),
+    )

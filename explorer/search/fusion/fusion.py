@@ -46,13 +46,18 @@ _T = TypeVar("_T")
 CONVEX_LOWER_BOUNDS: dict[str, float] = {"fts": 0.0, "vector": 0.0}
 
 
-def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
-    """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input."""
+def fuse(
+    candidates: Candidates, options: SearchOptions, *, upto: int | None = None
+) -> SearchResponse:
+    """Ranked hits from cached candidates: fusion, stale demotion, limit.  Pure over its input.
+    ``upto``: hits made down to that rank instead of the limit (``explain``'s, for a note
+    further down than a search shows)."""
     options = options.validate().in_effect()
     semantic = candidates.semantic
     depth = min(options.depth, candidates.depth)
     lexical = candidates.lexical[:depth]
     vector = candidates.vector[:depth]
+    limit = options.limit if upto is None else upto
     if candidates.listing:  # as many notes as the limit, the lists' depth aside
         hits = [
             _hit(candidates, path, snippet, 0.0, {}, fused_rank=rank)
@@ -62,7 +67,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
             candidates.query.raw,
             options,
             semantic,
-            hits[: options.limit],
+            hits[:limit],
             listing=True,
             timings=dict(candidates.timings),
             notes=tuple(candidates.query.notes),
@@ -80,7 +85,7 @@ def fuse(candidates: Candidates, options: SearchOptions) -> SearchResponse:
     # Hits (and snippets, the costly part) are made only for what is shown.
     marked = marked_words(candidates.query)
     hits = []
-    for rank, item in enumerate(fused[: options.limit], start=1):
+    for rank, item in enumerate(fused[:limit], start=1):
         lex = lex_by_path.get(item.id) if "fts" in lists else None
         vec = vec_by_path.get(item.id) if "vector" in lists else None
         contributions = {"fts": item.contributions.get("fts", 0.0)}

@@ -27,7 +27,7 @@ from pytestqt.qtbot import QtBot
 
 from explorer.gui.preview.preview import NoteBrowser, PreviewPane
 from explorer.preview.budget import CALLOUT_DEPTH, EMBED_CHARS, LONG_WORD
-from explorer.preview.explain import ExplainContext
+from explorer.search.explain.scoring import ExplainContext
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions
 from explorer.search.query.query import parse_query
@@ -459,15 +459,13 @@ def test_no_word_of_the_explain_block_is_broken_on_the_narrowest_preview(
     qapp: QApplication,
 ) -> None:
     """The header "contribution" broke into "contribut" / "ion" at 1366 (issue 46)."""
-    from explorer.preview.explain import explain_html
-    from explorer.preview.style import Colours
-    from tests.preview.helpers import hit
+    from tests.preview.helpers import block, hit
 
     options = SearchOptions(fusion="rrf", k=60.0, w_fts=0.7, w_vec=0.3)
     ctx = ExplainContext(options, 2, 20, 34, 50, True)
     document = QTextDocument()
     document.setDefaultFont(qapp.font())
-    document.setHtml(explain_html(hit(best_chunk=(10, 400)), ctx, Colours()))
+    document.setHtml(block(hit(best_chunk=(10, 400)), ctx))
     document.setTextWidth(26 * QFontMetrics(qapp.font()).averageCharWidth())
     size = document.documentLayout().documentSize()
     assert 0 < size.width() <= document.textWidth()  # laid out, no wider than the pane

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 from explorer.embed.provider import EmbedderProvider
 from explorer.gui.preview.preview import PreviewPane
 from explorer.gui.window.main_window import MainWindow
-from explorer.preview.explain import ExplainContext
+from explorer.search.explain.scoring import ExplainContext
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions
 from explorer.search.query.query import parse_query

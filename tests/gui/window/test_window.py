@@ -15,12 +15,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QRect, QSize, Qt, QUrl
-from PySide6.QtGui import QFont, QGuiApplication
+from PySide6.QtGui import QFont, QGuiApplication, QTextDocument
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
+from explorer.gui.preview.preview import palette_colours
 from explorer.gui.results.results_model import Column, Role
 from explorer.gui.window import settings as opt
 from explorer.gui.window.actions import Action
@@ -28,6 +29,7 @@ from explorer.gui.window.main_window import WANTED_SIZE, MainWindow
 from explorer.gui.window.placement import FRAME_GUESS, first_geometry
 from explorer.gui.window.settings import Settings
 from explorer.live import Health
+from explorer.preview.explain import explain_html
 from explorer.preview.note import filter_url
 from explorer.search.query.options import SearchOptions
 from tests.gui.conftest import (
@@ -449,6 +451,41 @@ def test_bidi_and_control_characters_in_names_are_shown_escaped(
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def test_the_explain_block_is_the_selected_hit_s_explanation_rendered(
+    qtbot: QtBot, make_window: WindowFactory, fake_provider: EmbedderProvider, sample_copy: Path
+) -> None:
+    """The block is rendered from an Explanation of the hit selected (the model ``explain``
+    prints), whose numbers are the hit's as the window fused it, under each method."""
+    window = open_sample(qtbot, make_window, fake_provider, sample_copy)
+    driver = drive(window, qtbot)
+    query = "deploy rollback checklist"
+    driver.set_query(query)
+    wait_for_results(qtbot, window, query, _assert_both_lists)
+    for fusion in ("calibrated", "rrf"):
+        driver.set_control("fusion", fusion)
+        driver.select(1)
+        hit = driver.current_hit()
+        assert hit is not None
+
+        def explained(path: str = hit.path, method: str = fusion) -> None:
+            e = driver.explanation()
+            assert e is not None and e.scored is not None and e.path == path
+            assert e.scored.method == method and e.query == query
+
+        qtbot.waitUntil(explained)
+        e = driver.explanation()
+        assert e is not None and e.scored is not None
+        s = e.scored
+        assert (s.rank, s.score) == (2, round(hit.fused_score, 5))
+        shares = {x.name: x.contribution for x in (s.lexical, s.vector) if x is not None}
+        assert shares == {n: round(hit.contributions[n], 5) for n in shares}
+        shown = QTextDocument()
+        shown.setHtml(explain_html(e, palette_colours(window.preview.palette()), arithmetic=False))
+        assert driver.explain_text() == shown.toPlainText()
+        assert f"Fused rank 2 of {s.total}" in driver.explain_text()
+        assert f"fused {s.score:.5f}" in driver.explain_text()
 
 
 def _assert_equal(a: object, b: object) -> None:

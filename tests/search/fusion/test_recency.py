@@ -16,13 +16,13 @@ from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.entry import main
 from explorer.index.db import IndexDB
-from explorer.preview.explain import explain_context, explain_html
-from explorer.preview.style import Colours
 from explorer.search.explain.explain import explain
+from explorer.search.explain.scoring import explain_context
 from explorer.search.fusion.fusion import fuse
 from explorer.search.fusion.hybrid import Searcher
 from explorer.search.query.options import SearchOptions, ignored
 from tests.conftest import build_index
+from tests.preview.helpers import block
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -147,11 +147,9 @@ def test_the_explain_block_shows_the_recency_row_and_adds_it_up(
     candidates = searcher.candidates("compost heap", options)
     response = fuse(candidates, options)
     hit = response.hits[0]
-    block = explain_html(hit, explain_context(hit, 1, response, candidates), Colours())
-    assert "Recency" in block and f"{hit.contributions['recency']:.5f}" in block
-    assert f"{hit.fused_score:.5f}" in block
+    said = block(hit, explain_context(hit, 1, response, candidates))
+    assert "Recency" in said and f"{hit.contributions['recency']:.5f}" in said
+    assert f"{hit.fused_score:.5f}" in said
     plain = fuse(candidates, SearchOptions(fusion=fusion))
     first = plain.hits[0]
-    assert "Recency" not in explain_html(
-        first, explain_context(first, 1, plain, candidates), Colours()
-    )
+    assert "Recency" not in block(first, explain_context(first, 1, plain, candidates))

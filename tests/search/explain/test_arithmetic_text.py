@@ -10,13 +10,8 @@ import numpy as np
 import pytest
 
 from explorer.index.vectors import CosineSpread
-from explorer.preview.evidence_text import (
-    calibrated_formula,
-    calibrated_lines,
-    lexical_evidence_text,
-    vector_evidence_text,
-    weighted,
-)
+from explorer.search.explain import arithmetic_text as evidence_text
+from explorer.search.explain.scoring import ExplainContext, Scored, scored
 from explorer.search.fusion.fusion import fuse
 from explorer.search.fusion.results import Hit
 from explorer.search.query.options import SearchOptions
@@ -24,6 +19,34 @@ from tests.search.helpers import candidates
 
 CALIBRATED = SearchOptions(fusion="calibrated", w_fts=0.3, w_vec=0.7)
 SPREAD = CosineSpread(notes=51, mean=0.12805, std=0.1031)
+
+
+def said(hit: Hit, options: SearchOptions = CALIBRATED, **ctx: object) -> Scored:
+    """``hit``'s explanation's numbers (content words 3 and :data:`SPREAD` unless told)."""
+    known: dict[str, object] = {"content_words": 3, "spread": SPREAD, **ctx}
+    return scored(hit, ExplainContext(options, 1, 1, 5, 5, True, **known))  # type: ignore[arg-type]
+
+
+def vector_evidence_text(hit: Hit, spread: CosineSpread | None) -> str | None:
+    share = said(hit, spread=spread).vector
+    return None if share is None else evidence_text.vector_evidence_text(share)
+
+
+def lexical_evidence_text(hit: Hit, words: int) -> str | None:
+    share = said(hit, content_words=words).lexical
+    return None if share is None else evidence_text.lexical_evidence_text(share)
+
+
+def calibrated_formula(hit: Hit, options: SearchOptions) -> str:
+    return evidence_text.formula(said(hit, options))
+
+
+def calibrated_lines(hit: Hit, options: SearchOptions) -> list[str]:
+    return evidence_text.calibrated_lines(said(hit, options))
+
+
+def weighted(hit: Hit, options: SearchOptions) -> dict[str, float | None]:
+    return {t.name: t.weighed for t in said(hit, options).terms}
 
 
 def both(**fields: object) -> Hit:
@@ -113,7 +136,8 @@ def test_the_formula_is_the_fusions_own_arithmetic() -> None:
     assert two, [h.evidence for h in response.hits]
     for hit in two:
         a, b = weighted(hit, CALIBRATED).values()
-        assert 1 - (1 - a) * (1 - b) == pytest.approx(hit.fused_score)
-        assert hit.contributions["fts"] == pytest.approx(a - a * b / 2)
-        assert hit.contributions["vector"] == pytest.approx(b - a * b / 2)
+        assert a is not None and b is not None
+        assert 1 - (1 - a) * (1 - b) == pytest.approx(hit.fused_score, abs=1e-5)
+        assert hit.contributions["fts"] == pytest.approx(a - a * b / 2, abs=1e-5)
+        assert hit.contributions["vector"] == pytest.approx(b - a * b / 2, abs=1e-5)
         assert calibrated_formula(hit, CALIBRATED).endswith(f"= {hit.fused_score:.5f}")
