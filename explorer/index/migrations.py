@@ -313,6 +313,18 @@ def m011_stand_in_vectors() -> str:
         """
 
 
+def m012_new_words_written_by_the_store() -> str:
+    """A new note's words go into ``notes_fts`` from :func:`explorer.index.store.upsert_note`,
+    in a statement of their own, not from a trigger on ``notes``: FTS5 writes the words it holds
+    as a segment at the end of every statement whose trigger writes to it, so a sync made one
+    segment a note and merged them as they came (a transaction's notes now make one segment;
+    20,000 generated notes' words written 1.6x faster).  Changes and deletions keep their
+    triggers (they need the words the index holds)."""
+    return """
+        DROP TRIGGER IF EXISTS notes_ai;
+        """
+
+
 MIGRATIONS: list[Callable[[], str]] = [
     m001_create_tables,
     m002_links,
@@ -325,6 +337,7 @@ MIGRATIONS: list[Callable[[], str]] = [
     m009_note_properties,
     m010_created_microseconds,
     m011_stand_in_vectors,
+    m012_new_words_written_by_the_store,
 ]
 LATEST_VERSION = len(MIGRATIONS)
 

@@ -191,6 +191,8 @@ def sync_vault(
                     end += 1
                 store.log_vector_changes(conn, written.vector_changes)
                 if _written(report) + _written(part) >= OPTIMIZE_NOTES:
+                    if db.get_meta(UNMERGED_META) is None:
+                        store.defer_merges(conn)  # owed a merge of everything: none before
                     db.set_meta(UNMERGED_META, "1")
                 if defer:
                     db.set_meta(links.UNRESOLVED_META, "1")

@@ -13,7 +13,16 @@ left out and named in a warning; the other fields and the body are read as usual
 nobody defines) costs nothing either.
 
 Frontmatter that is not a mapping, is not valid YAML, is nested too deeply or is longer than
-:data:`MAX_BLOCK_CHARS` is kept as body text, with a warning.  The index
+:data:`MAX_BLOCK_CHARS` is kept as body text, with a warning.
+
+The block is composed by libyaml (PyYAML's ``CSafeLoader``, 4× faster than its pure-Python
+composer) where PyYAML was built with it, and only where the two are known to agree
+(:func:`_composer`): libyaml composes nested values by C recursion, with no limit of its own
+(30,000 brackets crash the process), so a block that *could* nest deeper than
+:data:`FAST_NESTING` goes to the pure-Python composer, whose recursion limit ends in "nested too
+deeply"; so does a block holding anything the two are known to read differently (a tab, a
+backslash, a lone surrogate: :data:`_READ_APART`).  Each loader refuses the same blocks with
+the same warning; only the detail in its parentheses is worded by the loader.  The index
 (:func:`explorer.vault.parse.parse_note`) and the preview read frontmatter through
 :func:`read_frontmatter` alone.
 """
@@ -43,7 +52,21 @@ MAX_FIELD_CHARS = 4096
 MAX_PROPERTIES = 64
 #: A property's name longer than this is not read as a property.
 MAX_PROPERTY_NAME = 200
+#: libyaml composes a block only if fewer of its characters than this could open a nested value
+#: (``[``, ``{``, ``:``, ``-``, ``?``: no value nests deeper than that count).  Well inside the
+#: pure-Python composer's reach (about 450 levels under Python's recursion limit), so both
+#: compose every block that goes to libyaml; a real block has a few dozen.
+FAST_NESTING = 200
+#: libyaml's loader, where PyYAML has it; else every block is composed in Python.
+FAST_LOADER: type[yaml.SafeLoader] | None = getattr(yaml, "CSafeLoader", None)
 
+#: What the two loaders read differently (found by composing random blocks with each): a tab
+#: (PyYAML refuses one after a colon, libyaml reads it), a backslash (libyaml refuses the escape
+#: of a lone surrogate, ``"\\ud800"``, which PyYAML makes and the parser then replaces), a
+#: byte-order mark within the text, a block scalar's header followed at once by ``#`` (libyaml
+#: reads it as empty, PyYAML refuses it), and a lone surrogate (libyaml cannot take one in).
+#: Also a ``?`` where a flow collection may be (PyYAML refuses ``[Why?]``, see :func:`_composer`).
+_READ_APART = re.compile("[\t\\\\\ufeff\ud800-\udfff]|[|>][-+0-9]{0,2}#")
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"
 
@@ -79,7 +102,7 @@ def read_frontmatter(text: str) -> Frontmatter:
     if len(block) > MAX_BLOCK_CHARS:
         return _kept(f"frontmatter is longer than {MAX_BLOCK_CHARS:,} characters, kept as text")
     try:
-        root = yaml.compose(block, Loader=yaml.SafeLoader)
+        root = yaml.compose(block, Loader=_composer(block))
     except yaml.YAMLError as exc:
         return _kept(f"frontmatter is not valid YAML, kept as text ({_first_line(exc)})")
     except RecursionError:  # PyYAML composes nested values recursively
@@ -114,6 +137,19 @@ def read_frontmatter(text: str) -> Frontmatter:
             else:
                 fields[name] = value
     return Frontmatter(fields, match.end(), tuple(warnings), properties)
+
+
+def _composer(block: str) -> type[yaml.SafeLoader]:
+    """The loader that composes ``block``: libyaml's where it reads it as PyYAML's own does
+    and cannot recurse past :data:`FAST_NESTING`, else PyYAML's (see the module's note)."""
+    if (
+        FAST_LOADER is None
+        or sum(map(block.count, "[{:-?")) > FAST_NESTING
+        or _READ_APART.search(block) is not None
+        or ("?" in block and ("[" in block or "{" in block))
+    ):
+        return yaml.SafeLoader
+    return FAST_LOADER
 
 
 def _kept(warning: str) -> Frontmatter:

@@ -17,7 +17,7 @@ from explorer.index.db import IndexDB
 from explorer.search.answers.answer import EMBED_BEFORE_SEARCH
 from explorer.search.answers.saved import searches_file
 from explorer.search.query.query import MAX_QUERY_CHARS
-from tests.commands.helpers import run_program
+from tests.commands.helpers import modules_after, run_program
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -165,6 +165,29 @@ def test_first_hybrid_search_after_index_no_embed_answers_lexically_with_the_rea
     assert "waiting for embeddings" not in proc.stderr
     assert _vectors(vault, data_dir, "all-MiniLM-L6-v2") == 200
     assert any(h["noteId"] == "n001.md" and h["vectorRank"] for h in data["hits"])
+
+
+@pytest.mark.model
+def test_a_search_alone_runs_the_bundled_model_without_sentence_transformers(
+    sample_copy: Path,
+) -> None:
+    """With none running to ask, a search (or an explain) loads the bundled model itself, by
+    the light loader: importing sentence-transformers and transformers was most of a first
+    search's 6 s."""
+    assert run_program("index", str(sample_copy)).returncode == 0
+    code = "from explorer.entry import main\nsys.exit(main(sys.argv[1:]))\n"
+    question = "why were the styles stale after deploy"
+    for argv in (
+        ["search", str(sample_copy), question, "--json"],
+        ["explain", str(sample_copy), question, "ops/cdn-purge.md", "--json"],
+    ):
+        proc, modules = modules_after(code, *argv, env={"VAULT_EXPLORER_WARM": "0"})
+        assert proc.returncode == 0, proc.stderr
+        assert "torch" in modules and "explorer.embed.bert" in modules  # the model ran...
+        heavy = [m for m in modules if m.split(".")[0] in ("sentence_transformers", "transformers")]
+        assert heavy == [], argv  # ...without them
+        if argv[0] == "search":
+            assert any(hit["vectorRank"] for hit in json.loads(proc.stdout)["hits"])
 
 
 def test_limit_above_the_default_depth_shows_that_many_hits(

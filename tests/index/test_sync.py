@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from explorer.embed.base import FakeEmbedder
-from explorer.index import links, sync
+from explorer.index import links, store, sync
 from explorer.index.db import IndexDB
 from explorer.index.embedding import embed_pending, pending_count
 from explorer.index.sync import sync_vault
@@ -531,17 +531,23 @@ def _fts_segments(db: IndexDB) -> int:
     return int(db.conn.execute("SELECT count(DISTINCT segid) FROM notes_fts_idx").fetchone()[0])
 
 
+def _numbered_notes(tmp_path: Path, count: int) -> IndexDB:
+    """An index, not yet synced, of a vault of ``count`` notes ``n0.md`` … (``word<i> shared``)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(count):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nword{i} shared text\n", encoding="utf-8")
+    return IndexDB.open(vault, path=tmp_path / "index.sqlite")
+
+
 def test_a_large_sync_leaves_the_word_index_in_one_segment(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Every transaction of a first sync adds a segment to the FTS5 index; a query then looks
     # each word up in every one of them (at 50k notes this tripled the cost of a question).
     monkeypatch.setattr(sync, "OPTIMIZE_NOTES", 20)
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    for i in range(40):
-        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nword{i} shared text\n", encoding="utf-8")
-    db = IndexDB.open(vault, path=tmp_path / "index.sqlite")
+    db = _numbered_notes(tmp_path, 40)
+    vault = db.vault
     sync_vault(db, batch_size=4)
     assert _fts_segments(db) == 1
     (vault / "n1.md").write_text("# Note 1\n\nedited once\n", encoding="utf-8")
@@ -550,6 +556,35 @@ def test_a_large_sync_leaves_the_word_index_in_one_segment(
     assert _fts_segments(db) == 2  # a small sync leaves the merging to FTS5's automerge
     hits = db.conn.execute("SELECT rowid FROM notes_fts WHERE notes_fts MATCH 'shared'").fetchall()
     assert len(hits) == 39
+    db.close()
+
+
+def _fts_merges(db: IndexDB) -> dict[str, int]:
+    rows = db.conn.execute("SELECT k, v FROM notes_fts_config WHERE k LIKE '%merge'")
+    return {str(k): int(v) for k, v in rows}
+
+
+def test_a_large_sync_adds_a_segment_a_transaction_and_merges_them_once_at_its_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A trigger wrote each new note's words, and FTS5 writes what a trigger gave it as a
+    # segment of its own: one segment a note, which FTS5 then merged as they came (automerge),
+    # rewriting the same entries level after level, although the sync merges all at its end.
+    monkeypatch.setattr(sync, "OPTIMIZE_NOTES", 8)
+    db = _numbered_notes(tmp_path, 64)
+    segments: list[int] = []
+    merges: list[dict[str, int]] = []
+
+    def progress(phase: str, done: int, total: int) -> None:
+        if phase == "index" and done < total:
+            segments.append(_fts_segments(db))
+            merges.append(_fts_merges(db))
+
+    sync_vault(db, progress, batch_size=4)
+    assert segments == list(range(1, 16))  # 15 of the 16 transactions: one segment each
+    # Owed a merge from the second transaction (8 notes) on: FTS5 merges nothing till then.
+    assert merges == [{}] + [store.DEFERRED_MERGES] * 14
+    assert _fts_segments(db) == 1 and _fts_merges(db) == store.WORD_MERGES
     db.close()
 
 
@@ -567,8 +602,9 @@ def test_a_large_sync_killed_before_its_merge_leaves_it_to_the_next_sync(
     assert proc.returncode == 9
     db = IndexDB.open(vault, data)
     assert table_counts(db)["notes"] == 250 and _fts_segments(db) > 1
+    assert _fts_merges(db) == store.DEFERRED_MERGES  # committed with the merge owed
     sync_vault(db, batch_size=50)  # 50 notes to write: fewer than OPTIMIZE_NOTES
-    assert _fts_segments(db) == 1
+    assert _fts_segments(db) == 1 and _fts_merges(db) == store.WORD_MERGES
     sync_vault(db, batch_size=50)  # merged once: the next syncs leave it to the automerge
     (vault / "n1.md").write_text("# Note 1\n\nedited once\n", encoding="utf-8")
     _age(vault / "n1.md")

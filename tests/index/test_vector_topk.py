@@ -5,11 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.index.vectors import VectorHit, VectorIndex
+from explorer.index.vectors import CosineSpread, VectorHit, VectorIndex
 
 
-def _index(rng: np.random.Generator, notes: int, duplicates: int) -> VectorIndex:
-    per = rng.integers(1, 5, size=notes)
+def _index(
+    rng: np.random.Generator, notes: int, duplicates: int, per: np.ndarray | None = None
+) -> VectorIndex:
+    per = rng.integers(1, 5, size=notes) if per is None else per
     rows = int(per.sum())
     matrix = rng.standard_normal((rows, 8)).astype(np.float32)
     # Some notes are exact copies of the first one (templates): their scores tie exactly.
@@ -69,3 +71,22 @@ def test_top_notes_matches_reference(seed: int) -> None:
         mask = None if allowed is None else (lambda ids, a=allowed: np.isin(ids, list(a)))
         got = index.top_notes(query, depth, allowed=mask, min_sim=min_sim)
         assert got == _reference(index, query, depth, allowed, min_sim)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_notes_of_any_number_of_chunks_score_their_best_one(seed: int) -> None:
+    """A note's score is its best chunk's whatever its number of chunks (grouped by exact
+    counts up to 8, then by wider widths): the ranking and the spread are exactly those of a
+    segmented maximum over every row."""
+    rng = np.random.default_rng(100 + seed)
+    per = np.concatenate(
+        [rng.integers(1, 12, size=40), rng.integers(9, 80, size=12), rng.integers(150, 400, 3)]
+    )
+    rng.shuffle(per)
+    index = _index(rng, notes=len(per), duplicates=int(rng.integers(0, 5)), per=per)
+    for _ in range(4):
+        query = rng.standard_normal(8).astype(np.float32)
+        hits, spread = index.search(query, 25)
+        assert hits == _reference(index, query, 25, None, 0.0)
+        best = np.maximum.reduceat(index.matrix @ query, index.segment_starts)
+        assert spread == CosineSpread.of(best)

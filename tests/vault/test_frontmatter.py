@@ -1,13 +1,31 @@
 """Reading frontmatter safely (explorer/vault/frontmatter.py): the fields the index uses, each
 a short text or a short list of texts; anything that would expand past its budget is refused
-and named, and the rest of the note is read."""
+and named, and the rest of the note is read.  Every test runs with each loader: libyaml's
+(where PyYAML has it) and PyYAML's own."""
 
 from __future__ import annotations
 
 import pytest
+import yaml
 
-from explorer.vault.frontmatter import MAX_BLOCK_CHARS, MAX_FIELD_CHARS, read_frontmatter
+from explorer.vault import frontmatter
+from explorer.vault.frontmatter import (
+    FAST_NESTING,
+    MAX_BLOCK_CHARS,
+    MAX_FIELD_CHARS,
+    read_frontmatter,
+)
 from tests.hostile_parsing import laughs
+
+
+@pytest.fixture(params=["libyaml", "python"], autouse=True)
+def loader(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each test once with libyaml composing what it may, once with PyYAML composing all."""
+    if request.param == "python":
+        monkeypatch.setattr(frontmatter, "FAST_LOADER", None)
+    elif frontmatter.FAST_LOADER is None:
+        pytest.skip("PyYAML was built without libyaml")
+    return str(request.param)
 
 
 def test_the_fields_the_index_uses_are_read_and_no_other() -> None:
@@ -104,10 +122,50 @@ def test_a_block_larger_than_its_budget_is_kept_as_text() -> None:
         ("---\ntitle: [broken\n---\n", "frontmatter is not valid YAML, kept as text"),
         ("---\n- a list\n---\n", "frontmatter is not a mapping, kept as text"),
         ("---\nx: " + "[" * 5000 + "]" * 5000 + "\n---\n", "frontmatter is nested too deeply"),
+        # Deep enough to overflow libyaml's C stack (a crash, no exception) if it composed it.
+        ("---\nx: " + "[" * 30000 + "]" * 30000 + "\n---\n", "frontmatter is nested too deeply"),
+        ("---\nx: " + "{a: " * 3000 + "1" + "}" * 3000 + "\n---\n", "frontmatter is nested too"),
+        ("---\ntitle: a\udc80b\n---\n", "frontmatter is not valid YAML, kept as text"),
+        ("---\ntitle: a\x01b\n---\n", "frontmatter is not valid YAML, kept as text"),
         ("---\na: *nowhere\n---\n", "frontmatter is not valid YAML, kept as text"),
     ],
+    ids=["broken", "list", "deep", "deeper", "deep-maps", "surrogate", "control", "alias"],
 )
 def test_frontmatter_that_is_no_mapping_is_kept_as_text(text: str, warning: str) -> None:
     front = read_frontmatter(text)
     assert front.end == 0 and front.fields == {}
     assert len(front.warnings) == 1 and front.warnings[0].startswith(warning)
+
+
+def test_libyaml_composes_only_the_blocks_both_loaders_read_alike(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if not yaml.__with_libyaml__:
+        pytest.skip("PyYAML was built without libyaml")
+    composed: list[str] = []
+
+    class Counting(yaml.CSafeLoader):
+        def __init__(self, stream: str) -> None:
+            composed.append(stream)
+            super().__init__(stream)
+
+    monkeypatch.setattr(frontmatter, "FAST_LOADER", Counting)
+    ordinary = "title: T\ntags:\n  - a\n  - b\ncreated: 2024-01-02\n"
+    assert read_frontmatter(f"---\n{ordinary}---\nbody\n").fields["tags"] == ["a", "b"]
+    assert composed == [ordinary]
+    deep = "x: " + "[" * FAST_NESTING + "]" * FAST_NESTING + "\n"
+    others = [
+        deep,  # could nest past FAST_NESTING: libyaml's C recursion has no limit
+        "title:\tx\n",  # a tab: PyYAML refuses it after a colon, libyaml reads it
+        "title: x\n\ufeffk: y\n",  # a byte-order mark within the text
+        "title: \udc80\n",  # a lone surrogate, which libyaml cannot take in
+        'title: "\\ud800"\n',  # its escape: libyaml refuses it, PyYAML makes one
+        "title: |#\n",  # a block scalar's header and a comment: PyYAML refuses it
+        "aliases: [Why?]\n",  # a question mark in a flow list: PyYAML refuses it
+    ]
+    for block in others:
+        read_frontmatter(f"---\n{block}---\n")
+    assert composed == [ordinary]
+    shallow = "x: " + "[" * (FAST_NESTING - 1) + "]" * (FAST_NESTING - 1) + "\n"
+    assert read_frontmatter(f"---\n{shallow}---\n").end > 0
+    assert composed == [ordinary, shallow]

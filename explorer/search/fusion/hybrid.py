@@ -272,12 +272,16 @@ class Searcher:
         restricted: Restriction | None,
     ) -> Callable[[], _Ranked]:
         """:meth:`_rank` with what it needs read from the index here and now (the matrix
-        brought up to date, the ids of the notes the filters pass or remove): the call itself
-        reads no table."""
+        brought up to date, the ids of the notes the filters pass or remove, read once per
+        filter and index generation: :meth:`VectorIndex.filter`): the call itself reads no
+        table, and works out which of the matrix's notes pass only the first time."""
         with stage("vector refresh"):
             vectors = self._vector_index(embedder.name)
-        with stage("filters"):
-            allowed = restricted.note_ids(self.db.conn).mask if restricted is not None else None
+        allowed: NoteMask | None = None
+        if restricted is not None:
+            conn = self.db.conn
+            with stage("filters"):
+                allowed = vectors.filter(restricted, lambda: restricted.note_ids(conn).mask)
         result.allowed = allowed
         return functools.partial(self._rank, embedder, vectors, allowed, result, options)
 

@@ -5,7 +5,9 @@ Each filter is a set of note ids read from an index alone (a tag's rows, a prope
 link's, the file times', the creation times', the paths'): a lexical pass keeps the matches in
 every set as it ranks them (``+rowid IN (…)``, or ``NOT IN`` the notes a set removes), so that
 only those are scored (:meth:`Restriction.fts_sql`); the vector list masks its notes by the same
-ids, fetched once (:class:`NoteIds`), and ``explain`` ranks a note by that very mask; a statement
+ids (:class:`NoteIds`), read once per filter and index generation (a restriction is a value: equal
+filters, equal restrictions; :meth:`explorer.index.vectors.VectorIndex.filter` keeps them), and
+``explain`` ranks a note by that very mask; a statement
 that reads the notes themselves (a listing, a lexical pass read whole, the title matches)
 filters by the sets as one condition (:meth:`Restriction.where`).  (Stated as one condition per
 filter on each row instead, the filters read each note's row, body and all: about 2 µs a note at
@@ -158,20 +160,42 @@ def property_set(prop: PropertyFilter) -> IdSet:
 
 def date_set(conn: sqlite3.Connection, date: DateFilter, now: float | None) -> IdSet | None:
     """The notes ``date`` passes, or those it removes when they are fewer (``None``: it
-    removes none)."""
+    removes none).
+
+    Each bound is stated as the first time the index holds from it on (:func:`_held_bound`):
+    the same notes pass, and an age read a moment later (``modified:<7d`` by a clock that moved)
+    gives the same set, equal to the last one, while no note's time lies between the two bounds;
+    so the notes of an equal set, read once for the index's generation, serve it again
+    (:meth:`explorer.index.vectors.VectorIndex.filter`)."""
     if date.field == "created":
-        source, column = "SELECT c.note_id FROM note_creation c WHERE ", "c.created_us"
+        table, column = "note_creation c", "c.created_us"
+        source = "SELECT c.note_id FROM note_creation c WHERE "
     else:
-        source, column = "SELECT n.id FROM notes n WHERE ", "n.mtime_ns"
+        table, column = "notes n", "n.mtime_ns"
+        source = "SELECT n.id FROM notes n WHERE "
     kept, kept_params = date.condition(column, now)
     removed, removed_params = date.condition(column, now, negate=True)
-    keep = IdSet(source + kept, tuple(kept_params))
-    remove = IdSet(source + removed, tuple(removed_params), keep=False)
-    (passing,) = conn.execute(f"SELECT count(*) FROM ({keep.sql})", keep.params).fetchone()
+    held = {b: _held_bound(conn, table, column, b) for b in {*kept_params, *removed_params}}
+    keep = IdSet(source + kept, tuple(held[b] for b in kept_params))
+    remove = IdSet(source + removed, tuple(held[b] for b in removed_params), keep=False)
     (failing,) = conn.execute(f"SELECT count(*) FROM ({remove.sql})", remove.params).fetchone()
     if not failing:
         return None
+    (passing,) = conn.execute(f"SELECT count(*) FROM ({keep.sql})", keep.params).fetchone()
     return keep if passing <= failing else remove
+
+
+def _held_bound(conn: sqlite3.Connection, table: str, column: str, bound: object) -> object:
+    """The first time in ``column`` from ``bound`` on (one step of its index), which a date
+    condition (``>=`` or ``<`` a bound) may take for ``bound``: no time lies between them.  With
+    no time from ``bound`` on, the last time plus one (``bound`` itself on an empty table)."""
+    (first,) = conn.execute(
+        f"SELECT min({column}) FROM {table} WHERE {column} >= ?", (bound,)
+    ).fetchone()
+    if first is not None:
+        return int(first)
+    (last,) = conn.execute(f"SELECT max({column}) FROM {table}").fetchone()
+    return bound if last is None else int(last) + 1
 
 
 def paths_set(prefixes: list[str]) -> IdSet:

@@ -131,6 +131,36 @@ def test_filters_restrict_both_lists_identically(small: Searcher) -> None:
         assert "dev/api.md" in paths and not paths & {"ops/deploy.md", "ops/old-deploy.md"}, mode
 
 
+def test_a_filter_is_read_once_per_index_generation(small: Searcher, write: Write) -> None:
+    """The notes a filter passes are read from the index once, and masked over the matrix
+    once, while the index does not change: a search that keeps its filter while its words
+    change costs neither again, and a write makes the next search read them anew."""
+    statements: list[str] = []
+    small.db.conn.set_trace_callback(statements.append)
+
+    def reads() -> int:  # the statements reading the filter's note ids
+        return sum("group_concat" in sql for sql in statements)
+
+    options = SearchOptions(mode="hybrid")
+    first = small.candidates("deploy tag:ops", options)
+    assert first.allowed is not None and reads() == 1
+    again = small.candidates("rollback care tag:ops", options)
+    assert again.allowed is first.allowed and reads() == 1
+    other = small.candidates("deploy path:ops/", options)
+    assert other.allowed is not first.allowed and reads() == 2
+    masked = first.allowed
+    assert getattr(masked, "masks_made", None) == 1  # the matrix's notes masked once
+    assert {h.path for h in small.search("deploy tag:ops", options).hits} == {
+        "ops/deploy.md",
+        "ops/old-deploy.md",
+    }
+    write("dev/ops-notes.md", "---\ntags: [ops]\n---\n# Ops\n\ndeploy notes\n")
+    build_index(small.db, small.provider)
+    paths = {h.path for h in small.search("deploy tag:ops", options).hits}
+    assert paths == {"ops/deploy.md", "ops/old-deploy.md", "dev/ops-notes.md"}
+    assert reads() == 3
+
+
 def test_empty_query_lists_recent_notes(small: Searcher, vault: Path) -> None:
     import os
 

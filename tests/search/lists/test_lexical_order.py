@@ -11,9 +11,10 @@ import pytest
 from explorer.index.db import IndexDB
 from explorer.index.sync import sync_vault
 from explorer.search.lists import bm25, lexical
-from explorer.search.lists.bm25 import BM25_WEIGHTS, top_by_bm25, top_of_any
+from explorer.search.lists.bm25 import top_by_bm25, top_of_any
 from explorer.search.lists.lexical import PASSES, lexical_list
 from explorer.search.query.query import parse_query
+from tests.search.lists.helpers import CLAMPED, by_score, reference, zipf_notes
 
 Write = Callable[[str, str | bytes], Path]
 
@@ -76,39 +77,13 @@ def test_each_hit_carries_the_pass_that_found_it(
     assert PASSES[only.tier] == "all words"
 
 
-def _reference(db: IndexDB, expression: str, limit: int) -> list[tuple[int, float]]:
-    """FTS5 ranking every match itself: what the shortcuts must give."""
-    return [
-        (int(rowid), float(rank))
-        for rowid, rank in db.conn.execute(
-            "SELECT rowid, rank FROM notes_fts WHERE notes_fts MATCH ? AND rank MATCH ? "
-            "ORDER BY rank LIMIT ?",
-            (expression, f"bm25({', '.join(map(str, BM25_WEIGHTS))})", limit),
-        )
-    ]
-
-
-#: What the terms held by half the notes or more add to a score at most, in these tests: bm25
-#: gives them the idf 1e-6, and the lexical list leaves them out of its scores.
-CLAMPED = 1e-5
-
-
-def _by_score(rows: list[tuple[int, float]]) -> list[tuple[float, int]]:
-    return sorted((score, rowid) for rowid, score in rows)
-
-
 def test_the_any_word_shortcut_ranks_as_fts5_does(
     write: Write, vault: Path, open_db: Callable[[Path], IndexDB]
 ) -> None:
     # Words from common (in most notes) to rare (in a few): the any-word pass of a question
     # mixes both, and scoring only the notes with a rarer word must give the same list.
     rng = random.Random(7)
-    words = [f"w{i}" for i in range(60)]
-    weights = [1 / (i + 1) for i in range(len(words))]
-    for n in range(300):
-        body = " ".join(rng.choices(words, weights, k=rng.randint(5, 60)))
-        title = " ".join(rng.choices(words, weights, k=2))
-        write(f"n{n:03}.md", f"# {title}\n\n{body}\n")
+    words = zipf_notes(write, rng)
     db = open_db(vault)
     sync_vault(db)
     statements: list[str] = []
@@ -118,13 +93,13 @@ def test_the_any_word_shortcut_ranks_as_fts5_does(
         parts = [f'"{w}"' for w in dict.fromkeys(rng.choices(words, k=rng.randint(2, 8)))]
         expression = " OR ".join(parts)
         for limit in (1, 5, 21, 51):
-            expected = _reference(db, expression, limit)
+            expected = reference(db, expression, limit)
             statements.clear()
             got = top_of_any(db.conn, parts, limit, shortcut_matches=0)
             # The same scores (but for the terms in half the notes or more, matched and not
             # scored: next to nothing); at a tie FTS5 and SQLite may keep different notes.
-            scores = [s for s, _ in _by_score(got)]
-            assert scores == pytest.approx([s for s, _ in _by_score(expected)], abs=CLAMPED)
+            scores = [s for s, _ in by_score(got)]
+            assert scores == pytest.approx([s for s, _ in by_score(expected)], abs=CLAMPED)
             cut = expected[-1][1] if expected else 0.0
             assert {i for i, s in got if abs(s - cut) > CLAMPED} == {
                 i for i, s in expected if abs(s - cut) > CLAMPED
@@ -143,7 +118,7 @@ def test_the_top_of_a_pass_is_fts5s_own(
     for expression in ('"alpha"', '"alpha" AND "beta"', '"alpha" OR "gamma"', '"alpha beta"'):
         for limit in (1, 2, 10):
             got = top_by_bm25(db.conn, expression, limit)
-            assert _by_score(got) == _by_score(_reference(db, expression, limit))
+            assert by_score(got) == by_score(reference(db, expression, limit))
 
 
 def test_no_phrase_pass_where_no_note_holds_every_word(
@@ -231,7 +206,7 @@ def test_stop_words_in_half_the_notes_or_more_rank_nothing_and_are_not_counted_a
     db.conn.set_trace_callback(None)
     all_words = [h for h in hits if PASSES[h.tier] == "all words"]
     assert all_words
-    plain = dict(_reference(db, query.fts_all() or "", 50))
+    plain = dict(reference(db, query.fts_all() or "", 50))
     for hit in all_words:
         assert abs(hit.score + plain[hit.note_id]) < 1e-5
     scored = [s for s in statements if "bm25" in s and '"cache" AND "purge"' in s]

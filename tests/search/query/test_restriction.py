@@ -163,6 +163,27 @@ def test_a_date_filter_passing_most_notes_is_stated_by_the_few_it_removes(
         assert {paths[int(i)] for i in ids[mask]} == passing
 
 
+def test_an_age_read_a_moment_later_is_the_same_set_until_a_note_crosses_it(
+    searcher: Searcher,
+) -> None:
+    """``modified:<30d`` by a clock that moved: the same restriction (so the notes read for
+    the first serve the next: :meth:`VectorIndex.filter`) while no note's time lies between the
+    two bounds, and another one once a note crossed (its time now older than 30 days)."""
+    conn = searcher.db.conn
+    now = time.time()
+
+    def at(moment: float, raw: str = "garden modified:<30d") -> object:
+        return restriction(conn, parse_query(raw, now=moment))
+
+    assert at(now) == at(now + 1) == at(now + 3600)
+    assert at(now) != at(now + 25 * DAY)  # the notes 10 days old are then 35 days old
+    assert at(now, "garden created:<5y") == at(now + 60, "garden created:<5y")
+    options = SearchOptions(mode="hybrid")
+    first = searcher.candidates("garden modified:<30d", options).allowed
+    assert first is not None
+    assert searcher.candidates("soil modified:<30d", options).allowed is first
+
+
 def test_no_filter_no_restriction(searcher: Searcher) -> None:
     assert restriction(searcher.db.conn, parse_query("garden soil")) is None
 
