@@ -254,14 +254,21 @@ def _bf16_copy(model: Any) -> Any:
 #: 50,000-note vault kept 443 MiB more resident, at 8 183 MiB more (one pair of runs, machine
 #: load 10-16: 36.9 chunks per CPU second against 39.6).
 PRIMITIVE_CACHE_ENTRIES = 8
+#: The caches of compiled kernels held per batch shape, and capped at
+#: :data:`PRIMITIVE_CACHE_ENTRIES` each unless the user set them: oneDNN's own, and PyTorch's
+#: ideep cache beside it (``LRU_CACHE_CAPACITY``, 1,024 by default), which kept growing the
+#: process by about 8 MB a batch while a 40,000-note vault embedded (two processes side by side,
+#: after 5/10/15 batches: 718/763/783 MB by default, 648/658/662 MB at 8; the same rate).
+KERNEL_CACHES = ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY")
 
 
 def _load(spec: ModelSpec) -> Any:
     """The model of ``spec``: a mean-pooled BERT folder (the bundled model among them) by the
     light loader (:mod:`explorer.embed.bert`: torch, no sentence-transformers, seconds sooner),
     any other through sentence-transformers."""
-    # Before the first primitive is made: oneDNN reads it then.
-    os.environ.setdefault("ONEDNN_PRIMITIVE_CACHE_CAPACITY", str(PRIMITIVE_CACHE_ENTRIES))
+    # Before the first primitive is made: oneDNN and ideep read them then.
+    for cache in KERNEL_CACHES:
+        os.environ.setdefault(cache, str(PRIMITIVE_CACHE_ENTRIES))
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     folder = bert_folder(spec.path)
     if folder is not None:

@@ -18,7 +18,12 @@ from explorer.embed.base import EmbedderUnavailable
 from explorer.embed.gate import ModelGate
 from explorer.embed.models import resolve_model
 from explorer.embed.provider import EmbedderProvider
-from explorer.embed.sbert import PRIMITIVE_CACHE_ENTRIES, SentenceTransformerEmbedder, _load
+from explorer.embed.sbert import (
+    KERNEL_CACHES,
+    PRIMITIVE_CACHE_ENTRIES,
+    SentenceTransformerEmbedder,
+    _load,
+)
 from explorer.evaluate.synth import generate_vault
 from explorer.index.db import IndexDB
 from explorer.search.fusion.hybrid import Searcher
@@ -260,7 +265,7 @@ def test_embedding_batches_of_every_shape_do_not_grow_the_process(tmp_path: Path
     # process grew by ~160 MB over 768 chunks (and on, to 1.23 GB five minutes into a
     # 40,000-note vault); with the cache at PRIMITIVE_CACHE_ENTRIES, by ~60 MB.
     generate_vault(tmp_path / "vault", 150, seed=5)
-    env = {k: v for k, v in os.environ.items() if k != "ONEDNN_PRIMITIVE_CACHE_CAPACITY"}
+    env = {k: v for k, v in os.environ.items() if k not in KERNEL_CACHES}
     done = subprocess.run(
         [sys.executable, "-c", _GROWTH, str(tmp_path / "vault"), "768"],
         capture_output=True,
@@ -279,9 +284,11 @@ def test_the_model_loads_with_a_small_kernel_cache_unless_one_is_set(
 ) -> None:
     """oneDNN's primitive cache keeps packed weights per batch shape: at its default of 1,024
     entries, embedding a vault's chunks in bf16 kept hundreds of MiB resident."""
-    monkeypatch.delenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", raising=False)
+    for cache in KERNEL_CACHES:
+        monkeypatch.delenv(cache, raising=False)
     _load(resolve_model(None))
-    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == str(PRIMITIVE_CACHE_ENTRIES) == "8"
-    monkeypatch.setenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "64")  # what a user sets
+    for cache in ("ONEDNN_PRIMITIVE_CACHE_CAPACITY", "LRU_CACHE_CAPACITY"):
+        assert os.environ[cache] == str(PRIMITIVE_CACHE_ENTRIES) == "8"
+        monkeypatch.setenv(cache, "64")  # what a user sets
     _load(resolve_model(None))
-    assert os.environ["ONEDNN_PRIMITIVE_CACHE_CAPACITY"] == "64"
+    assert [os.environ[cache] for cache in KERNEL_CACHES] == ["64", "64"]
