@@ -13,6 +13,7 @@ from explorer.commands.warm import alone, served
 from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB
+from explorer.index.sync import sync_vault
 from explorer.live.writer import LiveIndex
 from explorer.mcp.requests import ExplainRequest, RelatedRequest, SearchRequest
 from explorer.mcp.warm import serve_vault
@@ -66,6 +67,38 @@ def test_served_requests_read_the_matrix_once_and_answer_as_alone(
         server.stop()
     for request, answered in zip(REQUESTS, answers, strict=False):
         assert alone(vault.resolve(), str(data_dir), None, indexed, request) == answered
+
+
+def test_served_searches_count_the_chunks_waiting_once_per_state_of_the_index(
+    indexed: EmbedderProvider,
+    vault: Path,
+    data_dir: Path,
+    write: Callable[[str, str], Path],
+    open_db: Callable[[Path], IndexDB],
+) -> None:
+    """Every search says how many chunks wait for their vectors; counting them reads every
+    chunk (~70 ms at 50,000 notes), so a server counts once per state of the index."""
+    server = serve_vault(vault, str(data_dir), "the test", indexed)
+    assert server is not None
+
+    def counts() -> int:
+        return sum(1 for s in statements if s.startswith("SELECT count(DISTINCT c.hash)"))
+
+    def search() -> list[str]:
+        answered = served(vault.resolve(), str(data_dir), indexed.name, REQUESTS[0])
+        assert answered is not None and answered.error is None, answered
+        return answered.notes
+
+    try:
+        statements = traced(server.reader.reader)
+        assert [search() for _ in range(3)] == [[], [], []]
+        assert counts() == 1
+        write("new.md", "# New\n\nHow we deploy the cache, again.\n")
+        sync_vault(open_db(vault))  # another process's writer: a new state, not embedded
+        assert "1 chunk is waiting for embeddings" in search()[0]
+        assert counts() == 2
+    finally:
+        server.stop()
 
 
 def test_a_request_for_another_model_or_index_is_refused(
