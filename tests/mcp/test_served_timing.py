@@ -6,35 +6,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-from explorer.embed.base import FakeEmbedder
 from explorer.embed.provider import EmbedderProvider
 from explorer.index.db import IndexDB, index_path
 from explorer.live.serve import place
 from explorer.mcp.served_timing import format_served, time_served
-from tests.conftest import build_index
 
 QUERIES = ["deploy cache", "part 3", "how do we deploy"]
 
 
 def test_each_timed_search_is_answered_over_the_socket(
-    write: Callable[[str, str], Path],
-    vault: Path,
-    open_db: Callable[[Path], IndexDB],
-    fake: FakeEmbedder,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    indexed: EmbedderProvider, vault: Path, open_db: Callable[[Path], IndexDB], tmp_path: Path
 ) -> None:
-    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
-    for i in range(6):
-        write(f"n{i}.md", f"# Note {i}\n\nHow we deploy the cache, part {i}.\n")
     db = open_db(vault)
-    provider = EmbedderProvider.of(fake)
-    build_index(db, provider)
     db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
-    figures = time_served(vault, db.path, tmp_path, QUERIES, provider)
+    figures = time_served(vault, db.path, tmp_path, QUERIES, indexed)
 
     assert figures["answered"] == len(QUERIES)  # the direct searches do not go through it
     assert figures["direct"]["n"] == figures["served"]["n"] == len(QUERIES)

@@ -18,7 +18,6 @@ from explorer.live.writer import LiveIndex
 from explorer.mcp.requests import ExplainRequest, RelatedRequest, SearchRequest
 from explorer.mcp.warm import serve_vault
 from explorer.search.query.options import SearchOptions
-from tests.conftest import build_index
 from tests.live.helpers import matrix_reads, traced
 from tests.waiting import wait_until
 
@@ -28,23 +27,6 @@ REQUESTS = [
     RelatedRequest("n2.md", 3),
     SearchRequest("part 3", SearchOptions(mode="semantic")),
 ]
-
-
-@pytest.fixture
-def indexed(
-    write: Callable[[str, str], Path],
-    vault: Path,
-    open_db: Callable[[Path], IndexDB],
-    fake: FakeEmbedder,
-    monkeypatch: pytest.MonkeyPatch,
-) -> EmbedderProvider:
-    """The vault's notes indexed and embedded by the fake model; the warm path on."""
-    monkeypatch.setenv("VAULT_EXPLORER_WARM", "1")
-    for i in range(6):
-        write(f"n{i}.md", f"# Note {i}\n\nHow we deploy the cache, part {i}.\n")
-    provider = EmbedderProvider.of(fake)
-    build_index(open_db(vault), provider)
-    return provider
 
 
 def test_served_requests_read_the_matrix_once_and_answer_as_alone(
