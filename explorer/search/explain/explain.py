@@ -47,6 +47,7 @@ from explorer.search.fusion.fusion import (
     lexical_coverage,
 )
 from explorer.search.fusion.hybrid import Searcher
+from explorer.search.fusion.recency import recency
 from explorer.search.fusion.results import DEMOTED_STATUS, Candidates
 from explorer.search.lists.chunk_scores import best_two, note_chunks
 from explorer.search.lists.lexical import lexical_list
@@ -405,7 +406,7 @@ def _fused(
         demoted_out=bool(demoted_out),
         recency=item.contributions.get("recency") if item else None,
         recent=(
-            fusion.recency(candidates, path, options.half_life)
+            recency(candidates, path, options.half_life)
             if item and options.recency and not candidates.listing
             else None
         ),

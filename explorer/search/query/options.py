@@ -90,7 +90,7 @@ class SearchOptions:
     min_sim: float = 0.0
     min_rel: float = 0.0
     limit: int = 20
-    #: The weight of the recency prior (:func:`explorer.search.fusion.fusion.recency_prior`): a
+    #: The weight of the recency prior (:func:`explorer.search.fusion.recency.recency_prior`): a
     #: third contribution beside the two lists', larger the more recently a note was modified; 0
     #: (the default) leaves it out.
     recency: float = 0.0
