@@ -38,7 +38,7 @@ from explorer.jobs import PriorityExecutor
 #: ``None``: reported without one.
 BUDGETS: dict[str, float | None] = {
     "cliColdSeconds": 30.0,
-    "cliWarmSeconds": 15.0,
+    "cliWarmSeconds": 3.0,  # a first search alone (issue 45: ≤ 3 s)
     "cliWithWatcherSeconds": 0.5,
     "windowColdFirstWindowSeconds": 5.0,
     "windowColdFirstResultsSeconds": 30.0,
