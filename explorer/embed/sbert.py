@@ -275,7 +275,8 @@ def _load(spec: ModelSpec) -> Any:
         try:
             from explorer.embed.bert import UnfitWeights, load_bert
         except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise EmbedderUnavailable(f"torch is not installed ({exc})") from exc
+            missing = exc.name or "torch"
+            raise EmbedderUnavailable(f"{missing} is not installed ({exc})") from exc
         apply_to_torch()  # --embed-threads / VAULT_EXPLORER_EMBED_THREADS, now that torch is loaded
         try:
             return load_bert(folder)

@@ -57,7 +57,7 @@ from explorer.evaluate.contention import format_contention, query_while_embeddin
 from explorer.evaluate.freshness import run_freshness
 from explorer.evaluate.renames import FOLDER_NOTES, format_renames, rename_costs
 from explorer.evaluate.startup import format_startup, measure_startup
-from explorer.evaluate.stats import percentiles
+from explorer.evaluate.stats import percentiles, time_ms
 from explorer.evaluate.synth import generate_queries, generate_questions, generate_vault
 from explorer.evaluate.threads import SWEEP_CHUNKS, format_sweep, sweep_threads
 from explorer.index.db import IndexDB, data_dir
@@ -171,12 +171,6 @@ def workspace(
             log(f"kept {holds} under {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
-
-
-def _time_ms(fn: Callable[[], object]) -> float:
-    started = time.perf_counter()
-    fn()
-    return (time.perf_counter() - started) * 1000
 
 
 # ----------------------------------------------------------------------------- the phases
@@ -408,8 +402,8 @@ def _refusion(searcher: Searcher, queries: list[str]) -> dict[str, float]:
         candidates = searcher.candidates(query, SearchOptions(mode=Mode.HYBRID))
         for w_fts, w_vec in REFUSION_WEIGHTS:
             options = SearchOptions(mode=Mode.HYBRID, w_fts=w_fts, w_vec=w_vec)
-            samples.append(_time_ms(partial(fuse, candidates, options)))
-        samples.append(_time_ms(partial(fuse, candidates, SearchOptions(mode=Mode.HYBRID))))
+            samples.append(time_ms(partial(fuse, candidates, options)))
+        samples.append(time_ms(partial(fuse, candidates, SearchOptions(mode=Mode.HYBRID))))
     return percentiles(samples)
 
 
@@ -426,15 +420,12 @@ def _filter_cost(searcher: Searcher, queries: list[str]) -> dict[str, Any]:
     with _embedded_beforehand(searcher, queries):
         for mode in (Mode.FTS, Mode.HYBRID):
             options = SearchOptions(mode=mode)
-            plain = percentiles([_time_ms(partial(searcher.search, q, options)) for q in queries])
+            plain = percentiles([time_ms(partial(searcher.search, q, options)) for q in queries])
             row: dict[str, Any] = {"unfiltered": plain}
             for name, text in FILTERS.items():
                 timed: dict[str, Any] = dict(
                     percentiles(
-                        [
-                            _time_ms(partial(searcher.search, f"{q} {text}", options))
-                            for q in queries
-                        ]
+                        [time_ms(partial(searcher.search, f"{q} {text}", options)) for q in queries]
                     )
                 )
                 timed["overP95"] = round(timed["p95"] - plain["p95"], 3)
@@ -496,8 +487,8 @@ def _vector_topk(
     # Interleaved and repeated, so that neither side gets the warmer cache.
     for _ in range(3):
         for q in query_vectors:
-            ours.append(_time_ms(partial(vectors.top_notes, q, TOPK_DEPTH)))
-            bare.append(_time_ms(partial(_bare_topk, matrix, q, TOPK_DEPTH)))
+            ours.append(time_ms(partial(vectors.top_notes, q, TOPK_DEPTH)))
+            bare.append(time_ms(partial(_bare_topk, matrix, q, TOPK_DEPTH)))
     out: dict[str, Any] = {
         "chunks": int(matrix.shape[0]),
         "dimension": int(matrix.shape[1]) if matrix.ndim == 2 else 0,
@@ -515,7 +506,7 @@ def _vector_topk(
 def _blob_baseline(db: IndexDB, model: str, query_vectors: Matrix, figures: dict[str, Any]) -> None:
     blob: list[float] = []
     for q in query_vectors[:BLOB_QUERIES]:
-        blob.append(_time_ms(partial(_blob_topk, db, model, q, TOPK_DEPTH)))
+        blob.append(time_ms(partial(_blob_topk, db, model, q, TOPK_DEPTH)))
     figures["blobReadMs"] = percentiles(blob)
     figures["blobReadOverEngine"] = round(
         figures["blobReadMs"]["p50"] / max(figures["engineMs"]["p50"], 1e-6), 1

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 import numpy as np
+
+
+def time_ms(fn: Callable[[], object]) -> float:
+    """Milliseconds ``fn()`` took."""
+    started = time.perf_counter()
+    fn()
+    return (time.perf_counter() - started) * 1000
 
 
 def percentiles(samples_ms: list[float]) -> dict[str, float]:

@@ -11,13 +11,12 @@ warm, watch running").
 from __future__ import annotations
 
 import shutil
-import time
-from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from explorer.embed.provider import EmbedderProvider
-from explorer.evaluate.stats import percentiles
+from explorer.evaluate.stats import percentiles, time_ms
 from explorer.index.db import index_path
 from explorer.live import serve
 from explorer.mcp.requests import Answered, SearchRequest, asked_for
@@ -61,8 +60,8 @@ def time_served(
             direct(query)
         times: dict[str, list[float]] = {"direct": [], "served": []}
         for query in queries:
-            times["direct"].append(_time_ms(direct, query))
-            times["served"].append(_time_ms(served, query))
+            times["direct"].append(time_ms(partial(direct, query)))
+            times["served"].append(time_ms(partial(served, query)))
         answered = server.answered
     finally:
         server.stop()
@@ -87,9 +86,3 @@ def format_served(figures: dict[str, Any]) -> list[str]:
         lines.append(f"  {label:<34}{p['p50']:>8.2f}{p['p95']:>8.2f}{p['max']:>8.2f}")
     lines.append(f"  {'socket / in process, p50':<34}{figures['servedOverDirectP50']:>8.2f}x")
     return lines
-
-
-def _time_ms(fn: Callable[[str], None], query: str) -> float:
-    started = time.perf_counter()
-    fn(query)
-    return (time.perf_counter() - started) * 1000
