@@ -21,9 +21,9 @@ import shlex
 import sqlite3
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar, cast
 
 import platformdirs
 
@@ -32,6 +32,8 @@ from explorer.files import create_private, make_private_folder, tighten
 from explorer.home import expand_home
 from explorer.index.counts import TermCounts
 from explorer.index.migrations import LATEST_VERSION, migrate
+
+T = TypeVar("T")
 
 ENV_DATA_DIR = "VAULT_EXPLORER_DATA"
 #: How long a connection waits for another's write lock before it says the index is busy.
@@ -162,6 +164,9 @@ class IndexDB:
         self.notices: list[str] = []
         #: The notes each term is in, kept between this connection's queries.
         self.term_counts = TermCounts()
+        #: What :meth:`kept` keeps, and the generation it was worked out in.
+        self._kept: dict[Hashable, object] = {}
+        self._kept_generation = -1
 
     @classmethod
     def open(
@@ -327,6 +332,17 @@ class IndexDB:
         """A number that changes whenever notes, chunks or vectors change (cache key)."""
         value = self.get_meta("generation")
         return int(value) if value else 0
+
+    def kept(self, key: Hashable, make: Callable[[], T]) -> T:
+        """``make()``, worked out once per :meth:`generation` of the index and kept for this
+        connection's later calls with the same ``key`` (a long-lived reader's: what every
+        search states but no write changed, such as the chunks still waiting for vectors)."""
+        generation = self.generation()
+        if generation != self._kept_generation:
+            self._kept, self._kept_generation = {}, generation
+        if key not in self._kept:
+            self._kept[key] = make()
+        return cast(T, self._kept[key])
 
     def bump_generation(self) -> None:
         """Mark that notes, chunks or vectors changed; call inside the writing transaction."""

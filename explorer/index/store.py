@@ -136,10 +136,9 @@ def upsert_note(
     body = searchable(text)
     now_ns = time.time_ns()
     created_us, created_from = created_of(note, st, now_ns)
+    words = (drop_invisible(note.title), " ".join(note.tags), body)  # what notes_fts holds
     values = (
-        drop_invisible(note.title),
-        " ".join(note.tags),
-        body,
+        *words,
         note.status,
         st.size,
         st.mtime_ns,
@@ -161,10 +160,12 @@ def upsert_note(
         )
         note_id = int(cur.lastrowid or 0)
         # Its words in a statement of their own (a trigger's would flush them as a segment of
-        # their own: see migration 12); a change or a deletion has its trigger.
+        # their own: see migration 12); a change or a deletion has its trigger.  This is the
+        # one insert into ``notes``: another would have to write its words too, or the
+        # external-content table would be told to delete words it never held.
         conn.execute(
             "INSERT INTO notes_fts(rowid, title, tags, body) VALUES (?, ?, ?, ?)",
-            (note_id, *values[:3]),
+            (note_id, *words),
         )
     else:
         note_id = int(row[0])

@@ -24,7 +24,6 @@ import numpy.typing as npt
 
 from explorer.embed.base import Matrix
 from explorer.index.db import IndexDB
-from explorer.index.embedding import pending_count
 
 #: Rows read per step when loading the matrix, and moved per step when splicing it.
 _LOAD_BATCH = 4096
@@ -186,8 +185,6 @@ class VectorIndex:
         self._segment_max: _SegmentMax | None = None
         #: The filters of this generation's searches, by key (:meth:`filter`), oldest first.
         self._filters: dict[Hashable, NoteFilter] = {}
-        #: The chunks waiting for a vector of the model, and the generation they were counted in.
-        self._waiting: tuple[int, int] | None = None
 
     @property
     def damaged(self) -> int:
@@ -198,16 +195,6 @@ class VectorIndex:
     def size(self) -> int:
         """Chunk vectors loaded."""
         return int(self.matrix.shape[0])
-
-    def waiting(self, db: IndexDB) -> int:
-        """Distinct chunk texts of ``db`` still waiting for a vector of the model
-        (:func:`explorer.index.embedding.pending_count`), counted once per generation: the count
-        reads every chunk (about 70 ms at 50,000 notes), and every search a long-lived reader
-        answers states it."""
-        generation = db.generation()
-        if self._waiting is None or self._waiting[0] != generation:
-            self._waiting = (generation, pending_count(db, self.model))
-        return self._waiting[1]
 
     def refresh(self, db: IndexDB) -> bool:
         """Catch up with the index; returns whether any vector row changed.

@@ -427,3 +427,21 @@ def _index_at_schema(vault: Path, data_dir: Path, version: int) -> sqlite3.Conne
                 conn.execute(statement)
     conn.execute(f"PRAGMA user_version = {version}")
     return conn
+
+
+def test_what_a_connection_keeps_is_worked_out_again_after_a_write(tmp_path: Path) -> None:
+    db = IndexDB.open(tmp_path / "vault", tmp_path / "data")
+    made: list[int] = []
+
+    def make() -> int:
+        made.append(1)
+        return len(made)
+
+    try:
+        assert [db.kept("n", make) for _ in range(3)] == [1, 1, 1]
+        assert db.kept("other", make) == 2  # another key: its own
+        with db.transaction():
+            db.bump_generation()  # notes, chunks or vectors changed
+        assert db.kept("n", make) == 3
+    finally:
+        db.close()

@@ -585,6 +585,7 @@ def test_a_large_sync_adds_a_segment_a_transaction_and_merges_them_once_at_its_e
     # Owed a merge from the second transaction (8 notes) on: FTS5 merges nothing till then.
     assert merges == [{}] + [store.DEFERRED_MERGES] * 14
     assert _fts_segments(db) == 1 and _fts_merges(db) == store.WORD_MERGES
+    assert db.fts_integrity() is None  # every note's words, written by the store, are there
     db.close()
 
 
